@@ -1,0 +1,49 @@
+// What differs between the OpenAI chat and completions APIs: the path, the body and which delta
+// fields carry text. Everything else (timing, SSE, classification) is shared.
+import type { DeltaPatterns } from '../sse.js';
+
+/** One OpenAI-compatible API flavour. */
+export interface ApiAdapter {
+  /** Path below the base URL, e.g. `/chat/completions`. */
+  readonly path: string;
+  readonly patterns: DeltaPatterns;
+  /**
+   * A body template split around the per-request unique head, so the (possibly 100 KB) prompt
+   * is JSON-escaped once per class instead of once per request.
+   */
+  bodyTemplate(input: BodyInput): { before: string; after: string };
+}
+
+/** What a request body is made of. */
+export interface BodyInput {
+  model: string;
+  /** Prompt text before the unique head (a shared prefix), maybe empty. */
+  prefix: string;
+  /** Prompt text after the unique head. */
+  suffix: string;
+  maxTokens: number;
+  ignoreEos: boolean;
+}
+
+/** The common body fields: streamed, with usage, and exactly max_tokens when ignore_eos. */
+export function commonFields(input: BodyInput): Record<string, unknown> {
+  return {
+    model: input.model,
+    max_tokens: input.maxTokens,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(input.ignoreEos ? { ignore_eos: true } : {}),
+  };
+}
+
+// The unique head is spliced where this marker stands in the serialised template.
+const HEAD_MARK = '\u0001HEAD\u0001';
+const HEAD_MARK_JSON = JSON.stringify(HEAD_MARK).slice(1, -1);
+
+/** Serialises `body` with the text field holding prefix + HEAD + suffix, then splits at HEAD. */
+export function splitTemplate(build: (text: string) => Record<string, unknown>, input: BodyInput): { before: string; after: string } {
+  const text = `${input.prefix}${HEAD_MARK}${input.suffix}`;
+  const json = JSON.stringify(build(text));
+  const at = json.indexOf(HEAD_MARK_JSON);
+  return { before: json.slice(0, at), after: json.slice(at + HEAD_MARK_JSON.length) };
+}

@@ -1,0 +1,14 @@
+// POST {base}/chat/completions with one user message; text arrives in delta.content and, on
+// reasoning models, delta.reasoning_content (or delta.reasoning on some servers).
+import type { ApiAdapter } from './adapter.js';
+import { commonFields, splitTemplate } from './adapter.js';
+
+/** The chat completions API. */
+export const openaiChat: ApiAdapter = {
+  path: '/chat/completions',
+  patterns: {
+    content: /"content":\s*"[^"]/,
+    reasoning: /"(?:reasoning_content|reasoning)":\s*"[^"]/,
+  },
+  bodyTemplate: (input) => splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: text }] }), input),
+};

@@ -1,0 +1,10 @@
+// POST {base}/completions with a prompt string; text arrives in choices[].text.
+import type { ApiAdapter } from './adapter.js';
+import { commonFields, splitTemplate } from './adapter.js';
+
+/** The (legacy) completions API. */
+export const openaiCompletions: ApiAdapter = {
+  path: '/completions',
+  patterns: { content: /"text":\s*"[^"]/, reasoning: null },
+  bodyTemplate: (input) => splitTemplate((text) => ({ ...commonFields(input), prompt: text }), input),
+};

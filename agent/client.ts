@@ -1,0 +1,216 @@
+// One streamed request over undici's `dispatch` (its one primitive, no body stream objects), with
+// every timestamp taken when the bytes arrive, before the SSE parser or any JSON work.
+import type { Dispatcher } from 'undici';
+import type { RequestRecord, RequestStatus } from '../shared/metrics.js';
+import type { ApiAdapter } from './api/adapter.js';
+import { classifyEvent, EventFlag, SseParser } from './sse.js';
+
+/** Longest error text kept per request (spec: ≤ 2 KiB). */
+const MAX_ERROR_BYTES = 2048;
+
+/** What a request needs besides its body. */
+export interface RequestSpec {
+  className: string;
+  requestIndex: number;
+  intendedNs: number | null;
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+/** A finished request: its record and, for ITL, the gaps between its content chunks. */
+export interface RequestResult {
+  record: RequestRecord;
+  contentGapsNs: number[];
+}
+
+/** Sends one request and resolves when it has ended in any way; it never rejects. */
+export function sendRequest(
+  dispatcher: Dispatcher,
+  adapter: ApiAdapter,
+  spec: RequestSpec,
+  nowNs: () => number,
+  signal: AbortSignal,
+): Promise<RequestResult> {
+  return new Promise((resolve) => {
+    const tracker = new StreamTracker(spec, adapter, nowNs, resolve);
+    if (signal.aborted) {
+      tracker.fail('aborted', 'stopped before send');
+      return;
+    }
+    const onAbort = (): void => tracker.abort('aborted', 'run stopped');
+    signal.addEventListener('abort', onAbort, { once: true });
+    tracker.onFinish = () => signal.removeEventListener('abort', onAbort);
+    tracker.record.sent_ns = nowNs();
+    dispatcher.dispatch(
+      { origin: spec.origin, path: spec.path, method: 'POST', headers: spec.headers, body: spec.body, headersTimeout: 0, bodyTimeout: 0 },
+      tracker,
+    );
+  });
+}
+
+// The dispatch handler: one per request. Holds the timing state machine.
+class StreamTracker implements Dispatcher.DispatchHandler {
+  readonly record: RequestRecord;
+  readonly gaps: number[] = [];
+  onFinish: () => void = () => {};
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly parser: SseParser;
+  private readonly timer: NodeJS.Timeout;
+  private chunkNs = 0;
+  private lastContentNs: number | null = null;
+  private flags = 0;
+  private errorBody = '';
+  private finished = false;
+  private pendingAbort: [RequestStatus, string] | undefined;
+
+  constructor(
+    spec: RequestSpec,
+    private readonly adapter: ApiAdapter,
+    private readonly nowNs: () => number,
+    private readonly resolve: (r: RequestResult) => void,
+  ) {
+    this.record = newRecord(spec);
+    this.parser = new SseParser((data) => this.onEvent(data));
+    // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
+    this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.pendingAbort) controller.abort(new Error(this.pendingAbort[1]));
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    this.record.headers_ns = this.nowNs();
+    this.record.http_status = statusCode;
+    if (statusCode !== 200) {
+      const retry = Number(headers['retry-after']);
+      this.record.retry_after_s = Number.isFinite(retry) ? retry : null;
+      const reason = headers['x-llm-d-request-dropped-reason'];
+      this.record.dropped_reason = typeof reason === 'string' ? reason : null;
+    }
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunkNs = this.nowNs();
+    if (this.record.http_status !== 200) {
+      if (this.errorBody.length < MAX_ERROR_BYTES) this.errorBody += chunk.toString('utf8', 0, MAX_ERROR_BYTES);
+      return;
+    }
+    this.parser.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const [status, error] = this.outcome();
+    this.finish(status, error);
+  }
+
+  // A 200 counts only with every SSE event well formed, a [DONE] and the requested usage.
+  private outcome(): [RequestStatus, string | null] {
+    const r = this.record;
+    if (r.http_status !== 200) return ['http_error', this.errorBody || `HTTP ${r.http_status}`];
+    if (this.flags & EventFlag.MALFORMED) return ['malformed_stream', 'an SSE event was not a JSON object'];
+    if (this.flags & EventFlag.ERROR) return ['incomplete_stream', 'the stream carried an error event'];
+    if (r.done_ns === null)
+      return ['incomplete_stream', this.parser.hasPartial() ? 'stream cut mid-event, no [DONE]' : 'stream ended without [DONE]'];
+    if (!(this.flags & EventFlag.USAGE)) return ['missing_usage', 'usage was requested but not sent'];
+    return ['ok', null];
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    const code = (err as { code?: string }).code ?? err.name;
+    const [status, why] = this.pendingAbort ?? [
+      this.record.headers_ns === null ? 'connect_error' : 'incomplete_stream',
+      `${code}: ${err.message}`,
+    ];
+    this.fail(status, why);
+  }
+
+  /** Ends the request on purpose (timeout or stop), whatever state undici is in. */
+  abort(status: RequestStatus, why: string): void {
+    if (this.finished) return;
+    this.pendingAbort = [status, why];
+    if (this.controller) this.controller.abort(new Error(why));
+    else this.fail(status, why);
+  }
+
+  /** Ends the request as failed with `status`. */
+  fail(status: RequestStatus, error: string): void {
+    this.finish(status, error.slice(0, MAX_ERROR_BYTES));
+  }
+
+  private onEvent(data: string): void {
+    const t = this.chunkNs;
+    const f = classifyEvent(data, this.adapter.patterns);
+    this.flags |= f;
+    const r = this.record;
+    if (f & (EventFlag.CONTENT | EventFlag.REASONING)) {
+      r.first_output_ns ??= t;
+      r.last_token_ns = t;
+    }
+    if (f & EventFlag.REASONING) r.reasoning_chunks++;
+    if (f & EventFlag.CONTENT) {
+      r.first_content_ns ??= t;
+      r.content_chunks++;
+      if (this.lastContentNs !== null) this.gaps.push(t - this.lastContentNs);
+      this.lastContentNs = t;
+    }
+    if (f & EventFlag.USAGE) this.readUsage(data);
+    if (f & EventFlag.DONE) r.done_ns ??= t;
+  }
+
+  // The one JSON.parse per request, after the timestamp is already taken.
+  private readUsage(data: string): void {
+    try {
+      const usage = (JSON.parse(data) as { usage?: Record<string, unknown> }).usage ?? {};
+      const details = usage.prompt_tokens_details as Record<string, unknown> | undefined;
+      this.record.prompt_tokens = numberOrNull(usage.prompt_tokens);
+      this.record.completion_tokens = numberOrNull(usage.completion_tokens);
+      this.record.cached_tokens = numberOrNull(details?.cached_tokens);
+    } catch {
+      this.flags |= EventFlag.MALFORMED;
+    }
+  }
+
+  private finish(status: RequestStatus, error: string | null): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.onFinish();
+    this.record.status = status;
+    this.record.error = error;
+    if (status !== 'ok') this.record.done_ns ??= this.nowNs();
+    this.resolve({ record: this.record, contentGapsNs: status === 'ok' ? this.gaps : [] });
+  }
+}
+
+function numberOrNull(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function newRecord(spec: RequestSpec): RequestRecord {
+  return {
+    class: spec.className,
+    request_index: spec.requestIndex,
+    status: 'aborted',
+    http_status: null,
+    intended_ns: spec.intendedNs,
+    sent_ns: 0,
+    headers_ns: null,
+    first_output_ns: null,
+    first_content_ns: null,
+    last_token_ns: null,
+    done_ns: null,
+    prompt_tokens: null,
+    completion_tokens: null,
+    cached_tokens: null,
+    reasoning_chunks: 0,
+    content_chunks: 0,
+    retry_after_s: null,
+    dropped_reason: null,
+    error: null,
+  };
+}

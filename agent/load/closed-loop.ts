@@ -1,0 +1,39 @@
+// Closed loop: keep this agent's split of the concurrency target in flight, replacing each
+// finished request at once. The target changes only at the schedule's steps; lowering it lets
+// requests finish without replacing them, it never cancels one.
+import type { ClassStripe, Share } from '../../shared/shares.js';
+import { sleepUntil } from '../timing.js';
+
+/** Runs the stripe's concurrency steps; resolves when the last step has passed and nothing is in flight. */
+export async function runClosedLoop(
+  stripe: ClassStripe,
+  share: Share,
+  nowNs: () => number,
+  launch: (requestIndex: number) => Promise<void>,
+  signal: AbortSignal,
+): Promise<void> {
+  let target = 0;
+  let inFlight = 0;
+  let issued = 0;
+  let drained: (() => void) | undefined;
+  const fill = (): void => {
+    while (!signal.aborted && inFlight < target) {
+      inFlight++;
+      // Closed-loop indices interleave agents: the k-th request of agent i is k·N + i.
+      const index = issued++ * share.count + share.index;
+      void launch(index).then(() => {
+        inFlight--;
+        fill();
+        if (inFlight === 0) drained?.();
+      });
+    }
+  };
+  for (const step of stripe.concurrency) {
+    await sleepUntil(nowNs, step.atNs, signal);
+    if (signal.aborted) break;
+    target = step.value;
+    fill();
+  }
+  target = 0;
+  if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// `agent`: joins a coordinator, runs its share of the plan, streams results back.
+import { hostname } from 'node:os';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { anchoredClock, hostClockDomain } from '../shared/clock.js';
+import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
+import { TOKEN_ENV } from '../shared/protocol.js';
+import { runSession } from './session.js';
+
+const CLOCK_DOMAIN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+function clockDomain(value: string): string {
+  if (!CLOCK_DOMAIN.test(value)) throw new InvalidArgumentError('must match [A-Za-z0-9._:-]{1,64}');
+  return value;
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError('must be a number');
+  return n;
+}
+
+const program = new Command('agent')
+  .description('A loadfleet agent: joins a coordinator and runs its exact share of the plan.')
+  .requiredOption('--coordinator <url>', 'coordinator WebSocket URL, e.g. ws://10.0.0.5:7000')
+  .option('--token <token>', `shared secret (default: $${TOKEN_ENV})`)
+  .option('--id <name>', 'agent id shown in artifacts', `${hostname()}-${process.pid}`)
+  .option('--clock-domain <id>', 'declared clock domain (e.g. ptp:rack-a); default host:<hostname>:<boot id>', clockDomain)
+  .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
+  .addOption(new Option('--test-clock-offset-ms <ms>', 'shift this agent wall clock (tests only)').argParser(integer).default(0).hideHelp())
+  .addOption(new Option('--test-arm-delay-ms <ms>', 'delay answering arm (tests only)').argParser(integer).default(0).hideHelp())
+  .exitOverride();
+
+async function main(): Promise<number> {
+  try {
+    program.parse();
+  } catch (err) {
+    return (err as { exitCode?: number }).exitCode === 0 ? ExitCode.OK : ExitCode.INVALID_INPUT;
+  }
+  const o = program.opts<{
+    coordinator: string;
+    token?: string;
+    id: string;
+    clockDomain?: string;
+    connectTimeoutS: number;
+    testClockOffsetMs: number;
+    testArmDelayMs: number;
+  }>();
+  const token = o.token ?? process.env[TOKEN_ENV];
+  if (!token)
+    throw new LoadfleetError(ErrorCode.USAGE, `no token: pass --token or set $${TOKEN_ENV}`, { exitCode: ExitCode.INVALID_INPUT });
+  const log = (line: string): void => void process.stderr.write(`[agent ${o.id}] ${line}\n`);
+  return runSession({
+    coordinatorUrl: o.coordinator,
+    token,
+    agentId: o.id,
+    host: hostname(),
+    clockDomainId: o.clockDomain ?? hostClockDomain(),
+    clockDomainDeclared: o.clockDomain !== undefined,
+    clock: anchoredClock(BigInt(Math.round(o.testClockOffsetMs * 1e6))),
+    connectTimeoutMs: o.connectTimeoutS * 1000,
+    armDelayMs: o.testArmDelayMs,
+    log,
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${formatError(err)}\n`);
+    process.exit(exitCodeOf(err));
+  },
+);

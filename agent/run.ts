@@ -1,0 +1,245 @@
+// One agent's part of one run: prepare its stripes, start at the shared instant, send requests,
+// stream records (with an ack window, so memory stays bounded by what the coordinator has not
+// yet taken) and interval histograms, then hand over the run histograms.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Agent as UndiciAgent } from 'undici';
+import type { Clock } from '../shared/clock.js';
+import { ErrorCode, LoadfleetError } from '../shared/errors.js';
+import { newHistogram, nsToMs, percentilesNs, recordNs } from '../shared/histogram.js';
+import type { RequestRecord } from '../shared/metrics.js';
+import type { Plan, Target, TrafficClass } from '../shared/plan.js';
+import { PLAN_DEFAULTS } from '../shared/plan.js';
+import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
+import { buildSchedule } from '../shared/schedule.js';
+import type { ClassStripe, Share } from '../shared/shares.js';
+import { takeStripe } from '../shared/shares.js';
+import type { ApiAdapter } from './api/adapter.js';
+import { API_ADAPTERS } from './api/index.js';
+import type { RequestResult } from './client.js';
+import { sendRequest } from './client.js';
+import { runClosedLoop } from './load/closed-loop.js';
+import { runOpenLoop } from './load/open-loop.js';
+import { PromptBuilder } from './prompt.js';
+import { Recorder } from './recorder.js';
+import { sleepUntil } from './timing.js';
+
+const RECORD_BATCH_ROWS = 1000;
+const RECORD_FLUSH_MS = 250;
+/** Unacknowledged record batches allowed in flight before the agent holds rows back. */
+const ACK_WINDOW = 8;
+
+interface ClassRuntime {
+  cls: TrafficClass;
+  stripe: ClassStripe;
+  prompts: PromptBuilder;
+  headers: Record<string, string>;
+}
+
+/** Executes one share of one plan. */
+export class AgentRun {
+  private readonly classes: ClassRuntime[];
+  private readonly adapter: ApiAdapter;
+  private readonly target: Target;
+  private readonly origin: string;
+  private readonly path: string;
+  private readonly commonHeadersValue: Record<string, string>;
+  private readonly dispatcher = new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 30_000 });
+  private readonly stopper = new AbortController();
+  private readonly eventLoop = monitorEventLoopDelay({ resolution: 10 });
+  private readonly lag = newHistogram();
+  private readonly cpuStart = process.cpuUsage();
+  private recorder: Recorder | undefined;
+  private startMono = 0n;
+  private rows: RequestRecord[] = [];
+  private unacked = 0;
+  private batchSeq = 0;
+  private sent = 0;
+  private done = 0;
+  private errors = 0;
+  private inFlight = 0;
+  private timers: NodeJS.Timeout[] = [];
+  private allAcked: (() => void) | undefined;
+
+  constructor(
+    runId: string,
+    private readonly plan: Plan,
+    private readonly share: Share,
+    private readonly clock: Clock,
+    private readonly send: (m: AgentMessage) => void,
+  ) {
+    if (!plan.target) throw new LoadfleetError(ErrorCode.INTERNAL, 'the coordinator sent a plan without a resolved target');
+    this.target = plan.target;
+    this.adapter = API_ADAPTERS[plan.target.api];
+    const base = new URL(plan.target.base_url);
+    this.origin = base.origin;
+    this.path = base.pathname.replace(/\/+$/, '') + this.adapter.path;
+    const schedule = buildSchedule(plan);
+    const commonHeaders = this.commonHeaders(plan.target);
+    this.commonHeadersValue = commonHeaders;
+    this.classes = plan.classes.map((cls, i) => ({
+      cls,
+      stripe: takeStripe(schedule.classes[i]!, share, i),
+      prompts: new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed),
+      headers: { ...commonHeaders, ...(cls.headers ?? {}) },
+    }));
+  }
+
+  /**
+   * Touches the target once before the start (GET {base}/models, read-only): undici compiles its
+   * HTTP parser on the first connection, which otherwise stalls the first scheduled sends by
+   * ~100 ms. Its outcome is only logged; an unreachable target shows up per request instead.
+   */
+  async warmUp(): Promise<string> {
+    try {
+      const res = await this.dispatcher.request({
+        origin: this.origin,
+        path: this.path.replace(/\/[^/]+(\/[^/]+)?$/, '/models'),
+        method: 'GET',
+        headers: this.commonHeadersValue,
+      });
+      await res.body.dump();
+      return `warm-up GET /models: HTTP ${res.statusCode}`;
+    } catch (err) {
+      return `warm-up GET /models failed: ${(err as Error).message}`;
+    }
+  }
+
+  /** Requests this agent will send on the open-loop classes (closed loop is open-ended). */
+  plannedRequests(): number {
+    return this.classes.reduce((n, c) => n + c.stripe.arrivalsNs.length, 0);
+  }
+
+  /** ns since the shared start instant on this agent's monotonic clock. */
+  private readonly nowNs = (): number => Number(process.hrtime.bigint() - this.startMono);
+
+  /** Waits for the start instant (given in this agent's wall clock), runs to the end, sends `final`. */
+  async start(startLocalNs: bigint): Promise<void> {
+    this.startMono = process.hrtime.bigint() + (startLocalNs - this.clock.nowNs());
+    this.recorder = new Recorder(this.plan.windows ?? [], this.nowNs, (second, classes) =>
+      this.send({ type: 'interval', second, classes }),
+    );
+    await sleepUntil(this.nowNs, 0);
+    this.send({ type: 'started', first_send_error_ns: this.nowNs() });
+    this.eventLoop.enable();
+    this.every(1000, () => this.heartbeat());
+    this.every(RECORD_FLUSH_MS, () => this.flushRecords());
+    this.every(250, () => this.recorder!.rotate());
+    const drainNs = (this.plan.duration_s + (this.plan.drain_timeout_s ?? PLAN_DEFAULTS.drain_timeout_s)) * 1e9;
+    const drainTimer = setTimeout(() => this.stop('drain timeout reached'), Math.max(0, (drainNs - this.nowNs()) / 1e6));
+    await Promise.all(this.classes.map((c) => this.runClass(c)));
+    while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+    clearTimeout(drainTimer);
+    await this.finish();
+  }
+
+  /** Stops sending; requests in flight end as `aborted`. */
+  stop(reason: string): void {
+    if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
+  }
+
+  /** The coordinator took record batch `seq`. */
+  acked(): void {
+    this.unacked = Math.max(0, this.unacked - 1);
+    this.flushRecords();
+    if (this.unacked === 0 && this.rows.length === 0) this.allAcked?.();
+  }
+
+  private runClass(c: ClassRuntime): Promise<void> {
+    const signal = this.stopper.signal;
+    if (c.stripe.closedLoop) return runClosedLoop(c.stripe, this.share, this.nowNs, (idx) => this.launch(c, idx, null), signal);
+    return runOpenLoop(c.stripe, this.nowNs, (idx, intended) => void this.launch(c, idx, intended), signal);
+  }
+
+  private async launch(c: ClassRuntime, requestIndex: number, intendedNs: number | null): Promise<void> {
+    this.inFlight++;
+    this.sent++;
+    this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
+    const result = await sendRequest(
+      this.dispatcher,
+      this.adapter,
+      {
+        className: c.cls.name,
+        requestIndex,
+        intendedNs,
+        origin: this.origin,
+        path: this.path,
+        headers: { ...c.headers, 'x-request-id': c.prompts.head(requestIndex) },
+        body: c.prompts.body(requestIndex),
+        timeoutMs: this.target.timeout_s * 1000,
+      },
+      this.nowNs,
+      this.stopper.signal,
+    );
+    this.completed(result);
+  }
+
+  private completed({ record, contentGapsNs }: RequestResult): void {
+    this.inFlight--;
+    this.done++;
+    if (record.status !== 'ok') this.errors++;
+    if (record.intended_ns !== null) recordNs(this.lag, record.sent_ns - record.intended_ns);
+    this.recorder!.finished(record, contentGapsNs);
+    this.rows.push(record);
+    if (this.rows.length >= RECORD_BATCH_ROWS) this.flushRecords();
+  }
+
+  private flushRecords(): void {
+    while (this.rows.length > 0 && this.unacked < ACK_WINDOW) {
+      const rows = this.rows.splice(0, RECORD_BATCH_ROWS);
+      this.unacked++;
+      this.send({ type: 'records', seq: this.batchSeq++, rows });
+    }
+  }
+
+  private async finish(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    this.recorder!.flushAll();
+    await this.recorder!.drained();
+    this.flushRecords();
+    if (this.rows.length > 0 || this.unacked > 0) await new Promise<void>((r) => (this.allAcked = r));
+    this.send({ type: 'final', windows: this.recorder!.encodeRun(), health: this.health(), records: this.done });
+    this.eventLoop.disable();
+    await this.dispatcher.close();
+  }
+
+  private heartbeat(): void {
+    this.send({
+      type: 'heartbeat',
+      in_flight: this.inFlight,
+      sent: this.sent,
+      done: this.done,
+      errors: this.errors,
+      health: this.health(),
+    });
+  }
+
+  private health(): AgentHealth {
+    const [lagP99] = percentilesNs(this.lag, [0.99]);
+    const cpu = process.cpuUsage(this.cpuStart);
+    return {
+      schedule_lag_p99_ms: this.lag.totalCount > 0 ? nsToMs(lagP99!) : null,
+      schedule_lag_max_ms: this.lag.totalCount > 0 ? nsToMs(this.lag.maxValue) : null,
+      event_loop_delay_p99_ms: nsToMs(this.eventLoop.percentile(99) || 0),
+      event_loop_delay_max_ms: nsToMs(this.eventLoop.max || 0),
+      cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+    };
+  }
+
+  private every(ms: number, fn: () => void): void {
+    this.timers.push(setInterval(fn, ms));
+  }
+
+  private commonHeaders(target: Target): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', ...(target.headers ?? {}) };
+    if (target.api_key_env) {
+      const key = process.env[target.api_key_env];
+      if (!key)
+        throw new LoadfleetError(
+          ErrorCode.AGENT_FAILED,
+          `the plan reads the API key from $${target.api_key_env}, which is not set on this agent`,
+        );
+      headers.authorization = `Bearer ${key}`;
+    }
+    return headers;
+  }
+}

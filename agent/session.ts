@@ -1,0 +1,110 @@
+// The agent's side of the protocol: a small state machine from hello to final. It answers clock
+// probes, prepares its share when the plan arrives, arms for the start instant and runs.
+import type { Clock } from '../shared/clock.js';
+import { ErrorCode, LoadfleetError } from '../shared/errors.js';
+import type { CoordinatorMessage } from '../shared/protocol.js';
+import { PROTOCOL_VERSION } from '../shared/protocol.js';
+import type { Link } from './link.js';
+import { connectLink } from './link.js';
+import { AgentRun } from './run.js';
+
+/** How an agent identifies itself and reaches the coordinator. */
+export interface SessionOptions {
+  coordinatorUrl: string;
+  token: string;
+  agentId: string;
+  host: string;
+  clockDomainId: string;
+  clockDomainDeclared: boolean;
+  clock: Clock;
+  connectTimeoutMs: number;
+  /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
+  armDelayMs: number;
+  log(line: string): void;
+}
+
+/** Runs one session to its end; resolves with the process exit code. */
+export async function runSession(opts: SessionOptions): Promise<number> {
+  let run: AgentRun | undefined;
+  let running: Promise<void> | undefined;
+  let link: Link | undefined;
+  let settle: (code: number) => void = () => {};
+  const ended = new Promise<number>((r) => (settle = r));
+
+  const onMessage = (m: CoordinatorMessage): void => {
+    switch (m.type) {
+      case 'welcome':
+        opts.log(`joined run ${m.run_id} as agent ${m.agent_index + 1} of ${m.agent_count}`);
+        return;
+      case 'probe': {
+        const t2 = opts.clock.nowNs();
+        link!.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: t2, t3_ns: opts.clock.nowNs() });
+        return;
+      }
+      case 'plan': {
+        const t0 = performance.now();
+        try {
+          run = new AgentRun(m.run_id, m.plan, m.share, opts.clock, (msg) => link!.send(msg));
+        } catch (err) {
+          const e = err instanceof LoadfleetError ? err : new LoadfleetError(ErrorCode.AGENT_FAILED, (err as Error).message);
+          link!.send({ type: 'failed', code: e.code, message: e.message });
+          settle(1);
+          return;
+        }
+        const prepared = run;
+        void prepared.warmUp().then((note) => {
+          opts.log(note);
+          link!.send({ type: 'prepared', prep_ms: performance.now() - t0, planned_requests: prepared.plannedRequests() });
+        });
+        return;
+      }
+      case 'arm':
+        setTimeout(() => {
+          link!.send({ type: 'armed', start_local_ns: m.start_local_ns });
+          running = run!.start(m.start_local_ns).catch((err: Error) => {
+            link!.send({ type: 'failed', code: ErrorCode.AGENT_FAILED, message: err.message });
+          });
+        }, opts.armDelayMs);
+        return;
+      case 'ack':
+        run?.acked();
+        return;
+      case 'stop':
+        opts.log(`coordinator asked to stop: ${m.reason}`);
+        run?.stop(m.reason);
+        return;
+      case 'abort':
+        opts.log(`run aborted by the coordinator: ${m.reason}`);
+        run?.stop(m.reason);
+        settle(0);
+        return;
+    }
+  };
+
+  const onClose = (): void => {
+    // Without a coordinator nobody takes the results: stop sending load at once (endpoints are expensive).
+    run?.stop('coordinator connection closed');
+    void (running ?? Promise.resolve()).then(() => settle(run && running ? 0 : 1));
+  };
+
+  link = await connectLink({
+    url: opts.coordinatorUrl,
+    token: opts.token,
+    giveUpAfterMs: opts.connectTimeoutMs,
+    onMessage,
+    onClose,
+    log: opts.log,
+  });
+  link.send({
+    type: 'hello',
+    protocol: PROTOCOL_VERSION,
+    agent_id: opts.agentId,
+    host: opts.host,
+    pid: process.pid,
+    clock_domain_id: opts.clockDomainId,
+    clock_domain_declared: opts.clockDomainDeclared,
+  });
+  const code = await ended;
+  link.close();
+  return code;
+}

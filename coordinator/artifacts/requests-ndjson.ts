@@ -1,0 +1,54 @@
+// requests.ndjson: one JSON object per request from every agent, with absolute times as exact
+// integer ns in the run's clock domain. Where alignment moved a time, the agent-local raw value
+// is kept beside it (`*_local_ns`) so the alignment can be audited.
+import { stringifyExact } from '../../shared/json.js';
+import type { RequestRecord } from '../../shared/metrics.js';
+
+/** How one agent's local offsets map into the run clock. */
+export interface AgentTimebase {
+  agentId: string;
+  /** The shared start instant in the agent's own clock. */
+  startLocalNs: bigint;
+  /** Subtracted from agent-local times to align them (0 in an explicit common clock domain). */
+  alignNs: bigint;
+}
+
+const TIME_FIELDS = [
+  ['intended_ns', 'intended'],
+  ['sent_ns', 'sent'],
+  ['headers_ns', 'headers'],
+  ['first_output_ns', 'first_output'],
+  ['first_content_ns', 'first_content'],
+  ['last_token_ns', 'last_token'],
+  ['done_ns', 'done'],
+] as const;
+
+/** The ndjson line (with newline) of one record. */
+export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
+  const row: Record<string, unknown> = {
+    agent_id: tb.agentId,
+    class: r.class,
+    request_index: r.request_index,
+    status: r.status,
+    http_status: r.http_status,
+  };
+  const local: Record<string, bigint | null> = {};
+  for (const [field, name] of TIME_FIELDS) {
+    const off = r[field];
+    const localNs = off === null ? null : tb.startLocalNs + BigInt(Math.round(off));
+    row[`${name}_unix_ns`] = localNs === null ? null : localNs - tb.alignNs;
+    local[`${name}_local_ns`] = localNs;
+  }
+  Object.assign(row, {
+    prompt_tokens: r.prompt_tokens,
+    completion_tokens: r.completion_tokens,
+    cached_tokens: r.cached_tokens,
+    reasoning_chunks: r.reasoning_chunks,
+    content_chunks: r.content_chunks,
+    retry_after_s: r.retry_after_s,
+    dropped_reason: r.dropped_reason,
+    error: r.error,
+  });
+  if (tb.alignNs !== 0n) Object.assign(row, local);
+  return `${stringifyExact(row)}\n`;
+}

@@ -1,0 +1,198 @@
+// run.json (`loadfleet.run/v1`): the aligned, merged result, self-describing (every figure has
+// its definition in `timing_methodology` or beside it), written atomically.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { stringifyExact } from '../../shared/json.js';
+import { TIMING_METHODOLOGY } from '../../shared/metrics.js';
+import type { Plan } from '../../shared/plan.js';
+import { PLAN_DEFAULTS } from '../../shared/plan.js';
+import type { GlobalSchedule } from '../../shared/schedule.js';
+import { scheduleSha256 } from '../../shared/schedule.js';
+import { shareLabel, shareSegment } from '../../shared/shares.js';
+import type { Collector } from '../collector.js';
+import type { AgentState } from '../run.js';
+import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
+import { writeFileAtomic } from './atomic.js';
+
+/** The run schema id. */
+export const RUN_SCHEMA = 'loadfleet.run/v1';
+/** An agent whose schedule lag p99 exceeds this could not keep its schedule. */
+export const CLIENT_LAG_P99_LIMIT_MS = 50;
+/** An agent whose event-loop delay p99 exceeds this was too busy to time requests well. */
+export const CLIENT_EVENT_LOOP_P99_LIMIT_MS = 50;
+
+/** Inputs of run.json. */
+export interface RunJsonInput {
+  dir: string;
+  runId: string;
+  plan: Plan;
+  schedule: GlobalSchedule;
+  collector: Collector;
+  states: readonly AgentState[];
+  startNs: bigint;
+  finishedNs: bigint;
+  explicit: boolean;
+  coordinatorDomain: string;
+  abortReason: string | null;
+}
+
+/** Writes run.json; returns the status and a short human summary. */
+export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'completed' | 'degraded' | 'aborted'; summaryLines: string[] }> {
+  const { plan, collector: c, states } = input;
+  const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
+  const classes = classSummaries(plan, c, runSeconds);
+  const population = metricPopulation(plan, c);
+  const attempted = population.attempted_requests as number;
+  const failed = population.excluded_requests as number;
+  const statusCounts: Record<string, number> = {};
+  const errorCounts: Record<string, number> = {};
+  for (const cls of plan.classes) {
+    const all = c.stats.get(cls.name)!.get('all')!;
+    for (const [status, n] of Object.entries(all.statusCounts)) if (status !== 'ok') errorCounts[status] = (errorCounts[status] ?? 0) + n;
+  }
+  for (const cls of plan.classes) {
+    const all = c.stats.get(cls.name)!.get('all')!;
+    for (const [code, n] of Object.entries(all.httpCounts)) statusCounts[code] = (statusCounts[code] ?? 0) + n;
+  }
+  const health = clientHealth(states);
+  const reasons: string[] = [];
+  let status: 'completed' | 'degraded' | 'aborted' = 'completed';
+  if (input.abortReason) {
+    status = 'aborted';
+    reasons.push(input.abortReason);
+  }
+  const maxShare = plan.max_error_share ?? PLAN_DEFAULTS.max_error_share;
+  if (attempted > 0 && failed / attempted > maxShare)
+    reasons.push(`${failed} of ${attempted} requests failed (${pct(failed / attempted)} > max_error_share ${pct(maxShare)})`);
+  if (health.client_limited) reasons.push(`client limited: ${health.reasons.join('; ')}`);
+  if (status === 'completed' && reasons.length > 0) status = 'degraded';
+  const offered = offeredScheduleSha(input);
+  const starts = states.map((s) => s.firstSendErrorNs).filter((x): x is number => x !== null);
+  const run = {
+    schema: RUN_SCHEMA,
+    run_id: input.runId,
+    status,
+    status_reason: reasons.length > 0 ? reasons.join('; ') : null,
+    plan,
+    plan_sha256: createHash('sha256').update(stringifyExact(plan)).digest('hex'),
+    schedule_sha256: input.schedule.sha256,
+    offered_schedule_sha256: offered,
+    offered_schedule_matches: offered === input.schedule.sha256,
+    started_at: new Date(Number(input.startNs / 1_000_000n)).toISOString(),
+    finished_at: new Date(Number(input.finishedNs / 1_000_000n)).toISOString(),
+    started_at_unix_ns: input.startNs,
+    finished_at_unix_ns: input.finishedNs,
+    wall_clock_ms: Math.round(runSeconds * 1e6) / 1e3,
+    clock: {
+      clock_domain_id: input.explicit
+        ? (states[0]?.conn.hello.clock_domain_id ?? input.coordinatorDomain)
+        : `coordinator:${input.coordinatorDomain}`,
+      alignment: input.explicit ? 'explicit-common-clock-domain' : 'measured-offsets',
+      max_abs_offset_ns: Math.max(0, ...states.map((s) => Math.abs(s.offset.offset_ns))),
+      max_offset_uncertainty_ns: Math.max(0, ...states.map((s) => s.offset.uncertainty_ns)),
+      start_skew_ns: starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : null,
+      definitions: {
+        offset_ns:
+          'agent clock minus coordinator clock, the median of the lowest-delay quarter of 16 NTP-style four-timestamp probes at join',
+        offset_uncertainty_ns: 'half the largest round trip among the probes used: the bound on the offset error for any path asymmetry',
+        start_skew_ns:
+          'max minus min over agents of the delay between the shared start instant and the moment each agent began sending, each on its own clock',
+      },
+    },
+    agents: states.map((s) => {
+      const t = c.agentTotals.get(s.conn.index) ?? { requests: 0, completed: 0, failed: 0 };
+      return {
+        agent_id: s.conn.hello.agent_id,
+        host: s.conn.hello.host,
+        remote: s.conn.remote,
+        clock_domain_id: s.conn.hello.clock_domain_id,
+        clock_domain_declared: s.conn.hello.clock_domain_declared,
+        offset_ns: s.offset.offset_ns,
+        offset_uncertainty_ns: s.offset.uncertainty_ns,
+        rtt_ns: s.offset.rtt_ns,
+        share: shareLabel({ index: s.conn.index, count: states.length }),
+        segment: shareSegment({ index: s.conn.index, count: states.length }),
+        first_send_error_ns: s.firstSendErrorNs,
+        requests: t.requests,
+        completed: t.completed,
+        failed: t.failed,
+        schedule_lag_p99_ms: s.health?.schedule_lag_p99_ms ?? null,
+        event_loop_delay_p99_ms: s.health?.event_loop_delay_p99_ms ?? null,
+        cpu_ms: s.health?.cpu_ms ?? null,
+        status: s.lost ? 'lost' : 'ok',
+      };
+    }),
+    requests: attempted,
+    completed: population.successful_requests,
+    failed,
+    status_counts: statusCounts,
+    error_counts: errorCounts,
+    classes,
+    metric_population: population,
+    histograms: histogramSection(plan, c),
+    client_health: health,
+    intervals: { length_s: 1, written: c.intervalContributors.length, contributors: c.intervalContributors },
+    timing_methodology: TIMING_METHODOLOGY,
+  };
+  await writeFileAtomic(join(input.dir, 'run.json'), `${stringifyExact(run, 2)}\n`);
+  return { status, summaryLines: summaryLines(run.status, run.status_reason, classes, plan, input) };
+}
+
+function clientHealth(states: readonly AgentState[]): {
+  client_limited: boolean;
+  reasons: string[];
+  schedule_lag_p99_ms: number | null;
+  event_loop_delay_p99_ms: number | null;
+  limits: Record<string, number>;
+} {
+  const reasons: string[] = [];
+  let lag: number | null = null;
+  let eld: number | null = null;
+  for (const s of states) {
+    const h = s.health;
+    if (!h) continue;
+    if (h.schedule_lag_p99_ms !== null) lag = Math.max(lag ?? 0, h.schedule_lag_p99_ms);
+    eld = Math.max(eld ?? 0, h.event_loop_delay_p99_ms);
+    if ((h.schedule_lag_p99_ms ?? 0) > CLIENT_LAG_P99_LIMIT_MS)
+      reasons.push(`${s.conn.hello.agent_id} schedule lag p99 ${h.schedule_lag_p99_ms} ms > ${CLIENT_LAG_P99_LIMIT_MS} ms`);
+    if (h.event_loop_delay_p99_ms > CLIENT_EVENT_LOOP_P99_LIMIT_MS)
+      reasons.push(`${s.conn.hello.agent_id} event-loop delay p99 ${h.event_loop_delay_p99_ms} ms > ${CLIENT_EVENT_LOOP_P99_LIMIT_MS} ms`);
+  }
+  return {
+    client_limited: reasons.length > 0,
+    reasons,
+    schedule_lag_p99_ms: lag,
+    event_loop_delay_p99_ms: eld,
+    limits: { schedule_lag_p99_ms: CLIENT_LAG_P99_LIMIT_MS, event_loop_delay_p99_ms: CLIENT_EVENT_LOOP_P99_LIMIT_MS },
+  };
+}
+
+// The schedule hash recomputed from what the agents actually dispatched (their records).
+function offeredScheduleSha(input: RunJsonInput): string {
+  const offered = input.collector.offeredArrivals();
+  return scheduleSha256(input.schedule.classes.map((cls) => ({ ...cls, arrivalsNs: offered.get(cls.className) ?? [] })));
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(2)}%`;
+}
+
+function summaryLines(status: string, reason: string | null, classes: Record<string, unknown>, plan: Plan, input: RunJsonInput): string[] {
+  const lines = [`run ${input.runId}: ${status}${reason ? ` (${reason})` : ''}`];
+  for (const cls of plan.classes) {
+    const s = classes[cls.name] as {
+      requests: number;
+      completed: number;
+      failed: number;
+      windows: Record<string, Record<string, number | null>>;
+    };
+    const windowParts = Object.entries(s.windows).map(([w, m]) => `${w} p95 ttft ${fmt(m.ttft_p95_ms)}`);
+    lines.push(`  ${cls.name}: ${s.requests} requests, ${s.completed} ok, ${s.failed} failed; ${windowParts.join(', ')}`);
+  }
+  lines.push(`  artifacts: ${input.dir}`);
+  return lines;
+}
+
+function fmt(ms: number | null | undefined): string {
+  return ms === null || ms === undefined ? '-' : `${ms.toFixed(1)} ms`;
+}

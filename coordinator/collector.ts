@@ -1,0 +1,224 @@
+// Everything agents send during a run flows in here: records are written to requests.ndjson as
+// they arrive and counted exactly; 1-second interval histograms are merged across agents and
+// written to histograms.hlog and traffic.csv once every live agent has sent that second; the run
+// histograms of each agent are merged at the end. Percentiles are only ever read from merges.
+import type { Histogram } from '../shared/histogram.js';
+import { decodeHistogram, mergeInto, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
+import { getOrCreate } from '../shared/maps.js';
+import type { RequestRecord } from '../shared/metrics.js';
+import { windowsAt, windowTimeNs } from '../shared/metrics.js';
+import type { Plan } from '../shared/plan.js';
+import type { IntervalClass } from '../shared/protocol.js';
+import type { GlobalSchedule } from '../shared/schedule.js';
+import { arrivalsBetween, concurrencyAt } from '../shared/schedule.js';
+import { AtomicLineStream } from './artifacts/atomic.js';
+import { HlogWriter } from './artifacts/hlog.js';
+import type { AgentTimebase } from './artifacts/requests-ndjson.js';
+import { formatRequestRow } from './artifacts/requests-ndjson.js';
+import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
+import { WindowStats } from './window-stats.js';
+
+const NS_PER_S = 1e9;
+
+interface PendingSecond {
+  contributors: Set<number>;
+  classes: Map<string, { issued: number; completed: number; failed: number; histograms: Map<string, Histogram> }>;
+}
+
+/** Live per-class totals for the progress line. */
+export interface LiveClass {
+  issued: number;
+  completed: number;
+  failed: number;
+  ttft: Histogram;
+}
+
+/** Per-agent totals from its records. */
+export interface AgentTotals {
+  requests: number;
+  completed: number;
+  failed: number;
+}
+
+/** Ingests one run's data. */
+export class Collector {
+  /** class → window → stats. */
+  readonly stats = new Map<string, Map<string, WindowStats>>();
+  /** class → window → metric → merged run histogram. */
+  readonly merged = new Map<string, Map<string, Map<string, Histogram>>>();
+  readonly live = new Map<string, LiveClass>();
+  readonly agentTotals = new Map<number, AgentTotals>();
+  /** Seconds written to the interval artifacts, and which agents contributed to each. */
+  readonly intervalContributors: { second: number; agents: number[] }[] = [];
+  lastDoneNs = 0;
+  private readonly requests: AtomicLineStream;
+  private readonly hlog: HlogWriter;
+  private readonly traffic: TrafficCsvWriter;
+  private readonly pending = new Map<number, PendingSecond>();
+  private readonly outstanding = new Map<string, number>();
+  private readonly finalSeconds = new Set<number>();
+  /** Open-loop class → intended time by request_index, as the agents dispatched them. */
+  private readonly offered = new Map<string, number[]>();
+
+  constructor(
+    private readonly plan: Plan,
+    private readonly schedule: GlobalSchedule,
+    private readonly timebases: readonly AgentTimebase[],
+    dir: string,
+    startUnixNs: bigint,
+    private readonly liveAgents: () => number[],
+  ) {
+    this.requests = new AtomicLineStream(`${dir}/requests.ndjson`);
+    this.hlog = new HlogWriter(`${dir}/histograms.hlog`, startUnixNs);
+    this.traffic = new TrafficCsvWriter(`${dir}/traffic.csv`);
+    const allEnd = Number.POSITIVE_INFINITY;
+    for (const cls of plan.classes) {
+      const byWindow = new Map<string, WindowStats>([['all', new WindowStats(0, allEnd, cls.slo)]]);
+      for (const w of plan.windows ?? []) byWindow.set(w.name, new WindowStats(w.start_s * NS_PER_S, w.end_s * NS_PER_S, cls.slo));
+      this.stats.set(cls.name, byWindow);
+      this.live.set(cls.name, { issued: 0, completed: 0, failed: 0, ttft: newHistogram() });
+    }
+  }
+
+  /** One batch of records from agent `agent`. */
+  records(agent: number, rows: readonly RequestRecord[]): void {
+    const tb = this.timebases[agent]!;
+    const totals = this.agentTotals.get(agent) ?? { requests: 0, completed: 0, failed: 0 };
+    this.agentTotals.set(agent, totals);
+    let text = '';
+    for (const r of rows) {
+      text += formatRequestRow(r, tb);
+      totals.requests++;
+      if (r.status === 'ok') totals.completed++;
+      else totals.failed++;
+      if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
+      if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
+      const byWindow = this.stats.get(r.class);
+      if (!byWindow) continue;
+      for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow.get(w)?.add(r);
+    }
+    this.requests.write(text);
+  }
+
+  /** One agent's interval `second`; closes seconds every live agent has now sent. */
+  interval(agent: number, second: number, classes: Record<string, IntervalClass>): void {
+    if (this.finalSeconds.has(second)) {
+      // Late data (an agent that was slow past the close) still reaches the artifacts.
+      this.writeSecond(second, this.toPending(agent, classes));
+      return;
+    }
+    const p = this.pending.get(second) ?? { contributors: new Set<number>(), classes: new Map() };
+    this.pending.set(second, p);
+    this.addTo(p, agent, classes);
+    this.closeReadySeconds();
+  }
+
+  /** One agent's run histograms (class → window → metric → encoded). */
+  final(windows: Record<string, Record<string, Record<string, string>>>): void {
+    for (const [cls, byWindow] of Object.entries(windows)) {
+      for (const [w, metrics] of Object.entries(byWindow)) {
+        for (const [m, encoded] of Object.entries(metrics)) mergeInto(this.mergedHistogram(cls, w, m), decodeHistogram(encoded));
+      }
+    }
+  }
+
+  /** The merged run histogram of (class, window, metric), created empty if none arrived. */
+  mergedHistogram(cls: string, window: string, metric: string): Histogram {
+    const byWindow = getOrCreate(this.merged, cls, () => new Map<string, Map<string, Histogram>>());
+    return getOrCreate(
+      getOrCreate(byWindow, window, () => new Map<string, Histogram>()),
+      metric,
+      newHistogram,
+    );
+  }
+
+  /**
+   * The open-loop arrivals the agents dispatched, per class in request_index order, as offsets
+   * from the start (aligned, so they are comparable with the global schedule).
+   */
+  offeredArrivals(): Map<string, number[]> {
+    const out = new Map<string, number[]>();
+    for (const [cls, list] of this.offered)
+      out.set(
+        cls,
+        Array.from(list, (v) => v ?? -1),
+      );
+    return out;
+  }
+
+  private offeredOf(cls: string): number[] {
+    return getOrCreate(this.offered, cls, () => []);
+  }
+
+  /** Closes every remaining second and the interval and request files. */
+  async close(): Promise<void> {
+    for (const second of [...this.pending.keys()].sort((a, b) => a - b)) this.closeSecond(second);
+    await Promise.all([this.requests.close(), this.hlog.close(), this.traffic.close()]);
+  }
+
+  private toPending(agent: number, classes: Record<string, IntervalClass>): PendingSecond {
+    const p: PendingSecond = { contributors: new Set(), classes: new Map() };
+    this.addTo(p, agent, classes);
+    return p;
+  }
+
+  private addTo(p: PendingSecond, agent: number, classes: Record<string, IntervalClass>): void {
+    p.contributors.add(agent);
+    for (const [cls, iv] of Object.entries(classes)) {
+      const c = getOrCreate(p.classes, cls, () => ({ issued: 0, completed: 0, failed: 0, histograms: new Map<string, Histogram>() }));
+      c.issued += iv.issued;
+      c.completed += iv.completed;
+      c.failed += iv.failed;
+      for (const [m, encoded] of Object.entries(iv.histograms)) {
+        mergeInto(getOrCreate(c.histograms, m, newHistogram), decodeHistogram(encoded));
+      }
+    }
+  }
+
+  private closeReadySeconds(): void {
+    const live = this.liveAgents();
+    for (const second of [...this.pending.keys()].sort((a, b) => a - b)) {
+      const p = this.pending.get(second)!;
+      if (!live.every((a) => p.contributors.has(a))) break;
+      this.closeSecond(second);
+    }
+  }
+
+  private closeSecond(second: number): void {
+    const p = this.pending.get(second);
+    if (!p) return;
+    this.pending.delete(second);
+    this.finalSeconds.add(second);
+    this.intervalContributors.push({ second, agents: [...p.contributors].sort((a, b) => a - b) });
+    this.writeSecond(second, p);
+  }
+
+  private writeSecond(second: number, p: PendingSecond): void {
+    this.plan.classes.forEach((cls, i) => {
+      const c = p.classes.get(cls.name);
+      const live = this.live.get(cls.name)!;
+      const issued = c?.issued ?? 0;
+      const done = (c?.completed ?? 0) + (c?.failed ?? 0);
+      live.issued += issued;
+      live.completed += c?.completed ?? 0;
+      live.failed += c?.failed ?? 0;
+      const ttft = c?.histograms.get('ttft');
+      if (ttft) mergeInto(live.ttft, ttft);
+      for (const [m, h] of c?.histograms ?? []) this.hlog.interval(`${cls.name}/${m}`, second, 1, h);
+      const outstanding = (this.outstanding.get(cls.name) ?? 0) + issued - done;
+      this.outstanding.set(cls.name, outstanding);
+      const sched = this.schedule.classes[i]!;
+      const lag = c?.histograms.get('schedule_lag');
+      this.traffic.row({
+        elapsed_s: second,
+        class: cls.name,
+        target_rate_per_s: sched.closedLoop ? null : arrivalsBetween(sched.arrivalsNs, second * NS_PER_S, (second + 1) * NS_PER_S),
+        target_concurrency: sched.closedLoop ? concurrencyAt(sched.concurrency, (second + 0.5) * NS_PER_S) : null,
+        issued,
+        completed: done,
+        outstanding,
+        schedule_lag_p99_ms: lag && lag.totalCount > 0 ? nsToMs(percentilesNs(lag, [0.99])[0]!) : null,
+      });
+    });
+  }
+}

@@ -1,0 +1,104 @@
+// Local mode's processes: the engine-sim target and N agent processes on this machine. Each runs
+// in its own process group, so a Ctrl-C reaches only the coordinator, which then stops them in
+// order and still collects their data.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ErrorCode, LoadfleetError } from '../shared/errors.js';
+import { TOKEN_ENV } from '../shared/protocol.js';
+
+const SIM_MAIN = fileURLToPath(new URL('../sim/main.js', import.meta.url));
+const AGENT_MAIN = fileURLToPath(new URL('../agent/main.js', import.meta.url));
+const TAIL_LINES = 40;
+
+/** A started engine-sim. */
+export interface LocalSim {
+  baseUrl: string;
+  metricsUrl: string;
+  model: string;
+  stop(): Promise<void>;
+}
+
+/** Starts engine-sim on a free loopback port and waits for its listening line. */
+export function startLocalSim(args: readonly string[], log: (line: string) => void): Promise<LocalSim> {
+  const child = spawn(process.execPath, [SIM_MAIN, '--host', '127.0.0.1', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const tail = keepTail(child, 'engine-sim', log);
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const fail = (why: string): void =>
+      reject(new LoadfleetError(ErrorCode.TARGET_START_FAILED, `engine-sim did not start: ${why}\n${tail().join('\n')}`));
+    child.once('exit', (code) => fail(`exited with code ${code}`));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const nl = buffered.indexOf('\n');
+      if (nl === -1) return;
+      try {
+        const line = JSON.parse(buffered.slice(0, nl)) as { event: string; base_url: string; metrics_url: string; model: string };
+        child.removeAllListeners('exit');
+        resolve({ baseUrl: line.base_url, metricsUrl: line.metrics_url, model: line.model, stop: () => stopChild(child) });
+      } catch {
+        fail(`unexpected first line ${JSON.stringify(buffered.slice(0, nl))}`);
+      }
+    });
+  });
+}
+
+/** A spawned agent process. */
+export interface LocalAgent {
+  id: string;
+  exited: Promise<number | null>;
+  tail(): string[];
+  stop(): Promise<void>;
+}
+
+/** Spawns `count` agents that join `url`; the token travels in the environment, never in argv. */
+export function spawnLocalAgents(
+  count: number,
+  url: string,
+  token: string,
+  extraArgs: readonly string[],
+  log: (line: string) => void,
+): LocalAgent[] {
+  return Array.from({ length: count }, (_, i) => {
+    const id = `agent-${i + 1}`;
+    const child = spawn(process.execPath, [AGENT_MAIN, '--coordinator', url, '--id', id, ...extraArgs], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+      env: { ...process.env, [TOKEN_ENV]: token },
+    });
+    const tail = keepTail(child, id, () => {});
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    void exited.then((code) => {
+      if (code !== 0) log(`${id} exited with code ${code}; its last lines:\n  ${tail().join('\n  ')}`);
+    });
+    return { id, exited, tail, stop: () => stopChild(child) };
+  });
+}
+
+function keepTail(child: ChildProcess, name: string, log: (line: string) => void): () => string[] {
+  const lines: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) {
+      if (!line) continue;
+      lines.push(line);
+      if (lines.length > TAIL_LINES) lines.shift();
+      log(`[${name}] ${line}`);
+    }
+  });
+  return () => lines;
+}
+
+// SIGTERM first; SIGKILL if it has not gone within 3 s.
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

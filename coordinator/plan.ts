@@ -1,0 +1,16 @@
+// Pure planning: the plan as it will run (target resolved) and each agent's share of it.
+import type { Plan } from '../shared/plan.js';
+import { PLAN_DEFAULTS } from '../shared/plan.js';
+import type { Share } from '../shared/shares.js';
+
+/** The plan with its target resolved: the user's, or the embedded engine-sim's. */
+export function planAsRun(plan: Plan, sim: { baseUrl: string; model: string } | undefined): Plan {
+  if (plan.target) return plan;
+  if (!sim) throw new Error('a plan without target needs the embedded engine-sim');
+  return { ...plan, target: { base_url: sim.baseUrl, api: 'chat', model: sim.model, timeout_s: PLAN_DEFAULTS.timeout_s } };
+}
+
+/** Agent `index` of `count` owns the segment (index/count, (index+1)/count]. */
+export function shareFor(index: number, count: number): Share {
+  return { index, count };
+}

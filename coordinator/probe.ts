@@ -1,0 +1,33 @@
+// Measures an agent's clock against the coordinator's with NTP-style four-timestamp probes, sent
+// one after another so no probe queues behind another.
+import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
+import { fitOffset } from '../shared/clock.js';
+import type { AgentConn } from './server.js';
+
+/** Probes per agent at join; the lowest-delay quarter is kept. */
+export const PROBES_AT_JOIN = 16;
+const PROBE_TIMEOUT_MS = 2000;
+
+/** Sends `count` probes to `agent` and fits its offset (agent clock − coordinator clock). */
+export async function probeAgent(agent: AgentConn, clock: Clock, count = PROBES_AT_JOIN): Promise<OffsetEstimate> {
+  const samples: ProbeSample[] = [];
+  for (let seq = 0; seq < count; seq++) samples.push(await probeOnce(agent, clock, seq));
+  return fitOffset(samples, Math.max(1, Math.floor(count / 4)));
+}
+
+function probeOnce(agent: AgentConn, clock: Clock, seq: number): Promise<ProbeSample> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`agent ${agent.hello.agent_id} did not answer a clock probe within ${PROBE_TIMEOUT_MS} ms`));
+    }, PROBE_TIMEOUT_MS);
+    const off = agent.onMessage((m) => {
+      if (m.type !== 'probe_reply' || m.seq !== seq) return;
+      const t4 = clock.nowNs();
+      clearTimeout(timer);
+      off();
+      resolve({ t1: m.t1_ns, t2: m.t2_ns, t3: m.t3_ns, t4 });
+    });
+    agent.send({ type: 'probe', seq, t1_ns: clock.nowNs() });
+  });
+}

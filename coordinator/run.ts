@@ -1,0 +1,310 @@
+// One run, end to end (the I/O side; planning and summarising are pure modules): resolve the
+// target, gather agents, measure their clocks, hand out shares, start them together, collect
+// everything they send, and write the run directory — also when the run ends early.
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock, OffsetEstimate } from '../shared/clock.js';
+import { anchoredClock, hostClockDomain } from '../shared/clock.js';
+import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import type { Plan } from '../shared/plan.js';
+import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
+import { buildSchedule } from '../shared/schedule.js';
+import type { AgentTimebase } from './artifacts/requests-ndjson.js';
+import { writeRunJson } from './artifacts/run-json.js';
+import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
+import { Collector } from './collector.js';
+import type { LocalAgent, LocalSim } from './local.js';
+import { spawnLocalAgents, startLocalSim } from './local.js';
+import { planAsRun, shareFor } from './plan.js';
+import { probeAgent } from './probe.js';
+import { ProgressView } from './progress.js';
+import type { AgentConn } from './server.js';
+import { AgentServer } from './server.js';
+
+/** What `coordinator start` was asked to do. */
+export interface RunOptions {
+  plan: Plan;
+  agents: number;
+  outDir: string;
+  listenHost: string;
+  listenPort: number;
+  token: string;
+  spawnLocal: boolean;
+  joinTimeoutMs: number;
+  simArgs: readonly string[];
+  agentArgs: readonly string[];
+  log(line: string): void;
+  progress(line: string): void;
+}
+
+/** Per-agent state during a run. */
+export interface AgentState {
+  conn: AgentConn;
+  offset: OffsetEstimate;
+  startLocalNs: bigint;
+  prepMs: number;
+  firstSendErrorNs: number | null;
+  health: AgentHealth | null;
+  final: boolean;
+  lost: boolean;
+  failure: string | null;
+}
+
+/** The outcome the CLI reports. */
+export interface RunResult {
+  dir: string;
+  status: 'completed' | 'degraded' | 'aborted';
+  summaryLines: string[];
+}
+
+const PREPARE_TIMEOUT_MS = 30_000;
+const FINAL_GRACE_MS = 30_000;
+
+/** Makes a run id like 20261202T134501Z-default-7f3a. */
+export function newRunId(planName: string, now = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${planName}-${randomBytes(2).toString('hex')}`;
+}
+
+/** Executes one run; always writes the run directory once agents have been given the plan. */
+export async function executeRun(opts: RunOptions): Promise<RunResult> {
+  const runId = newRunId(opts.plan.name);
+  const dir = join(opts.outDir, runId);
+  await mkdir(dir, { recursive: true });
+  const clock = anchoredClock();
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    let sim: LocalSim | undefined;
+    if (!opts.plan.target) {
+      sim = await startLocalSim(opts.simArgs, opts.log);
+      cleanups.push(() => sim!.stop());
+      opts.log(`engine-sim listening at ${sim.baseUrl}`);
+    }
+    const plan = planAsRun(opts.plan, sim);
+    const server = new AgentServer({
+      host: opts.listenHost,
+      port: opts.listenPort,
+      token: opts.token,
+      expectedAgents: opts.agents,
+      log: opts.log,
+    });
+    const port = await server.listen();
+    cleanups.unshift(() => server.close());
+    const url = `ws://${opts.listenHost.includes(':') ? `[${opts.listenHost}]` : opts.listenHost}:${port}`;
+    opts.log(`waiting for ${opts.agents} agent(s) at ${url}`);
+    let local: LocalAgent[] = [];
+    if (opts.spawnLocal) {
+      local = spawnLocalAgents(opts.agents, url.replace('0.0.0.0', '127.0.0.1'), opts.token, opts.agentArgs, opts.log);
+      cleanups.push(async () => {
+        await Promise.race([Promise.all(local.map((a) => a.exited)), new Promise((r) => setTimeout(r, 5000))]);
+        await Promise.all(local.map((a) => a.stop()));
+      });
+    }
+    await server.waitForAgents(opts.joinTimeoutMs).catch((err: Error) => {
+      throw new LoadfleetError(ErrorCode.JOIN_TIMEOUT, `${err.message}; start agents with: agent --coordinator ${url} --token …`, {
+        exitCode: ExitCode.ABORTED,
+      });
+    });
+    return await new RunSession(opts, plan, runId, dir, clock, server.agents).run();
+  } finally {
+    for (const c of cleanups) await c().catch(() => {});
+  }
+}
+
+// The part of a run after every agent has joined.
+class RunSession {
+  private readonly states: AgentState[] = [];
+  private readonly schedule;
+  private collector: Collector | undefined;
+  private startNs = 0n;
+  private abortReason: string | null = null;
+  private wake: () => void = () => {};
+
+  constructor(
+    private readonly opts: RunOptions,
+    private readonly plan: Plan,
+    private readonly runId: string,
+    private readonly dir: string,
+    private readonly clock: Clock,
+    private readonly agents: readonly AgentConn[],
+  ) {
+    this.schedule = buildSchedule(plan);
+  }
+
+  async run(): Promise<RunResult> {
+    const { opts } = this;
+    for (const a of this.agents) a.send({ type: 'welcome', agent_index: a.index, agent_count: this.agents.length, run_id: this.runId });
+    const offsets = await Promise.all(this.agents.map((a) => probeAgent(a, this.clock)));
+    const explicit = new Set(this.agents.map((a) => a.hello.clock_domain_id)).size === 1;
+    const prepMs = await this.prepareAll();
+    this.agents.forEach((conn, i) => {
+      this.states.push({
+        conn,
+        offset: offsets[i]!,
+        startLocalNs: 0n,
+        prepMs: prepMs[i]!,
+        firstSendErrorNs: null,
+        health: null,
+        final: false,
+        lost: false,
+        failure: null,
+      });
+    });
+    const worstRtt = Math.max(...offsets.map((o) => o.rtt_ns));
+    this.startNs = chooseStartNs(this.clock.nowNs(), worstRtt, Math.max(...prepMs));
+    for (const s of this.states) s.startLocalNs = explicit ? this.startNs : this.startNs + BigInt(s.offset.offset_ns);
+    const timebases: AgentTimebase[] = this.states.map((s) => ({
+      agentId: s.conn.hello.agent_id,
+      startLocalNs: s.startLocalNs,
+      alignNs: explicit ? 0n : BigInt(s.offset.offset_ns),
+    }));
+    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.startNs, () => this.liveIndices());
+    for (const s of this.states) this.wire(s);
+    const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
+    process.on('SIGINT', onSigint);
+    const progress = new ProgressView(this.plan, this.collector, opts.progress);
+    try {
+      const armDeadlineMs = Number(this.startNs - ARM_MARGIN_NS - this.clock.nowNs()) / 1e6;
+      try {
+        await armAll(this.agents, (a) => this.states[a.index]!.startLocalNs, armDeadlineMs);
+      } catch (err) {
+        for (const a of this.agents) a.send({ type: 'abort', reason: (err as Error).message });
+        this.abortReason = `aborted before any load was sent: ${(err as Error).message}`;
+        return await this.writeAndSummarize(explicit);
+      }
+      opts.log(`all ${this.agents.length} agents armed; start in ${Number(this.startNs - this.clock.nowNs()) / 1e6} ms`);
+      progress.start();
+      await this.waitForFinals();
+      return await this.writeAndSummarize(explicit);
+    } finally {
+      progress.stop();
+      process.off('SIGINT', onSigint);
+    }
+  }
+
+  private liveIndices(): number[] {
+    return this.states.filter((s) => !s.lost && !s.final).map((s) => s.conn.index);
+  }
+
+  // Sends each agent the plan and its share; resolves with their preparation times.
+  private prepareAll(): Promise<number[]> {
+    return Promise.all(
+      this.agents.map(
+        (a) =>
+          new Promise<number>((resolve, reject) => {
+            const timer = setTimeout(
+              () =>
+                reject(
+                  new LoadfleetError(
+                    ErrorCode.ARM_TIMEOUT,
+                    `agent ${a.hello.agent_id} did not prepare within ${PREPARE_TIMEOUT_MS / 1000} s`,
+                    { exitCode: ExitCode.ABORTED },
+                  ),
+                ),
+              PREPARE_TIMEOUT_MS,
+            );
+            const off = a.onMessage((m) => {
+              if (m.type === 'prepared' || m.type === 'failed') {
+                clearTimeout(timer);
+                off();
+                if (m.type === 'prepared') resolve(m.prep_ms);
+                else
+                  reject(
+                    new LoadfleetError(ErrorCode.AGENT_FAILED, `agent ${a.hello.agent_id} could not prepare: ${m.message}`, {
+                      exitCode: ExitCode.ABORTED,
+                    }),
+                  );
+              }
+            });
+            a.send({ type: 'plan', run_id: this.runId, plan: this.plan, share: shareFor(a.index, this.agents.length) });
+          }),
+      ),
+    );
+  }
+
+  private wire(s: AgentState): void {
+    const c = this.collector!;
+    s.conn.onMessage((m: AgentMessage) => {
+      switch (m.type) {
+        case 'records':
+          c.records(s.conn.index, m.rows);
+          s.conn.send({ type: 'ack', seq: m.seq });
+          return;
+        case 'interval':
+          c.interval(s.conn.index, m.second, m.classes);
+          return;
+        case 'started':
+          s.firstSendErrorNs = m.first_send_error_ns;
+          return;
+        case 'heartbeat':
+          s.health = m.health;
+          return;
+        case 'final':
+          c.final(m.windows);
+          s.health = m.health;
+          s.final = true;
+          this.wake();
+          return;
+        case 'failed':
+          s.failure = `${m.code}: ${m.message}`;
+          this.opts.log(`agent ${s.conn.hello.agent_id} failed: ${s.failure}`);
+          this.stopAll(`agent ${s.conn.hello.agent_id} failed: ${m.message}`);
+          return;
+        default:
+          return;
+      }
+    });
+    s.conn.onClose(() => {
+      if (s.final) return;
+      s.lost = true;
+      this.opts.log(`agent ${s.conn.hello.agent_id} was lost before sending its results`);
+      this.stopAll(`agent ${s.conn.hello.agent_id} was lost`);
+    });
+  }
+
+  private stopAll(reason: string): void {
+    if (this.abortReason === null) this.abortReason = reason;
+    for (const s of this.states) if (!s.final && !s.lost) s.conn.send({ type: 'stop', reason });
+    this.wake();
+  }
+
+  private async waitForFinals(): Promise<void> {
+    const limitMs =
+      Number(this.startNs - this.clock.nowNs()) / 1e6 + (this.plan.duration_s + (this.plan.drain_timeout_s ?? 0)) * 1000 + FINAL_GRACE_MS;
+    const deadline = Date.now() + limitMs;
+    while (this.states.some((s) => !s.final && !s.lost)) {
+      if (Date.now() > deadline) {
+        this.stopAll('agents did not finish within duration + drain timeout + grace');
+        break;
+      }
+      await new Promise<void>((r) => {
+        this.wake = r;
+        setTimeout(r, 500);
+      });
+    }
+  }
+
+  private async writeAndSummarize(explicit: boolean): Promise<RunResult> {
+    const c = this.collector!;
+    await c.close();
+    const finishedNs = this.startNs + BigInt(Math.round(c.lastDoneNs));
+    const written = await writeRunJson({
+      dir: this.dir,
+      runId: this.runId,
+      plan: this.plan,
+      schedule: this.schedule,
+      collector: c,
+      states: this.states,
+      startNs: this.startNs,
+      finishedNs: finishedNs > this.startNs ? finishedNs : this.clock.nowNs(),
+      explicit,
+      coordinatorDomain: hostClockDomain(),
+      abortReason: this.abortReason,
+    });
+    return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
+  }
+}

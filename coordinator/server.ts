@@ -1,0 +1,168 @@
+// Where agents register: an HTTP server whose only upgrade path is the agents' WebSocket. The
+// token and protocol are checked on the upgrade request, so a refused peer never gets a socket,
+// and every frame is decoded and checked before anyone acts on it.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
+import { AGENT_PATH, checkUpgrade, decodeAgentMessage, encodeMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
+
+/** The hello an agent introduced itself with. */
+export type Hello = Extract<AgentMessage, { type: 'hello' }>;
+
+/** One joined agent. */
+export class AgentConn {
+  closed = false;
+  private readonly handlers = new Set<(m: AgentMessage) => void>();
+  private readonly closeHandlers = new Set<() => void>();
+
+  constructor(
+    readonly index: number,
+    readonly hello: Hello,
+    readonly remote: string,
+    private readonly ws: WebSocket,
+  ) {}
+
+  /** Sends a message (dropped if the socket is gone). */
+  send(m: CoordinatorMessage): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(encodeMessage(m));
+  }
+
+  /** Subscribes to this agent's messages; returns the unsubscribe function. */
+  onMessage(fn: (m: AgentMessage) => void): () => void {
+    this.handlers.add(fn);
+    return () => this.handlers.delete(fn);
+  }
+
+  /** Called once when the connection closes. */
+  onClose(fn: () => void): void {
+    this.closeHandlers.add(fn);
+  }
+
+  /** Closes the link. */
+  close(reason = 'run finished'): void {
+    this.ws.close(1000, reason);
+  }
+
+  deliver(m: AgentMessage): void {
+    for (const fn of this.handlers) fn(m);
+  }
+
+  closedNow(): void {
+    this.closed = true;
+    for (const fn of this.closeHandlers) fn();
+  }
+}
+
+/** Server options. */
+export interface AgentServerOptions {
+  host: string;
+  port: number;
+  token: string;
+  expectedAgents: number;
+  log(line: string): void;
+}
+
+const HELLO_TIMEOUT_MS = 5000;
+
+/** Accepts up to `expectedAgents` authenticated agents. */
+export class AgentServer {
+  readonly agents: AgentConn[] = [];
+  private readonly http: Server;
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
+  private joinWaiters: (() => void)[] = [];
+
+  constructor(private readonly opts: AgentServerOptions) {
+    this.http = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('loadfleet coordinator: agents connect over WebSocket\n');
+    });
+    this.http.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
+  }
+
+  /** Starts listening; resolves with the bound port. */
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(this.opts.port, this.opts.host, () => resolve((this.http.address() as AddressInfo).port));
+    });
+  }
+
+  /** Resolves when every expected agent has joined, or rejects after `timeoutMs`. */
+  waitForAgents(timeoutMs: number): Promise<void> {
+    if (this.agents.length >= this.opts.expectedAgents) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${this.agents.length} of ${this.opts.expectedAgents} agents joined within ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
+      this.joinWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Stops accepting and closes every link. */
+  async close(): Promise<void> {
+    for (const a of this.agents) a.close();
+    for (const ws of this.wss.clients) ws.terminate();
+    await new Promise<void>((r) => this.http.close(() => r()));
+  }
+
+  private refuse(socket: Duplex, status: number, message: string, remote: string): void {
+    this.opts.log(`refused a connection from ${remote}: ${message}`);
+    socket.end(
+      `HTTP/1.1 ${status} Refused\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`,
+    );
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const remote = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
+    socket.on('error', () => {});
+    const refusal =
+      new URL(req.url ?? '/', 'http://x').pathname !== AGENT_PATH
+        ? { status: 404, message: `no such path; agents connect to ${AGENT_PATH}` }
+        : (checkUpgrade(req.headers, this.opts.token) ??
+          (this.agents.length >= this.opts.expectedAgents
+            ? { status: 409, message: `the run already has its ${this.opts.expectedAgents} agents` }
+            : null));
+    if (refusal) this.refuse(socket, refusal.status, refusal.message, remote);
+    else this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, remote));
+  }
+
+  // A socket becomes an agent only after a well-formed hello of the same protocol.
+  private accept(ws: WebSocket, remote: string): void {
+    let conn: AgentConn | undefined;
+    const helloTimer = setTimeout(() => ws.close(4000, 'no hello'), HELLO_TIMEOUT_MS);
+    ws.on('error', (err) => this.opts.log(`link error with ${conn?.hello.agent_id ?? remote}: ${err.message}`));
+    ws.on('message', (data: Buffer) => {
+      let m: AgentMessage;
+      try {
+        m = decodeAgentMessage(data);
+      } catch (err) {
+        this.opts.log(`ignored a malformed frame from ${conn?.hello.agent_id ?? remote}: ${(err as Error).message}`);
+        if (!conn) ws.close(4002, 'malformed frame before hello');
+        return;
+      }
+      if (conn) return conn.deliver(m);
+      if (m.type !== 'hello' || m.protocol !== PROTOCOL_VERSION) {
+        this.opts.log(`refused ${remote}: first message must be a protocol ${PROTOCOL_VERSION} hello`);
+        return ws.close(4001, 'expected hello');
+      }
+      clearTimeout(helloTimer);
+      if (this.agents.length >= this.opts.expectedAgents || this.agents.some((a) => a.hello.agent_id === m.agent_id)) {
+        this.opts.log(`refused ${m.agent_id} from ${remote}: run full or duplicate agent id`);
+        return ws.close(4009, 'run full or duplicate agent id');
+      }
+      conn = new AgentConn(this.agents.length, m, remote, ws);
+      this.agents.push(conn);
+      this.opts.log(`agent ${m.agent_id} joined from ${remote} (${this.agents.length}/${this.opts.expectedAgents})`);
+      if (this.agents.length === this.opts.expectedAgents) for (const w of this.joinWaiters.splice(0)) w();
+    });
+    ws.on('close', () => {
+      clearTimeout(helloTimer);
+      conn?.closedNow();
+    });
+  }
+}

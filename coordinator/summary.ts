@@ -1,0 +1,140 @@
+// Pure: turns the collector's merged histograms and exact counts into run.json's per-class,
+// per-window figures, the metric population, and the histograms' measured error vs exact.
+import type { Histogram } from '../shared/histogram.js';
+import { HISTOGRAM_CONFIG, nearestRank, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
+import { LATENCY_METRICS } from '../shared/metrics.js';
+import type { Plan, TrafficClass } from '../shared/plan.js';
+import { isClosedLoop } from '../shared/plan.js';
+import type { Collector } from './collector.js';
+import type { WindowStats } from './window-stats.js';
+import { EXACT_METRICS } from './window-stats.js';
+
+/** Below this many samples a p99 is descriptive only (domain.md §3). */
+export const P99_MIN_SAMPLES = 100;
+
+/** Figures of one class in one window: the `{metrics}` object of run.json. */
+export type WindowMetrics = Record<string, number | boolean | null | Record<string, number>>;
+
+/** run.json's `classes` section. */
+export function classSummaries(plan: Plan, c: Collector, runSeconds: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const cls of plan.classes) {
+    const byWindow = c.stats.get(cls.name)!;
+    const all = byWindow.get('all')!;
+    const windows: Record<string, WindowMetrics> = {};
+    for (const [name, stats] of byWindow) {
+      const w = plan.windows?.find((x) => x.name === name);
+      const lengthS = w ? w.end_s - w.start_s : runSeconds;
+      windows[name] = windowMetrics(cls, stats, (m) => c.mergedHistogram(cls.name, name, m), lengthS);
+    }
+    out[cls.name] = {
+      requests: all.requests,
+      completed: all.completed,
+      failed: all.failed,
+      http_200: all.http200,
+      http_429: all.http429,
+      status_counts: all.httpCounts,
+      outcome_counts: all.statusCounts,
+      closed_loop: isClosedLoop(cls),
+      windows,
+    };
+  }
+  return out;
+}
+
+function windowMetrics(cls: TrafficClass, s: WindowStats, hist: (metric: string) => Histogram, lengthS: number): WindowMetrics {
+  const out: WindowMetrics = {};
+  for (const m of LATENCY_METRICS) {
+    if (m === 'e2e_from_intended' && isClosedLoop(cls)) continue; // no intended time in a closed loop
+    const d = summarizeMs(hist(m));
+    for (const [k, v] of Object.entries(d)) out[`${m}_${k}`] = v;
+  }
+  const tpotP50 = out.tpot_p50_ms as number | null;
+  out.decode_tok_s_p50 = tpotP50 ? round3(1000 / tpotP50) : null;
+  out.throughput_tok_s = lengthS > 0 ? round3(s.completionTokens / lengthS) : null;
+  out.throughput_rps = lengthS > 0 ? round3(s.finishedInside / lengthS) : null;
+  out.requests = s.requests;
+  out.completed = s.completed;
+  out.failed = s.failed;
+  out.http_200 = s.http200;
+  out.http_429 = s.http429;
+  if (cls.slo) out.slo_attainment = s.requests > 0 ? round6(s.sloHits / s.requests) : null;
+  return out;
+}
+
+/** The largest relative gap between merged-HDR and exact nearest-rank percentiles (and min/max). */
+export function maxRelativeErrorVsExact(plan: Plan, c: Collector): { max: number | null; compared: number } {
+  let max: number | null = null;
+  let compared = 0;
+  for (const cls of plan.classes) {
+    for (const [w, stats] of c.stats.get(cls.name)!) {
+      for (const m of EXACT_METRICS) {
+        const values = stats.values.get(m);
+        if (!values || values.length === 0) continue;
+        const sorted = Float64Array.from(values).sort();
+        const h = c.mergedHistogram(cls.name, w, m);
+        const hdr = percentilesNs(h, [...REPORTED_QUANTILES, 0, 1]);
+        const exact = [...REPORTED_QUANTILES.map((q) => nearestRank(sorted, q)), sorted[0]!, sorted[sorted.length - 1]!];
+        hdr.forEach((v, i) => {
+          const e = exact[i]!;
+          // Values below 1 µs are compared absolutely: their relative error is dominated by ns rounding.
+          const rel = Math.abs(v - e) / Math.max(Math.abs(e), 1000);
+          max = max === null ? rel : Math.max(max, rel);
+          compared++;
+        });
+      }
+    }
+  }
+  return { max: max === null ? null : Number((max as number).toPrecision(4)), compared };
+}
+
+/** run.json's `histograms` section. */
+export function histogramSection(plan: Plan, c: Collector): Record<string, unknown> {
+  const err = maxRelativeErrorVsExact(plan, c);
+  return {
+    lowest_ns: HISTOGRAM_CONFIG.lowest_ns,
+    highest_ns: HISTOGRAM_CONFIG.highest_ns,
+    significant_digits: HISTOGRAM_CONFIG.significant_digits,
+    merge: 'hdr-add',
+    max_relative_error_vs_exact: err.max,
+    compared_values: err.compared,
+    definition:
+      'max_relative_error_vs_exact is the largest |merged-HDR − exact| / max(exact, 1 µs) over p50, p90, p95, p99, min and max of every class, window and metric computable from raw records (all but itl).',
+  };
+}
+
+/** run.json's `metric_population` section. */
+export function metricPopulation(plan: Plan, c: Collector): Record<string, unknown> {
+  let attempted = 0;
+  let successful = 0;
+  let smallestP99Samples = Number.POSITIVE_INFINITY;
+  const excludedByStatus: Record<string, number> = {};
+  for (const cls of plan.classes) {
+    const all = c.stats.get(cls.name)!.get('all')!;
+    attempted += all.requests;
+    successful += all.completed;
+    for (const [status, n] of Object.entries(all.statusCounts))
+      if (status !== 'ok') excludedByStatus[status] = (excludedByStatus[status] ?? 0) + n;
+    for (const stats of c.stats.get(cls.name)!.values())
+      if (stats.completed > 0) smallestP99Samples = Math.min(smallestP99Samples, stats.completed);
+  }
+  return {
+    attempted_requests: attempted,
+    successful_requests: successful,
+    performance_eligible_requests: successful,
+    excluded_requests: attempted - successful,
+    excluded_by_status: excludedByStatus,
+    failure_policy:
+      'failed or contract-invalid responses keep their timing and metadata in requests.ndjson but are excluded from latency distributions (schedule_lag alone counts every dispatched request)',
+    p99_interpretation: smallestP99Samples < P99_MIN_SAMPLES ? 'descriptive-nearest-rank-only' : 'nearest-rank',
+    p99_minimum_recommended_samples: P99_MIN_SAMPLES,
+  };
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

@@ -1,0 +1,94 @@
+// Clocks: one monotonic source (hrtime) anchored once to the wall clock, and the NTP-style
+// four-timestamp estimate the coordinator uses to measure each agent's offset.
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+/** A clock that gives ns since the Unix epoch in its own domain, derived from hrtime deltas. */
+export interface Clock {
+  nowNs(): bigint;
+  /** Local monotonic ns (for intervals; never mixed with another process's). */
+  monoNs(): bigint;
+}
+
+/**
+ * Anchors hrtime to the wall clock once. Date.now() only has ms resolution, so the anchor is
+ * put at a millisecond edge: the edge lies between the hrtime read before the last call that
+ * still returned the old ms and the read after the first call that returned the new one. Of up
+ * to 8 edges the tightest bracket wins, which keeps a preemption (likely when many agents start
+ * on few cores) from costing a millisecond. `offsetNs` shifts the wall clock on purpose (tests
+ * use it to prove that offsets are measured).
+ */
+export function anchoredClock(offsetNs = 0n): Clock {
+  let best: { hr: bigint; ms: number; width: bigint } | undefined;
+  for (let edge = 0; edge < 8 && (best === undefined || best.width > 20_000n); edge++) {
+    let before = process.hrtime.bigint();
+    let ms = Date.now();
+    const startMs = ms;
+    let after = before;
+    while (ms === startMs) {
+      before = after;
+      ms = Date.now();
+      after = process.hrtime.bigint();
+    }
+    const width = after - before;
+    if (best === undefined || width < best.width) best = { hr: before + width / 2n, ms, width };
+  }
+  const anchorWallNs = BigInt(best!.ms) * 1_000_000n + offsetNs;
+  const anchorHr = best!.hr;
+  return {
+    nowNs: () => anchorWallNs + (process.hrtime.bigint() - anchorHr),
+    monoNs: () => process.hrtime.bigint(),
+  };
+}
+
+/** The default clock domain: this machine since its last boot (only valid on one host). */
+export function hostClockDomain(): string {
+  let bootId = 'unknown-boot';
+  try {
+    bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    // Not Linux: the hostname alone still separates machines.
+  }
+  return `host:${hostname()}:${bootId}`;
+}
+
+/** One probe: T1 sent (coordinator), T2 received (agent), T3 replied (agent), T4 back (coordinator). */
+export interface ProbeSample {
+  t1: bigint;
+  t2: bigint;
+  t3: bigint;
+  t4: bigint;
+}
+
+/** A measured clock relation: agent clock − coordinator clock, with its error bound. */
+export interface OffsetEstimate {
+  offset_ns: number;
+  /** Half the round trip of the probes used: the worst case for asymmetric paths. */
+  uncertainty_ns: number;
+  rtt_ns: number;
+  probes: number;
+  used: number;
+}
+
+/** θ and δ of one probe (distributed.md): θ = ((T2−T1)+(T3−T4))/2, δ = (T4−T1)−(T3−T2). */
+export function probeOffset(s: ProbeSample): { offsetNs: number; delayNs: number } {
+  return {
+    offsetNs: Number((s.t2 - s.t1 + (s.t3 - s.t4)) / 2n),
+    delayNs: Number(s.t4 - s.t1 - (s.t3 - s.t2)),
+  };
+}
+
+/** Fits the offset from the `keep` lowest-delay probes (median θ, uncertainty = max δ/2 of those). */
+export function fitOffset(samples: readonly ProbeSample[], keep = 4): OffsetEstimate {
+  const measured = samples.map(probeOffset).sort((a, b) => a.delayNs - b.delayNs);
+  const best = measured.slice(0, Math.max(1, Math.min(keep, measured.length)));
+  const offsets = best.map((m) => m.offsetNs).sort((a, b) => a - b);
+  const median = offsets[Math.floor((offsets.length - 1) / 2)]!;
+  return {
+    offset_ns: median,
+    uncertainty_ns: Math.ceil(Math.max(...best.map((m) => m.delayNs)) / 2),
+    rtt_ns: best[0]!.delayNs,
+    probes: samples.length,
+    used: best.length,
+  };
+}

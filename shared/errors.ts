@@ -1,0 +1,71 @@
+// One errors module for the whole product: a base class with a stable `code` per failure, so
+// logs, tests and users can match on codes rather than on message wording.
+
+/** Stable error codes; never renumber or rename (users grep for them). */
+export const ErrorCode = {
+  PLAN_INVALID: 'LF_PLAN_INVALID',
+  PLAN_UNREADABLE: 'LF_PLAN_UNREADABLE',
+  USAGE: 'LF_USAGE',
+  AUTH_REFUSED: 'LF_AUTH_REFUSED',
+  PROTOCOL_MISMATCH: 'LF_PROTOCOL_MISMATCH',
+  BAD_FRAME: 'LF_BAD_FRAME',
+  JOIN_TIMEOUT: 'LF_JOIN_TIMEOUT',
+  ARM_TIMEOUT: 'LF_ARM_TIMEOUT',
+  AGENT_LOST: 'LF_AGENT_LOST',
+  AGENT_FAILED: 'LF_AGENT_FAILED',
+  TARGET_START_FAILED: 'LF_TARGET_START_FAILED',
+  ABORTED: 'LF_ABORTED',
+  INTERNAL: 'LF_INTERNAL',
+} as const;
+
+/** One of the stable codes above. */
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Process exit codes, named so scripts can rely on them. */
+export const ExitCode = {
+  OK: 0,
+  FAILURE: 1,
+  INVALID_INPUT: 2,
+  ABORTED: 3,
+  INTERRUPTED: 130,
+} as const;
+
+/** Base error: a code, a short message, and an exit code for the CLI's one top-level catch. */
+export class LoadfleetError extends Error {
+  readonly code: ErrorCodeValue;
+  readonly exitCode: number;
+  /** Extra lines shown under the message (e.g. every plan problem). */
+  readonly details: readonly string[];
+
+  constructor(code: ErrorCodeValue, message: string, options: { exitCode?: number; details?: readonly string[]; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'LoadfleetError';
+    this.code = code;
+    this.exitCode = options.exitCode ?? ExitCode.FAILURE;
+    this.details = options.details ?? [];
+  }
+}
+
+/** A plan that failed validation; `problems` are `<json path>: <what is wrong>` lines. */
+export class PlanInvalidError extends LoadfleetError {
+  constructor(problems: readonly string[], source = 'plan') {
+    super(ErrorCode.PLAN_INVALID, `${source} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'})`, {
+      exitCode: ExitCode.INVALID_INPUT,
+      details: problems,
+    });
+  }
+}
+
+/** Renders any error for a terminal: code, message, then one indented line per detail. */
+export function formatError(err: unknown): string {
+  if (err instanceof LoadfleetError) {
+    return [`error ${err.code}: ${err.message}`, ...err.details.map((d) => `  ${d}`)].join('\n');
+  }
+  const e = err instanceof Error ? err : new Error(String(err));
+  return `error ${ErrorCode.INTERNAL}: ${e.stack ?? e.message}`;
+}
+
+/** Exit code for an error caught at the top of a CLI. */
+export function exitCodeOf(err: unknown): number {
+  return err instanceof LoadfleetError ? err.exitCode : ExitCode.FAILURE;
+}

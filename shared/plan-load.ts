@@ -1,0 +1,82 @@
+// Turns plan text or a plan file into a validated Plan. Syntax errors are reported the same way as
+// validation problems (`$: …` lines inside a PlanInvalidError), so the CLI has one way to show both.
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument } from 'yaml';
+import { ErrorCode, ExitCode, LoadfleetError, PlanInvalidError } from './errors.js';
+import type { Plan } from './plan.js';
+import { validatePlan } from './plan-validate.js';
+
+/** Parses JSON (or YAML for `.yaml`/`.yml` names and text that does not start like JSON) and validates it. */
+export function parsePlanText(text: string, sourceName: string): Plan {
+  const body = text.replace(/^\uFEFF/, ''); // editors on Windows add a BOM that JSON.parse rejects
+  const parsed = isYamlSource(body, sourceName) ? parseYaml(body) : parseJson(body);
+  if (!parsed.ok) throw new PlanInvalidError(parsed.problems, sourceName);
+  const result = validatePlan(parsed.value);
+  if (!result.ok) throw new PlanInvalidError(result.problems, sourceName);
+  return result.plan;
+}
+
+/** Reads and parses a plan file; an unreadable file is LF_PLAN_UNREADABLE, a bad one LF_PLAN_INVALID. */
+export async function loadPlanFile(path: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new LoadfleetError(ErrorCode.PLAN_UNREADABLE, `cannot read plan ${path}: ${reason}`, {
+      exitCode: ExitCode.INVALID_INPUT,
+      cause: err,
+    });
+  }
+  return parsePlanText(text, path);
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false; problems: string[] };
+
+// A name decides when it can; otherwise JSON text starts with `{` or `[` (a broken JSON file should
+// get a JSON error, not a confusing YAML one).
+function isYamlSource(text: string, sourceName: string): boolean {
+  if (/\.ya?ml$/i.test(sourceName)) return true;
+  return !/^\s*[{[]/.test(text);
+}
+
+function parseJson(text: string): Parsed {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, problems: [jsonProblem(text, err instanceof Error ? err.message : String(err))] };
+  }
+}
+
+// V8 reports a character offset (and, in newer versions, also line/column) inside the message; we
+// turn the offset into line/column ourselves so the wording is the same on every Node version.
+function jsonProblem(text: string, message: string): string {
+  const match = /\s*in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(message);
+  if (!match) return `$: invalid JSON: ${message}`;
+  const { line, col } = lineColumn(text, Number(match[1]));
+  return `$: invalid JSON at line ${line}, column ${col}: ${message.slice(0, match.index)}`;
+}
+
+function lineColumn(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, col: offset - before.lastIndexOf('\n') };
+}
+
+function parseYaml(text: string): Parsed {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const problems = doc.errors.map((e) => {
+      const { line, col } = lineCounter.linePos(e.pos[0]);
+      return `$: invalid YAML at line ${line}, column ${col}: ${e.message}`;
+    });
+    return { ok: false, problems };
+  }
+  try {
+    return { ok: true, value: doc.toJS() };
+  } catch (err) {
+    // toJS refuses documents that expand aliases excessively ("billion laughs").
+    return { ok: false, problems: [`$: invalid YAML: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+}

@@ -1,0 +1,515 @@
+// Validation of `loadfleet.plan/v1` (../spec/plan.md). Plans are written by hand, so every problem
+// is collected in one pass as `<json path>: <what is wrong>` instead of stopping at the first one.
+// The shape: a small toolkit of field checks, then one small function per object kind whose lines
+// read as the list of rules.
+import type {
+  ConstantPattern,
+  Load,
+  LoadModelName,
+  NoisySinusoidalPattern,
+  Pattern,
+  Phase,
+  Plan,
+  PromptSpec,
+  RampPattern,
+  ScrapeTarget,
+  Slo,
+  Target,
+  TrafficClass,
+  Window,
+} from './plan.js';
+import { PLAN_DEFAULTS, PLAN_SCHEMA } from './plan.js';
+
+/** Outcome of validation: the plan with defaults filled in, or every problem found. */
+export type PlanValidation = { ok: true; plan: Plan } | { ok: false; problems: string[] };
+
+/** Validates an already-parsed plan document; never mutates `input`. */
+export function validatePlan(input: unknown): PlanValidation {
+  if (!isObj(input)) return { ok: false, problems: ['$: must be an object'] };
+  const ctx: Ctx = { path: '', problems: [] };
+  checkPlan(ctx, input);
+  if (ctx.problems.length > 0) return { ok: false, problems: ctx.problems };
+  // Validation has proved the shape, so the clone is a plan apart from the defaulted fields.
+  return { ok: true, plan: withDefaults(structuredClone(input) as PlanInput) };
+}
+
+// ---- defaults
+
+/** What validation proves: a Plan, except that `target.timeout_s` may still be absent. */
+type PlanInput = Omit<Plan, 'target'> & { target?: Omit<Target, 'timeout_s'> & { timeout_s?: number } };
+
+// Not in PLAN_DEFAULTS (plan.ts): the studies always send fixed-length, cache-defeating prompts.
+const PROMPT_DEFAULTS = { ignore_eos: true, cache: 'unique' } as const satisfies Partial<PromptSpec>;
+
+function withDefaults(plan: PlanInput): Plan {
+  const { target, ...rest } = plan;
+  return {
+    ...rest,
+    drain_timeout_s: plan.drain_timeout_s ?? PLAN_DEFAULTS.drain_timeout_s,
+    max_error_share: plan.max_error_share ?? PLAN_DEFAULTS.max_error_share,
+    ...(target && { target: { ...target, timeout_s: target.timeout_s ?? PLAN_DEFAULTS.timeout_s } }),
+    classes: plan.classes.map((cls) => ({ ...cls, prompt: { ...PROMPT_DEFAULTS, ...cls.prompt } })),
+  };
+}
+
+// ---- toolkit
+
+type Obj = Record<string, unknown>;
+
+/** Where we are in the document; children share `problems` so nothing needs merging. */
+interface Ctx {
+  readonly path: string;
+  readonly problems: string[];
+}
+
+interface NumRule {
+  min?: number;
+  exclusiveMin?: number;
+  max?: number;
+  integer?: boolean;
+  optional?: boolean;
+}
+
+interface StrRule {
+  optional?: boolean;
+  maxLength?: number;
+  pattern?: RegExp;
+  /** Said when `pattern` does not match. */
+  hint?: string;
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function child(ctx: Ctx, key: string | number): Ctx {
+  return { path: joinPath(ctx.path, key), problems: ctx.problems };
+}
+
+// Keys that are not identifiers (header names, typos with spaces) are quoted so the path stays unambiguous.
+function joinPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${path || '$'}[${JSON.stringify(key)}]`;
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function report(ctx: Ctx, message: string): void {
+  ctx.problems.push(`${ctx.path || '$'}: ${message}`);
+}
+
+// Returns undefined so a failed check can `return fail(...)` and callers skip dependent rules.
+function fail(ctx: Ctx, message: string): undefined {
+  report(ctx, message);
+  return undefined;
+}
+
+function quoted(options: readonly string[], joiner = ', '): string {
+  return options.map((o) => JSON.stringify(o)).join(joiner);
+}
+
+/** The value at `key`; absent (or undefined) reports `is required` unless optional. */
+function field(ctx: Ctx, o: Obj, key: string, optional = false): unknown {
+  const v = Object.hasOwn(o, key) ? o[key] : undefined;
+  if (v === undefined && !optional) report(child(ctx, key), 'is required');
+  return v;
+}
+
+function num(ctx: Ctx, o: Obj, key: string, rule: NumRule = {}): number | undefined {
+  const v = field(ctx, o, key, rule.optional);
+  return v === undefined ? undefined : checkNum(child(ctx, key), v, rule);
+}
+
+function checkNum(ctx: Ctx, v: unknown, rule: NumRule): number | undefined {
+  if (typeof v !== 'number') return fail(ctx, 'must be a number');
+  if (!Number.isFinite(v)) return fail(ctx, 'must be a finite number');
+  if (rule.integer && !Number.isInteger(v)) return fail(ctx, 'must be an integer');
+  if (rule.integer && !Number.isSafeInteger(v)) return fail(ctx, 'must be a safe integer');
+  if (rule.exclusiveMin !== undefined && v <= rule.exclusiveMin) return fail(ctx, `must be > ${rule.exclusiveMin}`);
+  if (rule.min !== undefined && v < rule.min) return fail(ctx, `must be >= ${rule.min}`);
+  if (rule.max !== undefined && v > rule.max) return fail(ctx, `must be <= ${rule.max}`);
+  return v;
+}
+
+function str(ctx: Ctx, o: Obj, key: string, rule: StrRule = {}): string | undefined {
+  const v = field(ctx, o, key, rule.optional);
+  if (v === undefined) return undefined;
+  const c = child(ctx, key);
+  if (typeof v !== 'string') return fail(c, 'must be a string');
+  if (v === '') return fail(c, 'must not be empty');
+  if (rule.maxLength !== undefined && v.length > rule.maxLength) return fail(c, `must be at most ${rule.maxLength} characters`);
+  if (rule.pattern && !rule.pattern.test(v)) return fail(c, rule.hint ?? `must match ${rule.pattern}`);
+  return v;
+}
+
+function bool(ctx: Ctx, o: Obj, key: string, optional = false): boolean | undefined {
+  const v = field(ctx, o, key, optional);
+  if (v === undefined || typeof v === 'boolean') return v;
+  return fail(child(ctx, key), 'must be a boolean');
+}
+
+function oneOf<T extends string>(ctx: Ctx, o: Obj, key: string, options: readonly T[], optional = false): T | undefined {
+  const v = field(ctx, o, key, optional);
+  if (v === undefined) return undefined;
+  if (options.some((option) => option === v)) return v as T;
+  return fail(child(ctx, key), options.length === 1 ? `must be ${quoted(options)}` : `must be one of ${quoted(options)}`);
+}
+
+/** Checks the object at `key` with `check`; returns what `check` returns. */
+function obj<R>(ctx: Ctx, o: Obj, key: string, check: (ctx: Ctx, o: Obj) => R, optional = false): R | undefined {
+  const v = field(ctx, o, key, optional);
+  if (v === undefined) return undefined;
+  const c = child(ctx, key);
+  return isObj(v) ? check(c, v) : fail(c, 'must be an object');
+}
+
+/** Checks each object of the array at `key`; returns one result per item (undefined for non-objects). */
+function list<R>(ctx: Ctx, o: Obj, key: string, check: (ctx: Ctx, o: Obj) => R, rule: { optional?: boolean; nonEmpty?: boolean } = {}) {
+  const v = field(ctx, o, key, rule.optional);
+  if (v === undefined) return undefined;
+  const c = child(ctx, key);
+  if (!Array.isArray(v)) return fail(c, 'must be an array');
+  if (rule.nonEmpty && v.length === 0) return fail(c, 'must not be empty');
+  return v.map((item: unknown, i) => (isObj(item) ? check(child(c, i), item) : fail(child(c, i), 'must be an object')));
+}
+
+// Typos must not pass silently: an unknown `promt` would otherwise just mean "use the default".
+function knownKeys(ctx: Ctx, o: Obj, keys: readonly string[]): void {
+  for (const key of Object.keys(o)) {
+    if (!keys.includes(key)) report(child(ctx, key), `unknown key${suggestion(key, keys)}`);
+  }
+}
+
+function suggestion(word: string, candidates: readonly string[]): string {
+  let best: { key: string; distance: number } | undefined;
+  for (const key of candidates) {
+    const distance = editDistance(word, key);
+    if (distance <= 2 && distance < word.length && (!best || distance < best.distance)) best = { key, distance };
+  }
+  return best ? ` (did you mean "${best.key}"?)` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** Each key of T spelled once; `Record<keyof T, true>` makes the compiler reject missing or extra keys. */
+function keysOf<T>(keys: Record<keyof T, true>): readonly string[] {
+  return Object.keys(keys);
+}
+
+// Reports the second and later use of a name, pointing at the first.
+function noDuplicates(ctx: Ctx, names: readonly (string | undefined)[] | undefined): void {
+  const first = new Map<string, number>();
+  names?.forEach((name, i) => {
+    if (name === undefined) return;
+    const seen = first.get(name);
+    if (seen === undefined) first.set(name, i);
+    else report(child(child(ctx, i), 'name'), `duplicate ${JSON.stringify(name)} (first used by ${child(ctx, seen).path})`);
+  });
+}
+
+// ---- rules, one function per object kind
+
+const PLAN_KEYS = keysOf<Plan>({
+  schema: true,
+  name: true,
+  seed: true,
+  duration_s: true,
+  drain_timeout_s: true,
+  max_error_share: true,
+  target: true,
+  classes: true,
+  windows: true,
+  scrape: true,
+});
+const TARGET_KEYS = keysOf<Target>({ base_url: true, api: true, model: true, api_key_env: true, timeout_s: true, headers: true });
+const CLASS_KEYS = keysOf<TrafficClass>({ name: true, priority: true, headers: true, prompt: true, load: true, slo: true });
+const PROMPT_KEYS = keysOf<PromptSpec>({
+  input_tokens: true,
+  output_tokens: true,
+  ignore_eos: true,
+  cache: true,
+  shared_prefix_tokens: true,
+  canary: true,
+});
+const LOAD_KEYS = keysOf<Load>({ model: true, phases: true });
+const PHASE_KEYS = keysOf<Phase>({ start_s: true, duration_s: true, rate_per_s: true, rate: true, concurrency: true });
+const SLO_KEYS = keysOf<Slo>({ ttft_p95_ms: true, tpot_p95_ms: true, e2e_p95_ms: true, success_rate_min: true });
+const WINDOW_KEYS = keysOf<Window>({ name: true, start_s: true, end_s: true });
+const SCRAPE_KEYS = keysOf<ScrapeTarget>({ name: true, url: true, interval_s: true });
+
+// One day: longer runs are almost certainly a unit mistake (ms for s).
+const MAX_DURATION_S = 86_400;
+const NAME_RULE = { pattern: /^[A-Za-z0-9._-]+$/, hint: 'must use only letters, digits, ".", "_" and "-"' };
+// Class, window and scrape names end up inside metric names and file names, hence the short limit.
+const SHORT_NAME: StrRule = { ...NAME_RULE, maxLength: 64 };
+const ENV_NAME: StrRule = {
+  optional: true,
+  pattern: /^[A-Za-z_][A-Za-z0-9_]*$/,
+  hint: 'must be an environment variable name (letters, digits and "_", not starting with a digit)',
+};
+const TOKENS: NumRule = { integer: true, min: 1 };
+const SHARE: NumRule = { min: 0, max: 1, optional: true };
+const OPTIONAL_MS: NumRule = { exclusiveMin: 0, optional: true };
+/** The window name that always means the whole run. */
+const ALL_WINDOW = 'all';
+
+function checkPlan(ctx: Ctx, o: Obj): void {
+  knownKeys(ctx, o, PLAN_KEYS);
+  oneOf(ctx, o, 'schema', [PLAN_SCHEMA]);
+  str(ctx, o, 'name', { ...NAME_RULE, maxLength: 128 });
+  num(ctx, o, 'seed', { integer: true, min: 0 });
+  const durationS = num(ctx, o, 'duration_s', { exclusiveMin: 0, max: MAX_DURATION_S });
+  num(ctx, o, 'drain_timeout_s', { min: 0, optional: true });
+  num(ctx, o, 'max_error_share', SHARE);
+  obj(ctx, o, 'target', checkTarget, true);
+  const classNames = list(ctx, o, 'classes', (c, cls) => checkClass(c, cls, durationS), { nonEmpty: true });
+  const windowNames = list(ctx, o, 'windows', (c, w) => checkWindow(c, w, durationS), { optional: true });
+  const scrapeNames = list(ctx, o, 'scrape', checkScrape, { optional: true });
+  noDuplicates(child(ctx, 'classes'), classNames);
+  noDuplicates(child(ctx, 'windows'), windowNames);
+  noDuplicates(child(ctx, 'scrape'), scrapeNames);
+}
+
+function checkTarget(ctx: Ctx, o: Obj): void {
+  knownKeys(ctx, o, TARGET_KEYS);
+  httpUrl(ctx, o, 'base_url');
+  oneOf(ctx, o, 'api', ['chat', 'completions']);
+  str(ctx, o, 'model');
+  str(ctx, o, 'api_key_env', ENV_NAME);
+  num(ctx, o, 'timeout_s', { exclusiveMin: 0, optional: true });
+  obj(ctx, o, 'headers', checkHeaders, true);
+}
+
+function httpUrl(ctx: Ctx, o: Obj, key: string): void {
+  const v = str(ctx, o, key);
+  if (v === undefined) return;
+  const url = URL.canParse(v) ? new URL(v) : undefined;
+  const c = child(ctx, key);
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    report(c, 'must be an http(s) URL');
+  } else if (url.username !== '' || url.password !== '') {
+    // Plans live in git; a password in a URL would be a secret in the repository.
+    report(c, 'must not contain credentials');
+  }
+}
+
+// RFC 7230 `token`: what undici accepts as a header name.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+// Header maps are free-form (string → string), so only names and values are checked.
+function checkHeaders(ctx: Ctx, o: Obj): void {
+  const firstSpelling = new Map<string, string>(); // lower-case name → the spelling seen first
+  for (const [name, value] of Object.entries(o)) {
+    const c = child(ctx, name);
+    const nameProblem = headerNameProblem(name, firstSpelling);
+    if (nameProblem) report(c, nameProblem);
+    if (typeof value !== 'string') report(c, 'must be a string');
+    // CR/LF would let a value inject further headers; NUL is refused by every HTTP stack.
+    else if (/[\r\n\0]/.test(value)) report(c, 'must not contain CR, LF or NUL');
+  }
+}
+
+function headerNameProblem(name: string, firstSpelling: Map<string, string>): string | undefined {
+  const lower = name.toLowerCase();
+  if (!HEADER_NAME.test(name)) return 'must be a valid HTTP header name';
+  // The key is read from target.api_key_env on each agent; it must never be written into a plan.
+  if (lower === 'authorization') return 'must not be set in a plan (the key is read from target.api_key_env)';
+  const first = firstSpelling.get(lower);
+  if (first !== undefined) return `same header as ${JSON.stringify(first)} (names are case-insensitive)`;
+  firstSpelling.set(lower, name);
+  return undefined;
+}
+
+function checkClass(ctx: Ctx, o: Obj, durationS: number | undefined): string | undefined {
+  knownKeys(ctx, o, CLASS_KEYS);
+  const name = str(ctx, o, 'name', SHORT_NAME);
+  num(ctx, o, 'priority', { integer: true, optional: true });
+  obj(ctx, o, 'headers', checkHeaders, true);
+  obj(ctx, o, 'prompt', checkPrompt);
+  obj(ctx, o, 'load', (c, load) => checkLoad(c, load, durationS));
+  obj(ctx, o, 'slo', checkSlo, true);
+  return name;
+}
+
+function checkPrompt(ctx: Ctx, o: Obj): void {
+  knownKeys(ctx, o, PROMPT_KEYS);
+  const inputTokens = num(ctx, o, 'input_tokens', TOKENS);
+  num(ctx, o, 'output_tokens', TOKENS);
+  bool(ctx, o, 'ignore_eos', true);
+  bool(ctx, o, 'canary', true);
+  const cache = oneOf(ctx, o, 'cache', ['unique', 'shared'], true);
+  if (cache !== undefined || o['cache'] === undefined) checkSharedPrefix(ctx, o, cache === 'shared', inputTokens);
+}
+
+// Required exactly when cache is "shared": with unique prompts a prefix length would be silently ignored.
+function checkSharedPrefix(ctx: Ctx, o: Obj, shared: boolean, inputTokens: number | undefined): void {
+  const c = child(ctx, 'shared_prefix_tokens');
+  const present = o['shared_prefix_tokens'] !== undefined;
+  if (!shared && present) report(c, 'only allowed when cache is "shared"');
+  if (shared && !present) report(c, 'is required when cache is "shared"');
+  if (!shared || !present) return;
+  const prefix = num(ctx, o, 'shared_prefix_tokens', TOKENS);
+  if (prefix !== undefined && inputTokens !== undefined && prefix >= inputTokens) report(c, `must be < input_tokens (${inputTokens})`);
+}
+
+type LoadKey = Exclude<keyof Phase, 'start_s' | 'duration_s'>;
+const ALL_LOAD_KEYS: readonly LoadKey[] = ['rate_per_s', 'rate', 'concurrency'];
+/** Which phase field each load model reads; also the list of known models. */
+const MODEL_LOAD_KEYS: Record<LoadModelName, readonly LoadKey[]> = {
+  'constant-rate': ['rate_per_s'],
+  poisson: ['rate_per_s', 'rate'],
+  concurrency: ['concurrency'],
+};
+const LOAD_VALUE_CHECKS: Record<LoadKey, (ctx: Ctx, v: unknown) => void> = {
+  rate_per_s: (ctx, v) => checkNum(ctx, v, { exclusiveMin: 0 }),
+  rate: checkRate,
+  concurrency: checkConcurrency,
+};
+
+interface Span {
+  startS: number;
+  endS: number;
+}
+
+function checkLoad(ctx: Ctx, o: Obj, durationS: number | undefined): void {
+  knownKeys(ctx, o, LOAD_KEYS);
+  const model = oneOf(ctx, o, 'model', Object.keys(MODEL_LOAD_KEYS) as LoadModelName[]);
+  const spans = list(ctx, o, 'phases', (c, phase) => checkPhase(c, phase, model, durationS), { nonEmpty: true });
+  if (spans) noOverlap(child(ctx, 'phases'), spans);
+}
+
+function checkPhase(ctx: Ctx, o: Obj, model: LoadModelName | undefined, durationS: number | undefined): Span | undefined {
+  knownKeys(ctx, o, PHASE_KEYS);
+  const startS = num(ctx, o, 'start_s', { min: 0 });
+  const lengthS = num(ctx, o, 'duration_s', { exclusiveMin: 0 });
+  checkPhaseLoad(ctx, o, model);
+  if (startS === undefined || lengthS === undefined) return undefined;
+  const endS = startS + lengthS;
+  if (durationS !== undefined && endS > durationS) report(ctx, `ends at ${endS} s, after duration_s (${durationS})`);
+  return { startS, endS };
+}
+
+// Exactly one load field, and one the model reads; with an unknown model any of the three counts.
+function checkPhaseLoad(ctx: Ctx, o: Obj, model: LoadModelName | undefined): void {
+  const allowed = model ? MODEL_LOAD_KEYS[model] : ALL_LOAD_KEYS;
+  const present = ALL_LOAD_KEYS.filter((key) => o[key] !== undefined);
+  const used = present.filter((key) => allowed.includes(key));
+  for (const key of present) {
+    if (!allowed.includes(key)) report(child(ctx, key), `not allowed with model "${model}" (use ${quoted(allowed, ' or ')})`);
+  }
+  if (used.length > 1) report(ctx, `must set only one of ${quoted(used)}`);
+  if (present.length === 0 && allowed.length === 1) report(child(ctx, allowed[0]!), 'is required');
+  if (present.length === 0 && allowed.length > 1) report(ctx, `must set one of ${quoted(allowed)}`);
+  for (const key of used) LOAD_VALUE_CHECKS[key](child(ctx, key), o[key]);
+}
+
+function checkRate(ctx: Ctx, v: unknown): void {
+  if (isObj(v)) checkPattern(ctx, v);
+  else report(ctx, typeof v === 'number' ? 'must be a pattern object (use "rate_per_s" for a fixed rate)' : 'must be an object');
+}
+
+// A fixed concurrency counts requests in flight, so it is a whole number; a pattern is rounded at run time.
+function checkConcurrency(ctx: Ctx, v: unknown): void {
+  if (typeof v === 'number') checkNum(ctx, v, { integer: true, min: 1 });
+  else if (isObj(v)) checkPattern(ctx, v);
+  else report(ctx, 'must be a number or a pattern object');
+}
+
+// Phases are compared in start order against the furthest end so far, so a long phase that covers
+// several later ones is caught for each of them.
+function noOverlap(ctx: Ctx, spans: readonly (Span | undefined)[]): void {
+  const indexed = spans.flatMap((span, i) => (span ? [{ ...span, i }] : []));
+  indexed.sort((a, b) => a.startS - b.startS || a.i - b.i);
+  let furthest: (Span & { i: number }) | undefined;
+  for (const span of indexed) {
+    if (furthest && span.startS < furthest.endS) {
+      report(child(ctx, span.i), `overlaps phases[${furthest.i}] (which runs until ${furthest.endS} s)`);
+    }
+    if (!furthest || span.endS > furthest.endS) furthest = span;
+  }
+}
+
+const PATTERN_CHECKS: Record<Pattern['pattern'], (ctx: Ctx, o: Obj) => void> = {
+  constant: checkConstant,
+  ramp: checkRamp,
+  'noisy-sinusoidal': checkNoisySinusoidal,
+};
+
+// Unknown keys are checked per pattern kind, so nothing more is said until `pattern` itself is valid.
+function checkPattern(ctx: Ctx, o: Obj): void {
+  const kind = oneOf(ctx, o, 'pattern', Object.keys(PATTERN_CHECKS) as Pattern['pattern'][]);
+  if (kind) PATTERN_CHECKS[kind](ctx, o);
+}
+
+function checkConstant(ctx: Ctx, o: Obj): void {
+  knownKeys(ctx, o, keysOf<ConstantPattern>({ pattern: true, value: true }));
+  num(ctx, o, 'value', { exclusiveMin: 0 });
+}
+
+function checkRamp(ctx: Ctx, o: Obj): void {
+  knownKeys(ctx, o, keysOf<RampPattern>({ pattern: true, from: true, to: true }));
+  const from = num(ctx, o, 'from', { min: 0 });
+  const to = num(ctx, o, 'to', { min: 0 });
+  // A ramp from 0 to 0 offers nothing: almost certainly a mistake.
+  if (from === 0 && to === 0) report(ctx, '"from" and "to" must not both be 0');
+}
+
+const NOISY_KEYS = keysOf<NoisySinusoidalPattern>({
+  pattern: true,
+  center: true,
+  amplitude: true,
+  period_s: true,
+  noise: true,
+  spike_probability: true,
+  phase_offset: true,
+  ramp_s: true,
+});
+
+function checkNoisySinusoidal(ctx: Ctx, o: Obj): void {
+  knownKeys(ctx, o, NOISY_KEYS);
+  num(ctx, o, 'center', { exclusiveMin: 0 });
+  num(ctx, o, 'amplitude', { min: 0 });
+  num(ctx, o, 'period_s', { exclusiveMin: 0 });
+  num(ctx, o, 'noise', { min: 0, optional: true });
+  num(ctx, o, 'spike_probability', SHARE);
+  num(ctx, o, 'phase_offset', { optional: true });
+  num(ctx, o, 'ramp_s', { min: 0, optional: true });
+}
+
+function checkSlo(ctx: Ctx, o: Obj): void {
+  knownKeys(ctx, o, SLO_KEYS);
+  num(ctx, o, 'ttft_p95_ms', OPTIONAL_MS);
+  num(ctx, o, 'tpot_p95_ms', OPTIONAL_MS);
+  num(ctx, o, 'e2e_p95_ms', OPTIONAL_MS);
+  num(ctx, o, 'success_rate_min', SHARE);
+}
+
+function checkWindow(ctx: Ctx, o: Obj, durationS: number | undefined): string | undefined {
+  knownKeys(ctx, o, WINDOW_KEYS);
+  const name = str(ctx, o, 'name', SHORT_NAME);
+  if (name === ALL_WINDOW) report(child(ctx, 'name'), '"all" is reserved (it is always the whole run)');
+  const startS = num(ctx, o, 'start_s', { min: 0 });
+  const endS = num(ctx, o, 'end_s', { exclusiveMin: 0 });
+  if (startS !== undefined && endS !== undefined && endS <= startS) report(child(ctx, 'end_s'), `must be > start_s (${startS})`);
+  if (endS !== undefined && durationS !== undefined && endS > durationS) {
+    report(child(ctx, 'end_s'), `must be <= duration_s (${durationS})`);
+  }
+  return name === ALL_WINDOW ? undefined : name;
+}
+
+function checkScrape(ctx: Ctx, o: Obj): string | undefined {
+  knownKeys(ctx, o, SCRAPE_KEYS);
+  const name = str(ctx, o, 'name', SHORT_NAME);
+  httpUrl(ctx, o, 'url');
+  num(ctx, o, 'interval_s', { min: 0.1 });
+  return name;
+}

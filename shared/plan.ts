@@ -1,0 +1,138 @@
+// Types of the `loadfleet.plan/v1` contract (../shared/spec/plan.md). Validation lives in
+// plan-validate.ts; everything here is plain data that travels to agents unchanged.
+
+/** The only plan schema this version reads. */
+export const PLAN_SCHEMA = 'loadfleet.plan/v1';
+
+/** Which OpenAI-compatible endpoint a plan targets. */
+export type ApiKind = 'chat' | 'completions';
+
+/** Where requests go; absent from a plan means "the built-in engine-sim". */
+export interface Target {
+  base_url: string;
+  api: ApiKind;
+  model: string;
+  /** Name of the environment variable holding the API key on each agent (never the key). */
+  api_key_env?: string;
+  timeout_s: number;
+  headers?: Record<string, string>;
+}
+
+/** The studies' traffic shape (domain.md §8). */
+export interface NoisySinusoidalPattern {
+  pattern: 'noisy-sinusoidal';
+  center: number;
+  amplitude: number;
+  period_s: number;
+  /** σ of the Gaussian noise redrawn per 0.5 s bucket; default max(0.05, 0.05·center). */
+  noise?: number;
+  spike_probability?: number;
+  /** Phase as a fraction of a period. */
+  phase_offset?: number;
+  /** Linear ramp-in from 0 over this many seconds. */
+  ramp_s?: number;
+}
+
+/** A constant value, written as a pattern. */
+export interface ConstantPattern {
+  pattern: 'constant';
+  value: number;
+}
+
+/** A linear ramp from `from` to `to` over the phase. */
+export interface RampPattern {
+  pattern: 'ramp';
+  from: number;
+  to: number;
+}
+
+/** A rate (requests/s) or concurrency pattern over time. */
+export type Pattern = NoisySinusoidalPattern | ConstantPattern | RampPattern;
+
+/** One active interval of a class; exactly one of the three load fields is set. */
+export interface Phase {
+  start_s: number;
+  duration_s: number;
+  rate_per_s?: number;
+  rate?: Pattern;
+  concurrency?: number | Pattern;
+}
+
+/** Registered load models, one file each under shared/load/. */
+export type LoadModelName = 'constant-rate' | 'poisson' | 'concurrency';
+
+/** How a class offers its load. */
+export interface Load {
+  model: LoadModelName;
+  phases: Phase[];
+}
+
+/** Shape of each request's prompt. */
+export interface PromptSpec {
+  input_tokens: number;
+  output_tokens: number;
+  ignore_eos?: boolean;
+  /** `unique` defeats prefix caching; `shared` starts every prompt with the same prefix. */
+  cache?: 'unique' | 'shared';
+  shared_prefix_tokens?: number;
+  canary?: boolean;
+}
+
+/** Per-class service level objectives; attainment is reported against them. */
+export interface Slo {
+  ttft_p95_ms?: number;
+  tpot_p95_ms?: number;
+  e2e_p95_ms?: number;
+  success_rate_min?: number;
+}
+
+/** One traffic class (tenant). */
+export interface TrafficClass {
+  name: string;
+  priority?: number;
+  headers?: Record<string, string>;
+  prompt: PromptSpec;
+  load: Load;
+  slo?: Slo;
+}
+
+/** A named analysis window, seconds from the run start. */
+export interface Window {
+  name: string;
+  start_s: number;
+  end_s: number;
+}
+
+/** A Prometheus endpoint the coordinator scrapes. */
+export interface ScrapeTarget {
+  name: string;
+  url: string;
+  interval_s: number;
+}
+
+/** A whole load plan. */
+export interface Plan {
+  schema: typeof PLAN_SCHEMA;
+  name: string;
+  seed: number;
+  duration_s: number;
+  drain_timeout_s?: number;
+  /** Share of failed requests above which the run is `degraded` (default 0.01). */
+  max_error_share?: number;
+  target?: Target;
+  classes: TrafficClass[];
+  windows?: Window[];
+  scrape?: ScrapeTarget[];
+}
+
+/** Defaults applied where a plan is silent. */
+export const PLAN_DEFAULTS = {
+  drain_timeout_s: 30,
+  max_error_share: 0.01,
+  timeout_s: 90,
+} as const;
+
+/** True when the class runs a closed loop (concurrency) rather than an arrival schedule. */
+export function isClosedLoop(cls: TrafficClass): boolean {
+  return cls.load.model === 'concurrency';
+}

@@ -1,0 +1,190 @@
+// Every coordinator⇄agent message, as one discriminated union, and its msgpackr codec. A frame
+// that does not decode to a known message with the right field types is rejected here, so
+// neither side ever acts on a malformed frame.
+import { Packr } from 'msgpackr';
+import { ErrorCode, LoadfleetError } from './errors.js';
+import type { RequestRecord } from './metrics.js';
+import type { Plan } from './plan.js';
+import type { Share } from './shares.js';
+
+/** Bumped on any incompatible change; both sides refuse a different one. */
+export const PROTOCOL_VERSION = 1;
+/** HTTP upgrade header carrying the agent's protocol version. */
+export const PROTOCOL_HEADER = 'x-loadfleet-protocol';
+/** Environment variable that holds the shared token. */
+export const TOKEN_ENV = 'LOADFLEET_TOKEN';
+/** Path of the coordinator's WebSocket endpoint. */
+export const AGENT_PATH = '/agents';
+
+/** Per-class counts and encoded histograms of one 1-second interval of one agent. */
+export interface IntervalClass {
+  issued: number;
+  completed: number;
+  failed: number;
+  /** metric → V2 compressed base64 histogram (only non-empty ones). */
+  histograms: Record<string, string>;
+}
+
+/** An agent's health figures over the run (or so far). */
+export interface AgentHealth {
+  schedule_lag_p99_ms: number | null;
+  schedule_lag_max_ms: number | null;
+  event_loop_delay_p99_ms: number;
+  event_loop_delay_max_ms: number;
+  cpu_ms: number;
+}
+
+/** Messages an agent sends. */
+export type AgentMessage =
+  | {
+      type: 'hello';
+      protocol: number;
+      agent_id: string;
+      host: string;
+      pid: number;
+      clock_domain_id: string;
+      clock_domain_declared: boolean;
+    }
+  | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
+  | { type: 'prepared'; prep_ms: number; planned_requests: number }
+  | { type: 'armed'; start_local_ns: bigint }
+  | { type: 'started'; first_send_error_ns: number }
+  | { type: 'heartbeat'; in_flight: number; sent: number; done: number; errors: number; health: AgentHealth }
+  | { type: 'records'; seq: number; rows: RequestRecord[] }
+  | { type: 'interval'; second: number; classes: Record<string, IntervalClass> }
+  | { type: 'final'; windows: Record<string, Record<string, Record<string, string>>>; health: AgentHealth; records: number }
+  | { type: 'failed'; code: string; message: string };
+
+/** Messages the coordinator sends. */
+export type CoordinatorMessage =
+  | { type: 'welcome'; agent_index: number; agent_count: number; run_id: string }
+  | { type: 'probe'; seq: number; t1_ns: bigint }
+  | { type: 'plan'; run_id: string; plan: Plan; share: Share }
+  | { type: 'arm'; start_local_ns: bigint }
+  | { type: 'ack'; seq: number }
+  | { type: 'stop'; reason: string }
+  | { type: 'abort'; reason: string };
+
+/** Either direction. */
+export type Message = AgentMessage | CoordinatorMessage;
+
+type FieldType = 'number' | 'string' | 'bigint' | 'boolean' | 'object' | 'array';
+
+// The required fields of every message type: the decoder's whole notion of "well formed".
+const SHAPES: Record<Message['type'], Record<string, FieldType>> = {
+  hello: {
+    protocol: 'number',
+    agent_id: 'string',
+    host: 'string',
+    pid: 'number',
+    clock_domain_id: 'string',
+    clock_domain_declared: 'boolean',
+  },
+  probe_reply: { seq: 'number', t1_ns: 'bigint', t2_ns: 'bigint', t3_ns: 'bigint' },
+  prepared: { prep_ms: 'number', planned_requests: 'number' },
+  armed: { start_local_ns: 'bigint' },
+  started: { first_send_error_ns: 'number' },
+  heartbeat: { in_flight: 'number', sent: 'number', done: 'number', errors: 'number', health: 'object' },
+  records: { seq: 'number', rows: 'array' },
+  interval: { second: 'number', classes: 'object' },
+  final: { windows: 'object', health: 'object', records: 'number' },
+  failed: { code: 'string', message: 'string' },
+  welcome: { agent_index: 'number', agent_count: 'number', run_id: 'string' },
+  probe: { seq: 'number', t1_ns: 'bigint' },
+  plan: { run_id: 'string', plan: 'object', share: 'object' },
+  arm: { start_local_ns: 'bigint' },
+  ack: { seq: 'number' },
+  stop: { reason: 'string' },
+  abort: { reason: 'string' },
+};
+
+const AGENT_TYPES = new Set([
+  'hello',
+  'probe_reply',
+  'prepared',
+  'armed',
+  'started',
+  'heartbeat',
+  'records',
+  'interval',
+  'final',
+  'failed',
+]);
+
+// One codec instance per process; records disabled so every frame decodes on its own.
+const packr = new Packr({ useRecords: false, moreTypes: true });
+
+/** Encodes a message into one binary WebSocket frame. */
+export function encodeMessage(m: Message): Buffer {
+  return packr.pack(m);
+}
+
+function typeOf(v: unknown): FieldType | 'other' {
+  if (Array.isArray(v)) return 'array';
+  const t = typeof v;
+  if (t === 'object') return v === null ? 'other' : 'object';
+  return t === 'number' || t === 'string' || t === 'bigint' || t === 'boolean' ? t : 'other';
+}
+
+/** Decodes and checks a frame; throws LF_BAD_FRAME naming what is wrong. */
+export function decodeMessage(frame: Uint8Array): Message {
+  let value: unknown;
+  try {
+    value = packr.unpack(frame);
+  } catch (err) {
+    throw new LoadfleetError(ErrorCode.BAD_FRAME, `frame is not msgpack: ${(err as Error).message}`);
+  }
+  if (typeOf(value) !== 'object') throw new LoadfleetError(ErrorCode.BAD_FRAME, 'frame is not a message object');
+  const obj = value as Record<string, unknown>;
+  const shape = typeof obj.type === 'string' ? SHAPES[obj.type as Message['type']] : undefined;
+  if (shape === undefined) throw new LoadfleetError(ErrorCode.BAD_FRAME, `unknown message type ${JSON.stringify(obj.type)}`);
+  for (const [field, expected] of Object.entries(shape)) {
+    const actual = typeOf(obj[field]);
+    if (actual !== expected) {
+      throw new LoadfleetError(ErrorCode.BAD_FRAME, `${String(obj.type)}.${field}: expected ${expected}, got ${actual}`);
+    }
+  }
+  return obj as unknown as Message;
+}
+
+/** Decodes a frame that must come from an agent. */
+export function decodeAgentMessage(frame: Uint8Array): AgentMessage {
+  const m = decodeMessage(frame);
+  if (!AGENT_TYPES.has(m.type)) throw new LoadfleetError(ErrorCode.BAD_FRAME, `agents may not send ${m.type}`);
+  return m as AgentMessage;
+}
+
+/** Decodes a frame that must come from the coordinator. */
+export function decodeCoordinatorMessage(frame: Uint8Array): CoordinatorMessage {
+  const m = decodeMessage(frame);
+  if (AGENT_TYPES.has(m.type)) throw new LoadfleetError(ErrorCode.BAD_FRAME, `the coordinator may not send ${m.type}`);
+  return m as CoordinatorMessage;
+}
+
+/** Checks the upgrade request's token and protocol; returns the refusal (status + message) or null. */
+export function checkUpgrade(
+  headers: Record<string, string | string[] | undefined>,
+  token: string,
+): { status: number; message: string } | null {
+  const auth = headers.authorization;
+  if (typeof auth !== 'string' || !timingSafeEqualStr(auth, `Bearer ${token}`)) {
+    return { status: 401, message: `${ErrorCode.AUTH_REFUSED}: missing or wrong token` };
+  }
+  const version = headers[PROTOCOL_HEADER];
+  if (version !== String(PROTOCOL_VERSION)) {
+    return {
+      status: 426,
+      message: `${ErrorCode.PROTOCOL_MISMATCH}: coordinator speaks protocol ${PROTOCOL_VERSION}, agent sent ${version ?? 'none'}; run the same loadfleet version on both sides`,
+    };
+  }
+  return null;
+}
+
+// Constant-time comparison so a token cannot be guessed byte by byte from response timing.
+function timingSafeEqualStr(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  let diff = ab.length ^ bb.length;
+  for (let i = 0; i < Math.max(ab.length, bb.length); i++) diff |= (ab[i] ?? 0) ^ (bb[i] ?? 0);
+  return diff === 0;
+}

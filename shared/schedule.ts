@@ -1,0 +1,100 @@
+// The one global schedule: from seed + plan, every class's arrival times (open loop) or
+// concurrency steps (closed loop). Pure and deterministic, so the coordinator and every agent
+// compute the same thing and `schedule_sha256` proves which load was offered.
+import { createHash } from 'node:crypto';
+import { LOAD_MODELS } from './load/index.js';
+import type { ConcurrencyStep } from './load/model.js';
+import { secondsToNs } from './load/model.js';
+import type { Plan } from './plan.js';
+import { rngFromKey } from './rng.js';
+
+/** One class's share of the global schedule. */
+export interface ClassSchedule {
+  className: string;
+  closedLoop: boolean;
+  /** Open loop: intended send times, integer ns from the run start, ascending; index = request_index. */
+  arrivalsNs: number[];
+  /** Closed loop: the target in-flight count as steps; a final step to 0 ends the last phase. */
+  concurrency: ConcurrencyStep[];
+}
+
+/** The whole plan's schedule. */
+export interface GlobalSchedule {
+  classes: ClassSchedule[];
+  sha256: string;
+}
+
+/** Builds the global schedule of `plan`. Each phase draws from its own seeded stream. */
+export function buildSchedule(plan: Plan): GlobalSchedule {
+  const classes = plan.classes.map((cls): ClassSchedule => {
+    const model = LOAD_MODELS[cls.load.model];
+    const arrivalsNs: number[] = [];
+    const concurrency: ConcurrencyStep[] = [];
+    const phases = [...cls.load.phases].sort((a, b) => a.start_s - b.start_s);
+    phases.forEach((phase, i) => {
+      const rng = rngFromKey(`${plan.seed}:${cls.name}:${i}`);
+      if (model.closedLoop) {
+        concurrency.push(...model.concurrency!(phase, rng));
+        concurrency.push({ atNs: secondsToNs(phase.start_s + phase.duration_s), value: 0 });
+      } else {
+        for (const t of model.arrivals!(phase, rng)) arrivalsNs.push(t);
+      }
+    });
+    return { className: cls.name, closedLoop: model.closedLoop, arrivalsNs, concurrency: mergeSteps(concurrency) };
+  });
+  return { classes, sha256: scheduleSha256(classes) };
+}
+
+/** Drops steps that repeat the previous value and, for equal times, keeps the later one. */
+function mergeSteps(steps: ConcurrencyStep[]): ConcurrencyStep[] {
+  const out: ConcurrencyStep[] = [];
+  for (const s of steps) {
+    if (out.length > 0 && out.at(-1)!.atNs === s.atNs) out.pop();
+    if (out.at(-1)?.value !== s.value) out.push(s);
+  }
+  return out;
+}
+
+/** SHA-256 over every class's name, then its arrival times and steps as int64 little-endian. */
+export function scheduleSha256(classes: readonly ClassSchedule[]): string {
+  const h = createHash('sha256');
+  for (const c of classes) {
+    h.update(`${c.className}\n${c.closedLoop ? 'closed' : 'open'}\n`);
+    h.update(int64Bytes(c.arrivalsNs));
+    h.update(int64Bytes(c.concurrency.flatMap((s) => [s.atNs, s.value])));
+  }
+  return h.digest('hex');
+}
+
+function int64Bytes(values: readonly number[]): Uint8Array {
+  const arr = new BigInt64Array(values.length + 1);
+  arr[0] = BigInt(values.length);
+  for (let i = 0; i < values.length; i++) arr[i + 1] = BigInt(values[i]!);
+  return new Uint8Array(arr.buffer);
+}
+
+/** The concurrency target in force at `tNs` (ns from run start). */
+export function concurrencyAt(steps: readonly ConcurrencyStep[], tNs: number): number {
+  let value = 0;
+  for (const s of steps) {
+    if (s.atNs > tNs) break;
+    value = s.value;
+  }
+  return value;
+}
+
+/** The open-loop target rate averaged over [fromNs, toNs): arrivals in it / its length. */
+export function arrivalsBetween(arrivalsNs: readonly number[], fromNs: number, toNs: number): number {
+  return lowerBound(arrivalsNs, toNs) - lowerBound(arrivalsNs, fromNs);
+}
+
+function lowerBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,158 @@
+// Answers one validated generation request: decides its output, hands it to the engine, and writes
+// each token as the engine emits it (SSE) or the whole body at the end, applying the request's fault.
+import type { ServerResponse } from 'node:http';
+import type { Engine, EngineJob, Ticket } from './engine.js';
+import { type FaultKind, faultTokenIndex } from './faults.js';
+import type { AbortReason, FinishReason } from './metrics.js';
+import { choiceChunk, completionBody, type GenerationRequest, type ResponseIdentity, sseEvent, usageChunk, usageOf } from './openai.js';
+import { fnv1a32 } from './tokenizer.js';
+
+/** Text of every generated content token (one word, so it counts as one token). */
+export const CONTENT_TOKEN = 'tok ';
+/** Text of every generated reasoning token. */
+export const REASONING_TOKEN = 'think ';
+/** The event a `malformed` fault inserts: data that is not valid JSON. */
+export const MALFORMED_EVENT = 'data: {"choices":[{"delta":{"content":"to\n\n';
+
+/** Everything needed to answer one request. */
+export interface GenerationContext {
+  res: ServerResponse;
+  engine: Engine;
+  request: GenerationRequest;
+  who: ResponseIdentity;
+  fault: FaultKind | undefined;
+  reasoningTokens: number;
+  stallMs: number;
+}
+
+/** Output length: exactly max_tokens with ignore_eos, else a stable "EOS" point from the prompt hash. */
+export function outputLength(request: GenerationRequest): number {
+  return request.ignoreEos ? request.maxTokens : 1 + (fnv1a32(request.promptText) % request.maxTokens);
+}
+
+/** Starts answering; the engine drives the rest. */
+export function serveGeneration(ctx: GenerationContext): void {
+  const { res, engine, fault } = ctx;
+  if (fault === 'hang') {
+    hang(ctx);
+    return;
+  }
+  const outputTokens = outputLength(ctx.request);
+  const plan: Plan = {
+    outputTokens,
+    finish: outputTokens === ctx.request.maxTokens ? 'length' : 'stop',
+    faultAt: fault === undefined ? -1 : faultTokenIndex(fault, outputTokens),
+  };
+  let ticket: Ticket | undefined;
+  let settled = false;
+  const end = (reason?: AbortReason): void => {
+    settled = true;
+    if (reason && ticket) engine.cancel(ticket, reason);
+  };
+  const job: EngineJob = {
+    promptTokens: ctx.request.promptTokens,
+    outputTokens,
+    finishReason: plan.finish,
+    ...(fault === 'stall' ? { pause: { afterTokens: plan.faultAt, ms: ctx.stallMs } } : {}),
+    ...(ctx.request.stream ? streamingCallbacks(ctx, plan, end) : bufferedCallbacks(ctx, plan, end)),
+  };
+  // A client that leaves (or a socket we reset) frees its slot at once.
+  res.on('close', () => {
+    if (!settled) end('client_disconnect');
+  });
+  ticket = engine.submit(job);
+}
+
+interface Plan {
+  outputTokens: number;
+  finish: FinishReason;
+  /** Token index at which the fault acts; -1 without one. */
+  faultAt: number;
+}
+
+type Callbacks = Pick<EngineJob, 'onToken' | 'onFinish'>;
+type End = (reason?: AbortReason) => void;
+
+function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End): Callbacks {
+  const { res, who, fault, request } = ctx;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  // Every token event after the first is identical, so each is serialised once per request.
+  const tokenEvent = (reasoning: boolean) => sseEvent(choiceChunk(who, reasoning ? REASONING_TOKEN : CONTENT_TOKEN, { reasoning }));
+  const repeated = { content: tokenEvent(false), reasoning: tokenEvent(true) };
+  return {
+    onToken(index) {
+      if (index === plan.faultAt && fault === 'reset') {
+        reset(ctx, end);
+        return;
+      }
+      if (index === plan.faultAt && fault === 'truncate') {
+        // Ends cleanly but early: no finish chunk, no usage, no [DONE].
+        end('fault');
+        res.end();
+        return;
+      }
+      const reasoning = isReasoning(ctx, index);
+      const text = reasoning ? REASONING_TOKEN : CONTENT_TOKEN;
+      res.write(index === 0 ? sseEvent(choiceChunk(who, text, { reasoning, first: true })) : repeated[reasoning ? 'reasoning' : 'content']);
+      if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
+    },
+    onFinish() {
+      res.write(sseEvent(choiceChunk(who, '', { finish: plan.finish })));
+      if (request.includeUsage && fault !== 'no-usage')
+        res.write(sseEvent(usageChunk(who, usageOf(request.promptTokens, plan.outputTokens))));
+      res.end('data: [DONE]\n\n');
+      end();
+    },
+  };
+}
+
+function bufferedCallbacks(ctx: GenerationContext, plan: Plan, end: End): Callbacks {
+  const { res, who, fault, request } = ctx;
+  const text = { content: '', reasoning: '' };
+  const render = (): string => {
+    const usage = fault === 'no-usage' ? undefined : usageOf(request.promptTokens, plan.outputTokens);
+    return JSON.stringify(completionBody(who, text, plan.finish, usage));
+  };
+  return {
+    onToken(index) {
+      if (index === plan.faultAt && fault === 'reset') {
+        reset(ctx, end);
+        return;
+      }
+      if (index === plan.faultAt && fault === 'truncate') {
+        // Ends cleanly but early: the first half of a body, sent chunked so the length can't tell.
+        end('fault');
+        const json = render();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(json.slice(0, Math.floor(json.length / 2)));
+        return;
+      }
+      if (isReasoning(ctx, index)) text.reasoning += REASONING_TOKEN;
+      else text.content += CONTENT_TOKEN;
+    },
+    onFinish() {
+      // A malformed body is complete on the wire but is not JSON.
+      const body = fault === 'malformed' ? `${MALFORMED_EVENT.slice('data: '.length).trim()}${render()}` : render();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      end();
+    },
+  };
+}
+
+// reset: the socket dies mid-response, so the client sees a connection error rather than an end.
+function reset(ctx: GenerationContext, end: End): void {
+  end('fault');
+  ctx.res.socket?.destroy();
+}
+
+// hang: headers, then nothing until the client leaves or the server closes; never occupies a slot.
+function hang(ctx: GenerationContext): void {
+  ctx.res.writeHead(200, { 'content-type': ctx.request.stream ? 'text/event-stream' : 'application/json' });
+  ctx.res.flushHeaders();
+}
+
+function isReasoning(ctx: GenerationContext, index: number): boolean {
+  return ctx.request.endpoint === 'chat' && index < ctx.reasoningTokens;
+}

@@ -1,0 +1,194 @@
+// The OpenAI-compatible surface: request parsing/validation (with vLLM-like errors) and the JSON
+// shapes of chunks and bodies. Pure functions; no I/O.
+import { countTokens, tokenIds } from './tokenizer.js';
+
+/** An error answered as an OpenAI-style `{"error":{...}}` body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+    readonly code: string | null = null,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** The response body. */
+  body(): { error: { message: string; type: string; param: string | null; code: string | null } } {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+}
+
+const invalid = (message: string, param: string | null = null, code: string | null = 'invalid_value'): ApiError =>
+  new ApiError(400, message, 'invalid_request_error', code, param);
+
+/** The two generation endpoints. */
+export type Endpoint = 'chat' | 'completions';
+
+/** What the server serves, against which requests are checked. */
+export interface ServedModel {
+  model: string;
+  maxModelLen: number;
+}
+
+/** A validated generation request. */
+export interface GenerationRequest {
+  endpoint: Endpoint;
+  /** Prompt text (chat: every message's content joined by newlines), for the EOS hash. */
+  promptText: string;
+  promptTokens: number;
+  maxTokens: number;
+  stream: boolean;
+  includeUsage: boolean;
+  ignoreEos: boolean;
+}
+
+/** Parses a request body; malformed JSON or a non-object is a 400. */
+export function parseJsonObject(raw: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw invalid(`Invalid JSON body: ${(err as Error).message}`, null, 'invalid_json');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid('Request body must be a JSON object', null, 'invalid_json');
+  return value as Record<string, unknown>;
+}
+
+/** Validates a chat or completions body against the served model. */
+export function parseGenerationRequest(endpoint: Endpoint, body: Record<string, unknown>, served: ServedModel): GenerationRequest {
+  checkModel(body['model'], served.model);
+  const texts = endpoint === 'chat' ? messageContents(body['messages']) : [promptText(body['prompt'])];
+  const promptTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
+  checkContextLength(promptTokens, served.maxModelLen, endpoint === 'chat' ? 'messages' : 'prompt');
+  const streamOptions = body['stream_options'] ?? {};
+  if (typeof streamOptions !== 'object' || streamOptions === null) throw invalid('stream_options must be an object', 'stream_options');
+  return {
+    endpoint,
+    promptText: texts.join('\n'),
+    promptTokens,
+    maxTokens: maxTokens(body['max_tokens'] ?? (endpoint === 'chat' ? body['max_completion_tokens'] : undefined)),
+    stream: optionalBool(body['stream'], 'stream'),
+    includeUsage: optionalBool((streamOptions as Record<string, unknown>)['include_usage'], 'stream_options.include_usage'),
+    ignoreEos: optionalBool(body['ignore_eos'], 'ignore_eos'),
+  };
+}
+
+/** Validates a `/tokenize` body (`prompt` or `messages`) and returns its token ids. */
+export function parseTokenizeRequest(body: Record<string, unknown>, served: ServedModel): number[] {
+  checkModel(body['model'], served.model);
+  const texts = body['messages'] !== undefined ? messageContents(body['messages']) : [promptText(body['prompt'])];
+  return texts.flatMap(tokenIds);
+}
+
+function checkModel(model: unknown, served: string): void {
+  if (model === undefined || model === null || model === served) return;
+  throw new ApiError(404, `The model \`${String(model)}\` does not exist.`, 'invalid_request_error', 'model_not_found', 'model');
+}
+
+function checkContextLength(promptTokens: number, maxModelLen: number, param: string): void {
+  if (promptTokens <= maxModelLen) return;
+  throw invalid(
+    `This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptTokens} input tokens. Please reduce the length of the input messages.`,
+    param,
+    'context_length_exceeded',
+  );
+}
+
+function messageContents(messages: unknown): string[] {
+  if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
+  return messages.map((m: unknown, i) => {
+    const msg = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+    if (typeof msg['role'] !== 'string') throw invalid(`messages[${i}].role must be a string`, `messages[${i}].role`);
+    if (typeof msg['content'] !== 'string') throw invalid(`messages[${i}].content must be a string`, `messages[${i}].content`);
+    return msg['content'];
+  });
+}
+
+function promptText(prompt: unknown): string {
+  if (typeof prompt !== 'string') throw invalid('prompt must be a string', 'prompt');
+  return prompt;
+}
+
+function maxTokens(value: unknown): number {
+  if (value === undefined || value === null) return 16;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
+    throw invalid(`max_tokens must be a positive integer, got ${JSON.stringify(value)}`, 'max_tokens');
+  return value;
+}
+
+function optionalBool(value: unknown, param: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw invalid(`${param} must be a boolean`, param);
+  return value;
+}
+
+/** Fields every chunk and body of one response shares. */
+export interface ResponseIdentity {
+  endpoint: Endpoint;
+  id: string;
+  created: number;
+  model: string;
+}
+
+/** Token counts reported in `usage`. */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Usage for a prompt and completion length. */
+export function usageOf(promptTokens: number, completionTokens: number): Usage {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}
+
+/** One streamed choice: a token, or the empty delta that carries the finish reason. */
+export function choiceChunk(
+  who: ResponseIdentity,
+  text: string,
+  options: { reasoning?: boolean; first?: boolean; finish?: string },
+): object {
+  const finish_reason = options.finish ?? null;
+  if (who.endpoint === 'completions') return envelope(who, 'text_completion', [{ index: 0, text, logprobs: null, finish_reason }]);
+  const delta: Record<string, string> = options.first ? { role: 'assistant' } : {};
+  if (text !== '') delta[options.reasoning ? 'reasoning_content' : 'content'] = text;
+  return envelope(who, 'chat.completion.chunk', [{ index: 0, delta, logprobs: null, finish_reason }]);
+}
+
+/** The stream's usage chunk: no choices, only usage. */
+export function usageChunk(who: ResponseIdentity, usage: Usage): object {
+  return { ...envelope(who, who.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion', []), usage };
+}
+
+/** A whole non-streamed response; `usage` is left out when undefined. */
+export function completionBody(
+  who: ResponseIdentity,
+  text: { content: string; reasoning: string },
+  finish: string,
+  usage: Usage | undefined,
+): object {
+  const choice =
+    who.endpoint === 'completions'
+      ? { index: 0, text: text.content, logprobs: null, finish_reason: finish }
+      : {
+          index: 0,
+          message: { role: 'assistant', content: text.content, ...(text.reasoning ? { reasoning_content: text.reasoning } : {}) },
+          logprobs: null,
+          finish_reason: finish,
+        };
+  const body = envelope(who, who.endpoint === 'chat' ? 'chat.completion' : 'text_completion', [choice]);
+  return usage ? { ...body, usage } : body;
+}
+
+function envelope(who: ResponseIdentity, object: string, choices: object[]): object {
+  return { id: who.id, object, created: who.created, model: who.model, choices };
+}
+
+/** One server-sent event carrying `data`. */
+export function sseEvent(data: object | string): string {
+  return `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+}

@@ -1,0 +1,90 @@
+// Test harness: runs the real coordinator, agent and engine-sim processes from dist/ and reads
+// the artifacts they write. Nothing here fakes a component.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseExact } from '../shared/json.js';
+
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+
+/** Path of a compiled entry point, e.g. `coordinator/main.js`. */
+export function distPath(rel: string): string {
+  return join(DIST, rel);
+}
+
+/** A fresh temporary directory. */
+export function tempDir(prefix = 'loadfleet-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A finished process. */
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns `node <entry> ...args` and collects its output. */
+export function startNode(
+  entry: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<Finished> } {
+  const child = spawn(process.execPath, [distPath(entry), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<Finished>((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  return { child, done };
+}
+
+/** Runs `coordinator start …` to completion. */
+export function runCoordinator(args: readonly string[], env: Record<string, string> = {}): Promise<Finished> {
+  return startNode('coordinator/main.js', ['start', ...args], env).done;
+}
+
+/** The only run directory under `out`. */
+export function onlyRunDir(out: string): string {
+  const dirs = readdirSync(out);
+  if (dirs.length !== 1) throw new Error(`expected one run directory in ${out}, found ${dirs.join(', ')}`);
+  return join(out, dirs[0]!);
+}
+
+/** run.json with ns integers as bigint. */
+export function readRunJson(dir: string): any {
+  return parseExact(readFileSync(join(dir, 'run.json'), 'utf8'));
+}
+
+/** requests.ndjson rows with ns integers as bigint. */
+export function readRequests(dir: string): any[] {
+  return readFileSync(join(dir, 'requests.ndjson'), 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => parseExact(l));
+}
+
+/** Starts engine-sim on a free port; resolves with its URLs and a stop function. */
+export async function startSim(args: readonly string[] = []): Promise<{ baseUrl: string; stop(): void }> {
+  const { child } = startNode('sim/main.js', ['--port', '0', ...args]);
+  const line = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const nl = buf.indexOf('\n');
+      if (nl !== -1) resolve(buf.slice(0, nl));
+    });
+    child.once('exit', (code) => reject(new Error(`engine-sim exited ${code}`)));
+  });
+  const { base_url } = JSON.parse(line) as { base_url: string };
+  return { baseUrl: base_url, stop: () => void child.kill('SIGTERM') };
+}
+
+/** Writes a plan to a temp file and returns its path. */
+export function writePlan(dir: string, plan: unknown, name = 'plan.json'): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(plan, null, 2));
+  return path;
+}
