@@ -1,0 +1,78 @@
+// Both OpenAI APIs, reasoning deltas (time to first output vs first content), and a target that
+// is not there at all.
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKind, Plan } from '../shared/plan.js';
+import { onlyRunDir, readRequests, readRunJson, runCoordinator, startSim, tempDir, writePlan } from './harness.js';
+
+function plan(baseUrl: string, api: ApiKind): Plan {
+  return {
+    schema: 'loadfleet.plan/v1',
+    name: `api-${api}`,
+    seed: 5,
+    duration_s: 2,
+    drain_timeout_s: 5,
+    target: { base_url: baseUrl, api, model: 'loadfleet-sim', timeout_s: 5 },
+    classes: [
+      {
+        name: 'rt',
+        prompt: { input_tokens: 40, output_tokens: 12 },
+        load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 5 }] },
+      },
+    ],
+  };
+}
+
+async function run(p: Plan): Promise<{ run: any; rows: any[] }> {
+  const work = tempDir();
+  const res = await runCoordinator(['--agents', '2', '--plan', writePlan(work, p), '--out', join(work, 'out'), '--quiet']);
+  expect(res.code, res.stderr).toBe(0);
+  const dir = onlyRunDir(join(work, 'out'));
+  return { run: readRunJson(dir), rows: readRequests(dir) };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('APIs and targets', () => {
+  let sim: { baseUrl: string; stop(): void };
+  beforeAll(async () => {
+    sim = await startSim(['--reasoning-tokens', '3', '--ttft-ms', '20', '--itl-ms', '10']);
+  });
+  afterAll(() => sim?.stop());
+
+  it('chat: reasoning deltas come first, so ttfo < ttft, and content chunks exclude them', async () => {
+    const { run: r, rows } = await run(plan(sim.baseUrl, 'chat'));
+    expect(rows).toHaveLength(10);
+    for (const row of rows) {
+      expect(row.status).toBe('ok');
+      expect(row.reasoning_chunks).toBe(3);
+      expect(row.content_chunks).toBe(9);
+      expect(row.completion_tokens).toBe(12);
+      expect(row.first_content_unix_ns - row.first_output_unix_ns).toBeGreaterThan(25_000_000n); // 3 steps of 10 ms
+    }
+    const all = r.classes.rt.windows.all;
+    expect(all.ttft_p50_ms - all.ttfo_p50_ms).toBeGreaterThan(25);
+  });
+
+  it('completions: text deltas are content', async () => {
+    const { rows } = await run(plan(sim.baseUrl, 'completions'));
+    expect(rows.every((row) => row.status === 'ok' && row.content_chunks === 12 && row.reasoning_chunks === 0)).toBe(true);
+  });
+
+  it('an unreachable target: every request is a connect_error, recorded, and the run completes degraded', async () => {
+    const port = await freePort();
+    const { run: r, rows } = await run(plan(`http://127.0.0.1:${port}/v1`, 'chat'));
+    expect(rows).toHaveLength(10);
+    expect(rows.every((row) => row.status === 'connect_error' && row.http_status === null && /ECONNREFUSED/.test(row.error))).toBe(true);
+    expect(r.status).toBe('degraded');
+    expect(r.error_counts).toEqual({ connect_error: 10 });
+  });
+});
