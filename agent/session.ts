@@ -8,6 +8,9 @@ import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { AgentRun } from './run.js';
 
+/** An agent stops its load when the coordinator has been silent this long during a run. */
+export const COORDINATOR_SILENCE_MS = 10_000;
+
 /** How an agent identifies itself and reaches the coordinator. */
 export interface SessionOptions {
   coordinatorUrl: string;
@@ -31,7 +34,18 @@ export async function runSession(opts: SessionOptions): Promise<number> {
   let settle: (code: number) => void = () => {};
   const ended = new Promise<number>((r) => (settle = r));
 
+  // During a run the coordinator probes every second; silence means it is gone or cut off, and
+  // nobody would take the results, so the load stops (GPU endpoints are expensive).
+  let lastHeardMs = Date.now();
+  const watchdog = setInterval(() => {
+    if (running && Date.now() - lastHeardMs > COORDINATOR_SILENCE_MS) {
+      opts.log(`coordinator silent for ${COORDINATOR_SILENCE_MS / 1000} s: stopping load`);
+      run?.stop('coordinator silent');
+    }
+  }, 1000);
+
   const onMessage = (m: CoordinatorMessage): void => {
+    lastHeardMs = Date.now();
     switch (m.type) {
       case 'welcome':
         opts.log(`joined run ${m.run_id} as agent ${m.agent_index + 1} of ${m.agent_count}`);
@@ -105,6 +119,7 @@ export async function runSession(opts: SessionOptions): Promise<number> {
     clock_domain_declared: opts.clockDomainDeclared,
   });
   const code = await ended;
+  clearInterval(watchdog);
   link.close();
   return code;
 }

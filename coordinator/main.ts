@@ -14,6 +14,18 @@ function positiveInt(value: string): number {
   return n;
 }
 
+function nonNegative(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number >= 0');
+  return n;
+}
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be an integer >= 0');
+  return n;
+}
+
 function hostPort(value: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
   if (!m) throw new InvalidArgumentError('must be HOST:PORT, e.g. 0.0.0.0:7000');
@@ -31,6 +43,10 @@ interface StartOptions {
   quiet?: boolean;
   simArg: string[];
   agentArg: string[];
+  clockToleranceMs: number;
+  onClockMismatch: 'fail' | 'align';
+  maxStartSkewMs: number;
+  maxAgentLoss: number;
 }
 
 async function start(o: StartOptions): Promise<number> {
@@ -53,6 +69,10 @@ async function start(o: StartOptions): Promise<number> {
     joinTimeoutMs: o.joinTimeoutS * 1000,
     simArgs: o.simArg,
     agentArgs: o.agentArg,
+    clockToleranceNs: o.clockToleranceMs * 1e6,
+    onClockMismatch: o.onClockMismatch,
+    maxStartSkewNs: o.maxStartSkewMs * 1e6,
+    maxAgentLoss: o.maxAgentLoss,
     log,
     progress: (line) => void (o.quiet ? undefined : process.stderr.write(`${line}\n`)),
   });
@@ -77,6 +97,12 @@ program
   .option('--local', 'spawn the agents on this machine (the default without --listen)')
   .option('--join-timeout-s <s>', 'how long to wait for the agents', positiveInt, 60)
   .option('--quiet', 'print only the final summary')
+  .option('--clock-tolerance-ms <ms>', 'how far an agent may be from its declared common clock domain', nonNegative, 2)
+  .addOption(
+    new Option('--on-clock-mismatch <what>', 'a declared common domain that probes contradict').choices(['fail', 'align']).default('fail'),
+  )
+  .option('--max-start-skew-ms <ms>', 'a larger measured start skew marks the run degraded', nonNegative, 5)
+  .option('--max-agent-loss <n>', 'agents that may be lost before the run aborts (within it: degraded)', count, 0)
   .addOption(new Option('--sim-arg <arg>', 'extra argument for the embedded engine-sim (repeatable)').argParser(collect).default([]))
   .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp())
   .action(async (o: StartOptions) => {

@@ -1,11 +1,12 @@
 // Measures an agent's clock against the coordinator's with NTP-style four-timestamp probes, sent
-// one after another so no probe queues behind another.
+// one after another so no probe queues behind another, and agents probed one at a time so the
+// coordinator's own event loop (which stamps T4) is as idle as it gets.
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { fitOffset } from '../shared/clock.js';
 import type { AgentConn } from './server.js';
 
 /** Probes per agent at join; the lowest-delay quarter is kept. */
-export const PROBES_AT_JOIN = 16;
+export const PROBES_AT_JOIN = 32;
 const PROBE_TIMEOUT_MS = 2000;
 
 /** Sends `count` probes to `agent` and fits its offset (agent clock − coordinator clock). */
@@ -15,7 +16,15 @@ export async function probeAgent(agent: AgentConn, clock: Clock, count = PROBES_
   return fitOffset(samples, Math.max(1, Math.floor(count / 4)));
 }
 
-function probeOnce(agent: AgentConn, clock: Clock, seq: number): Promise<ProbeSample> {
+/** Probes every agent, one agent after another. */
+export async function probeAll(agents: readonly AgentConn[], clock: Clock): Promise<OffsetEstimate[]> {
+  const out: OffsetEstimate[] = [];
+  for (const a of agents) out.push(await probeAgent(a, clock));
+  return out;
+}
+
+/** One probe; resolves with its four timestamps. */
+export function probeOnce(agent: AgentConn, clock: Clock, seq: number): Promise<ProbeSample> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       off();

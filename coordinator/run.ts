@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Clock, OffsetEstimate } from '../shared/clock.js';
+import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
@@ -13,11 +13,13 @@ import { buildSchedule } from '../shared/schedule.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { writeRunJson } from './artifacts/run-json.js';
 import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
+import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
+import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
 import type { LocalAgent, LocalSim } from './local.js';
 import { spawnLocalAgents, startLocalSim } from './local.js';
 import { planAsRun, shareFor } from './plan.js';
-import { probeAgent } from './probe.js';
+import { probeAll, probeOnce } from './probe.js';
 import { ProgressView } from './progress.js';
 import type { AgentConn } from './server.js';
 import { AgentServer } from './server.js';
@@ -34,6 +36,10 @@ export interface RunOptions {
   joinTimeoutMs: number;
   simArgs: readonly string[];
   agentArgs: readonly string[];
+  clockToleranceNs: number;
+  onClockMismatch: OnClockMismatch;
+  maxStartSkewNs: number;
+  maxAgentLoss: number;
   log(line: string): void;
   progress(line: string): void;
 }
@@ -49,6 +55,9 @@ export interface AgentState {
   final: boolean;
   lost: boolean;
   failure: string | null;
+  /** Probes taken during the run (one per second), for the drift fit. */
+  runProbes: ProbeSample[];
+  lastHeardMs: number;
 }
 
 /** The outcome the CLI reports. */
@@ -60,6 +69,8 @@ export interface RunResult {
 
 const PREPARE_TIMEOUT_MS = 30_000;
 const FINAL_GRACE_MS = 30_000;
+/** An agent silent this long during a run is lost (heartbeats come every second). */
+const AGENT_SILENCE_MS = 5000;
 
 /** Makes a run id like 20261202T134501Z-default-7f3a. */
 export function newRunId(planName: string, now = new Date()): string {
@@ -122,6 +133,8 @@ class RunSession {
   private collector: Collector | undefined;
   private startNs = 0n;
   private abortReason: string | null = null;
+  private readonly degradeReasons: string[] = [];
+  private decision: ClockDecision | undefined;
   private wake: () => void = () => {};
 
   constructor(
@@ -138,8 +151,16 @@ class RunSession {
   async run(): Promise<RunResult> {
     const { opts } = this;
     for (const a of this.agents) a.send({ type: 'welcome', agent_index: a.index, agent_count: this.agents.length, run_id: this.runId });
-    const offsets = await Promise.all(this.agents.map((a) => probeAgent(a, this.clock)));
-    const explicit = new Set(this.agents.map((a) => a.hello.clock_domain_id)).size === 1;
+    const offsets = await probeAll(this.agents, this.clock);
+    const decision = decideAlignment(
+      this.agents.map((a, i) => ({ agentId: a.hello.agent_id, domain: a.hello.clock_domain_id, offset: offsets[i]! })),
+      hostClockDomain(),
+      opts.clockToleranceNs,
+      opts.onClockMismatch,
+    );
+    this.decision = decision;
+    if (decision.note) this.degradeReasons.push(decision.note);
+    const explicit = decision.alignment === 'explicit-common-clock-domain';
     const prepMs = await this.prepareAll();
     this.agents.forEach((conn, i) => {
       this.states.push({
@@ -152,37 +173,83 @@ class RunSession {
         final: false,
         lost: false,
         failure: null,
+        runProbes: [],
+        lastHeardMs: Date.now(),
       });
     });
     const worstRtt = Math.max(...offsets.map((o) => o.rtt_ns));
     this.startNs = chooseStartNs(this.clock.nowNs(), worstRtt, Math.max(...prepMs));
-    for (const s of this.states) s.startLocalNs = explicit ? this.startNs : this.startNs + BigInt(s.offset.offset_ns);
+    // Each agent hears the start instant in its own clock: the common domain's, or its measured one.
+    for (const s of this.states) s.startLocalNs = this.startNs + BigInt(explicit ? decision.domainOffsetNs : s.offset.offset_ns);
     const timebases: AgentTimebase[] = this.states.map((s) => ({
       agentId: s.conn.hello.agent_id,
       startLocalNs: s.startLocalNs,
       alignNs: explicit ? 0n : BigInt(s.offset.offset_ns),
     }));
-    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.startNs, () => this.liveIndices());
+    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.runStartNs(), () => this.liveIndices());
     for (const s of this.states) this.wire(s);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
     const progress = new ProgressView(this.plan, this.collector, opts.progress);
+    const ticker = setInterval(() => this.everySecond(), 1000);
     try {
+      if (decision.refusal) {
+        for (const a of this.agents) a.send({ type: 'abort', reason: decision.refusal });
+        this.abortReason = `aborted before any load was sent: ${decision.refusal}`;
+        return await this.writeAndSummarize();
+      }
       const armDeadlineMs = Number(this.startNs - ARM_MARGIN_NS - this.clock.nowNs()) / 1e6;
       try {
         await armAll(this.agents, (a) => this.states[a.index]!.startLocalNs, armDeadlineMs);
       } catch (err) {
         for (const a of this.agents) a.send({ type: 'abort', reason: (err as Error).message });
         this.abortReason = `aborted before any load was sent: ${(err as Error).message}`;
-        return await this.writeAndSummarize(explicit);
+        return await this.writeAndSummarize();
       }
       opts.log(`all ${this.agents.length} agents armed; start in ${Number(this.startNs - this.clock.nowNs()) / 1e6} ms`);
       progress.start();
       await this.waitForFinals();
-      return await this.writeAndSummarize(explicit);
+      return await this.writeAndSummarize();
     } finally {
+      clearInterval(ticker);
       progress.stop();
       process.off('SIGINT', onSigint);
+    }
+  }
+
+  /** The start instant in the run's clock domain. */
+  private runStartNs(): bigint {
+    return this.startNs + BigInt(this.decision?.alignment === 'explicit-common-clock-domain' ? this.decision.domainOffsetNs : 0);
+  }
+
+  // Once a second: a clock probe to every live agent (for the drift fit) and the silence watchdog.
+  private everySecond(): void {
+    const now = Date.now();
+    for (const s of this.states) {
+      if (s.final || s.lost) continue;
+      if (now - s.lastHeardMs > AGENT_SILENCE_MS) {
+        this.agentLost(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
+        continue;
+      }
+      probeOnce(s.conn, this.clock, 1_000_000 + s.runProbes.length).then(
+        (p) => void s.runProbes.push(p),
+        () => {},
+      );
+    }
+  }
+
+  private agentLost(s: AgentState, why: string): void {
+    if (s.lost || s.final) return;
+    s.lost = true;
+    s.conn.close('lost');
+    const lost = this.states.filter((x) => x.lost).length;
+    const id = s.conn.hello.agent_id;
+    this.opts.log(`agent ${id} was lost (${why})`);
+    if (lost > this.opts.maxAgentLoss) {
+      this.stopAll(`agent ${id} was lost (${why}); ${lost} lost > --max-agent-loss ${this.opts.maxAgentLoss}`);
+    } else {
+      this.degradeReasons.push(`agent ${id} was lost (${why}); within --max-agent-loss ${this.opts.maxAgentLoss}, the others ran on`);
+      this.wake();
     }
   }
 
@@ -229,6 +296,7 @@ class RunSession {
   private wire(s: AgentState): void {
     const c = this.collector!;
     s.conn.onMessage((m: AgentMessage) => {
+      s.lastHeardMs = Date.now();
       switch (m.type) {
         case 'records':
           c.records(s.conn.index, m.rows);
@@ -258,12 +326,7 @@ class RunSession {
           return;
       }
     });
-    s.conn.onClose(() => {
-      if (s.final) return;
-      s.lost = true;
-      this.opts.log(`agent ${s.conn.hello.agent_id} was lost before sending its results`);
-      this.stopAll(`agent ${s.conn.hello.agent_id} was lost`);
-    });
+    s.conn.onClose(() => this.agentLost(s, 'connection closed before its results'));
   }
 
   private stopAll(reason: string): void {
@@ -288,10 +351,16 @@ class RunSession {
     }
   }
 
-  private async writeAndSummarize(explicit: boolean): Promise<RunResult> {
+  private async writeAndSummarize(): Promise<RunResult> {
     const c = this.collector!;
     await c.close();
-    const finishedNs = this.startNs + BigInt(Math.round(c.lastDoneNs));
+    const starts = this.states.map((s) => s.firstSendErrorNs).filter((x): x is number => x !== null);
+    const skewNs = starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : 0;
+    if (skewNs > this.opts.maxStartSkewNs) {
+      this.degradeReasons.push(`start skew ${(skewNs / 1e6).toFixed(3)} ms > --max-start-skew-ms ${this.opts.maxStartSkewNs / 1e6}`);
+    }
+    const startNs = this.runStartNs();
+    const finishedNs = startNs + BigInt(Math.round(c.lastDoneNs));
     const written = await writeRunJson({
       dir: this.dir,
       runId: this.runId,
@@ -299,11 +368,11 @@ class RunSession {
       schedule: this.schedule,
       collector: c,
       states: this.states,
-      startNs: this.startNs,
-      finishedNs: finishedNs > this.startNs ? finishedNs : this.clock.nowNs(),
-      explicit,
-      coordinatorDomain: hostClockDomain(),
+      startNs,
+      finishedNs: finishedNs > startNs ? finishedNs : this.clock.nowNs(),
+      decision: this.decision!,
       abortReason: this.abortReason,
+      degradeReasons: this.degradeReasons,
     });
     return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
   }

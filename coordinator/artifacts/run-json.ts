@@ -9,6 +9,8 @@ import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
+import type { ClockDecision } from '../clock-policy.js';
+import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
 import type { AgentState } from '../run.js';
 import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
@@ -31,9 +33,10 @@ export interface RunJsonInput {
   states: readonly AgentState[];
   startNs: bigint;
   finishedNs: bigint;
-  explicit: boolean;
-  coordinatorDomain: string;
+  decision: ClockDecision;
   abortReason: string | null;
+  /** Reasons found during the run that make it `degraded` (lost agents, clock fallback, start skew). */
+  degradeReasons: readonly string[];
 }
 
 /** Writes run.json; returns the status and a short human summary. */
@@ -61,6 +64,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     status = 'aborted';
     reasons.push(input.abortReason);
   }
+  reasons.push(...input.degradeReasons);
   const maxShare = plan.max_error_share ?? PLAN_DEFAULTS.max_error_share;
   if (attempted > 0 && failed / attempted > maxShare)
     reasons.push(`${failed} of ${attempted} requests failed (${pct(failed / attempted)} > max_error_share ${pct(maxShare)})`);
@@ -84,10 +88,9 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     finished_at_unix_ns: input.finishedNs,
     wall_clock_ms: Math.round(runSeconds * 1e6) / 1e3,
     clock: {
-      clock_domain_id: input.explicit
-        ? (states[0]?.conn.hello.clock_domain_id ?? input.coordinatorDomain)
-        : `coordinator:${input.coordinatorDomain}`,
-      alignment: input.explicit ? 'explicit-common-clock-domain' : 'measured-offsets',
+      clock_domain_id: input.decision.domainId,
+      alignment: input.decision.alignment,
+      offset_model: 'constant offset per agent, measured at join',
       max_abs_offset_ns: Math.max(0, ...states.map((s) => Math.abs(s.offset.offset_ns))),
       max_offset_uncertainty_ns: Math.max(0, ...states.map((s) => s.offset.uncertainty_ns)),
       start_skew_ns: starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : null,
@@ -110,6 +113,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
         offset_ns: s.offset.offset_ns,
         offset_uncertainty_ns: s.offset.uncertainty_ns,
         rtt_ns: s.offset.rtt_ns,
+        ...driftFields(s),
         share: shareLabel({ index: s.conn.index, count: states.length }),
         segment: shareSegment({ index: s.conn.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
@@ -136,6 +140,11 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
   };
   await writeFileAtomic(join(input.dir, 'run.json'), `${stringifyExact(run, 2)}\n`);
   return { status, summaryLines: summaryLines(run.status, run.status_reason, classes, plan, input) };
+}
+
+function driftFields(s: AgentState): { run_probes: number; drift_ppm: number | null; offset_max_deviation_ns: number | null } {
+  const fit = fitDrift(s.runProbes, s.offset.offset_ns);
+  return { run_probes: fit.samples, drift_ppm: fit.drift_ppm, offset_max_deviation_ns: fit.max_deviation_ns };
 }
 
 function clientHealth(states: readonly AgentState[]): {

@@ -1,0 +1,96 @@
+// Pure: which timeline a run may claim. A declared common clock domain is trusted only after the
+// probes agree with it; otherwise agent times are mapped into the coordinator's clock with the
+// measured offsets, and the artifacts say so.
+import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
+import { probeOffset } from '../shared/clock.js';
+
+/** What the user asked for when a declared domain turns out to be false. */
+export type OnClockMismatch = 'fail' | 'align';
+
+/** One agent as the policy sees it. */
+export interface ClockView {
+  agentId: string;
+  domain: string;
+  offset: OffsetEstimate;
+}
+
+/** The decision for a run. */
+export interface ClockDecision {
+  alignment: 'explicit-common-clock-domain' | 'measured-offsets';
+  /** The run's clock domain id. */
+  domainId: string;
+  /** The common domain's offset from the coordinator (added to coordinator instants sent to agents). */
+  domainOffsetNs: number;
+  /** Set when the run must not start (a false common domain under `fail`). */
+  refusal: string | null;
+  /** Set when alignment fell back to measured offsets on a mismatch (goes into status_reason). */
+  note: string | null;
+}
+
+function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)]!;
+}
+
+/**
+ * One common declared domain is verified: every agent must sit within `toleranceNs` of the
+ * domain's reference, beyond its own measurement uncertainty. The reference is the coordinator
+ * when it is in the same domain, else the median agent (the coordinator may be elsewhere).
+ */
+export function decideAlignment(
+  agents: readonly ClockView[],
+  coordinatorDomain: string,
+  toleranceNs: number,
+  onMismatch: OnClockMismatch,
+): ClockDecision {
+  const domains = new Set(agents.map((a) => a.domain));
+  const measured = (note: string | null): ClockDecision => ({
+    alignment: 'measured-offsets',
+    domainId: `coordinator:${coordinatorDomain}`,
+    domainOffsetNs: 0,
+    refusal: null,
+    note,
+  });
+  if (domains.size !== 1) return measured(null);
+  const domain = agents[0]!.domain;
+  const reference = domain === coordinatorDomain ? 0 : median(agents.map((a) => a.offset.offset_ns));
+  const off = agents.filter((a) => Math.abs(a.offset.offset_ns - reference) - a.offset.uncertainty_ns > toleranceNs);
+  if (off.length === 0)
+    return { alignment: 'explicit-common-clock-domain', domainId: domain, domainOffsetNs: reference, refusal: null, note: null };
+  const detail = off
+    .map(
+      (a) =>
+        `${a.agentId} is ${((a.offset.offset_ns - reference) / 1e6).toFixed(3)} ms (± ${(a.offset.uncertainty_ns / 1e6).toFixed(3)} ms) off`,
+    )
+    .join(', ');
+  const what = `the agents declare clock domain ${domain}, but ${detail}, beyond the ${(toleranceNs / 1e6).toFixed(3)} ms tolerance`;
+  if (onMismatch === 'align') return measured(`${what}; aligned with measured offsets instead (--on-clock-mismatch=align)`);
+  return { ...measured(null), refusal: `${what}; fix the clock sync or pass --on-clock-mismatch=align` };
+}
+
+/** How the offset moved over the run: a least-squares line through the lowest-delay half of the probes. */
+export interface DriftFit {
+  samples: number;
+  drift_ppm: number | null;
+  /** Largest |offset − join offset| among the probes used. */
+  max_deviation_ns: number | null;
+}
+
+/** Fits offset drift from probes taken during the run (the join offset is what aligned the records). */
+export function fitDrift(probes: readonly ProbeSample[], joinOffsetNs: number): DriftFit {
+  if (probes.length < 4) return { samples: probes.length, drift_ppm: null, max_deviation_ns: null };
+  const measured = probes
+    .map((s) => ({ t: Number(s.t1 - probes[0]!.t1), ...probeOffset(s) }))
+    .sort((a, b) => a.delayNs - b.delayNs)
+    .slice(0, Math.max(4, Math.ceil(probes.length / 2)));
+  const n = measured.length;
+  const mt = measured.reduce((s, m) => s + m.t, 0) / n;
+  const mo = measured.reduce((s, m) => s + m.offsetNs, 0) / n;
+  const sxx = measured.reduce((s, m) => s + (m.t - mt) ** 2, 0);
+  const sxy = measured.reduce((s, m) => s + (m.t - mt) * (m.offsetNs - mo), 0);
+  return {
+    samples: probes.length,
+    drift_ppm: sxx > 0 ? Math.round((sxy / sxx) * 1e6 * 1000) / 1000 : null,
+    max_deviation_ns: Math.max(...measured.map((m) => Math.abs(m.offsetNs - joinOffsetNs))),
+  };
+}

@@ -1,0 +1,160 @@
+// Clock domains and agent loss on one machine: wall-clock skew is injected per agent with the
+// agent's test clock offset (the multi-host harness does the same with faketime in namespaces).
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Plan } from '../shared/plan.js';
+import { buildSchedule } from '../shared/schedule.js';
+import { takeStripe } from '../shared/shares.js';
+import { onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
+
+const PLAN: Plan = {
+  schema: 'loadfleet.plan/v1',
+  name: 'clocks',
+  seed: 9,
+  duration_s: 4,
+  drain_timeout_s: 5,
+  classes: [
+    {
+      name: 'rt',
+      prompt: { input_tokens: 16, output_tokens: 8 },
+      load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 4, rate_per_s: 20 }] },
+    },
+  ],
+};
+
+/** Starts a listening coordinator and one agent per entry of `agentArgs`; resolves when all exit. */
+async function fleet(
+  coordArgs: string[],
+  agentArgs: string[][],
+  plan: Plan = PLAN,
+  onStarted?: (agents: ReturnType<typeof startNode>[]) => void,
+) {
+  const work = tempDir();
+  const coord = startNode(
+    'coordinator/main.js',
+    [
+      'start',
+      '--agents',
+      String(agentArgs.length),
+      '--listen',
+      '127.0.0.1:0',
+      '--plan',
+      writePlan(work, plan),
+      '--out',
+      join(work, 'out'),
+      ...coordArgs,
+    ],
+    { LOADFLEET_TOKEN: 'clock-test' },
+  );
+  const url = await new Promise<string>((resolve) => {
+    let buf = '';
+    coord.child.stderr!.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const m = /waiting for \d+ agent\(s\) at (ws:\/\/[\d.:]+)/.exec(buf);
+      if (m) resolve(m[1]!);
+    });
+  });
+  const agents = agentArgs.map((args, i) =>
+    startNode('agent/main.js', ['--coordinator', url, '--id', `a${i + 1}`, ...args], { LOADFLEET_TOKEN: 'clock-test' }),
+  );
+  onStarted?.(agents);
+  const res = await coord.done;
+  await Promise.all(agents.map((a) => a.done));
+  const dir = onlyRunDir(join(work, 'out'));
+  return { res, run: readRunJson(dir), rows: readRequests(dir) };
+}
+
+const lagMs = (r: any, sent: 'sent_unix_ns' | 'sent_local_ns'): number => Number(r[sent] - r.intended_unix_ns) / 1e6;
+
+describe('clock domains', () => {
+  it('catches a common domain that a skewed agent only claims, before any load', async () => {
+    const { res, run, rows } = await fleet(
+      [],
+      [
+        ['--clock-domain', 'chrony:dc1'],
+        ['--clock-domain', 'chrony:dc1', '--test-clock-offset-ms', '250'],
+      ],
+    );
+    expect(res.code).toBe(3);
+    expect(run.status).toBe('aborted');
+    expect(run.status_reason).toMatch(/declare clock domain chrony:dc1, but a2 is 2\d\d\.\d+ ms .* off, beyond the 2\.000 ms tolerance/);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('aligns a false common domain with measured offsets when asked, and says so', async () => {
+    const { res, run, rows } = await fleet(
+      ['--on-clock-mismatch=align'],
+      [
+        ['--clock-domain', 'chrony:dc1'],
+        ['--clock-domain', 'chrony:dc1', '--test-clock-offset-ms', '250'],
+      ],
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(run.clock.alignment).toBe('measured-offsets');
+    expect(run.status_reason).toMatch(/aligned with measured offsets instead/);
+    const a2 = run.agents.find((a: any) => a.agent_id === 'a2');
+    expect(Math.abs(a2.offset_ns - 250e6)).toBeLessThanOrEqual(a2.offset_uncertainty_ns + 1e6);
+    expect(a2.run_probes).toBeGreaterThan(2);
+  });
+
+  it('maps different domains into the coordinator clock: aligned lag is small, raw local lag shows the skew', async () => {
+    const { res, run, rows } = await fleet(
+      [],
+      [
+        ['--clock-domain', 'host-a'],
+        ['--clock-domain', 'host-b', '--test-clock-offset-ms', '-120'],
+      ],
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(run.clock.alignment).toBe('measured-offsets');
+    expect(run.clock.clock_domain_id).toMatch(/^coordinator:host:/);
+    const skewed = rows.filter((r) => r.agent_id === 'a2');
+    expect(skewed.length).toBeGreaterThan(30);
+    const aligned = skewed.map((r) => lagMs(r, 'sent_unix_ns')).sort((x, y) => x - y);
+    const raw = skewed.map((r) => lagMs(r, 'sent_local_ns')).sort((x, y) => x - y);
+    expect(aligned[Math.floor(aligned.length / 2)]!).toBeLessThan(5);
+    expect(raw[Math.floor(raw.length / 2)]!).toBeLessThan(-110); // its own clock reads 120 ms early
+    expect(Math.abs(run.agents.find((a: any) => a.agent_id === 'a2').offset_ns + 120e6)).toBeLessThan(2e6);
+    expect(run.clock.start_skew_ns).toBeLessThan(50e6);
+  });
+});
+
+describe('agents that fail', () => {
+  const long: Plan = {
+    ...PLAN,
+    duration_s: 8,
+    classes: [{ ...PLAN.classes[0]!, load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 8, rate_per_s: 20 }] } }],
+  };
+  const killSecondAfter = (ms: number) => (agents: ReturnType<typeof startNode>[]) => {
+    setTimeout(() => agents[1]!.child.kill('SIGKILL'), ms);
+  };
+
+  it('aborts beyond --max-agent-loss 0, and keeps every record the survivors sent', async () => {
+    const { res, run, rows } = await fleet([], [[], [], []], long, killSecondAfter(5000));
+    expect(res.code).toBe(3);
+    expect(run.status).toBe('aborted');
+    expect(run.status_reason).toMatch(/agent a2 was lost .*1 lost > --max-agent-loss 0/);
+    expect(run.agents.find((a: any) => a.agent_id === 'a2').status).toBe('lost');
+    for (const id of ['a1', 'a3']) {
+      const agent = run.agents.find((a: any) => a.agent_id === id);
+      expect(agent.requests).toBeGreaterThan(10);
+      expect(rows.filter((r) => r.agent_id === id)).toHaveLength(agent.requests);
+    }
+  });
+
+  it('completes degraded within --max-agent-loss 1; the survivors finish their whole stripes', async () => {
+    const { res, run, rows } = await fleet(['--max-agent-loss', '1'], [[], [], []], long, killSecondAfter(5000));
+    expect(res.code, res.stderr).toBe(0);
+    expect(run.status).toBe('degraded');
+    expect(run.status_reason).toMatch(/within --max-agent-loss 1/);
+    const schedule = buildSchedule(long).classes[0]!;
+    run.agents.forEach((a: any, index: number) => {
+      if (a.status === 'lost') return;
+      const stripe = takeStripe(schedule, { index, count: 3 }, 0).requestIndices.length;
+      expect(rows.filter((r) => r.agent_id === a.agent_id && r.status === 'ok')).toHaveLength(stripe);
+    });
+    const lastIntervals = run.intervals.contributors.slice(-2);
+    const lostIndex = run.agents.findIndex((a: any) => a.agent_id === 'a2');
+    for (const iv of lastIntervals) expect(iv.agents).not.toContain(lostIndex);
+  });
+});
