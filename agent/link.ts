@@ -18,6 +18,8 @@ export interface ConnectOptions {
   url: string;
   token: string;
   giveUpAfterMs: number;
+  /** PEM CA certificate(s) trusted for wss:// (in addition to the system's). */
+  ca?: Buffer;
   onMessage(m: CoordinatorMessage): void;
   onClose(): void;
   log(line: string): void;
@@ -57,6 +59,7 @@ function openOnce(opts: ConnectOptions): Promise<Link> {
       headers: { authorization: `Bearer ${opts.token}`, [PROTOCOL_HEADER]: String(PROTOCOL_VERSION) },
       handshakeTimeout: 5000,
       perMessageDeflate: false,
+      ...(opts.ca ? { ca: opts.ca } : {}),
     });
     ws.binaryType = 'nodebuffer';
     let refused = false;

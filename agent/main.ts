@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `agent`: joins a coordinator, runs its share of the plan, streams results back.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
@@ -26,6 +27,7 @@ const program = new Command('agent')
   .option('--token <token>', `shared secret (default: $${TOKEN_ENV})`)
   .option('--id <name>', 'agent id shown in artifacts', `${hostname()}-${process.pid}`)
   .option('--clock-domain <id>', 'declared clock domain (e.g. ptp:rack-a); default host:<hostname>:<boot id>', clockDomain)
+  .option('--ca <file>', 'PEM CA certificate to trust for a wss:// coordinator')
   .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
   .addOption(new Option('--test-clock-offset-ms <ms>', 'shift this agent wall clock (tests only)').argParser(integer).default(0).hideHelp())
   .addOption(new Option('--test-arm-delay-ms <ms>', 'delay answering arm (tests only)').argParser(integer).default(0).hideHelp())
@@ -43,6 +45,7 @@ async function main(): Promise<number> {
     id: string;
     clockDomain?: string;
     connectTimeoutS: number;
+    ca?: string;
     testClockOffsetMs: number;
     testArmDelayMs: number;
   }>();
@@ -59,6 +62,7 @@ async function main(): Promise<number> {
     clockDomainDeclared: o.clockDomain !== undefined,
     clock: anchoredClock(BigInt(Math.round(o.testClockOffsetMs * 1e6))),
     connectTimeoutMs: o.connectTimeoutS * 1000,
+    ...(o.ca ? { ca: readFileSync(o.ca) } : {}),
     armDelayMs: o.testArmDelayMs,
     log,
   });

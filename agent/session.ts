@@ -21,6 +21,7 @@ export interface SessionOptions {
   clockDomainDeclared: boolean;
   clock: Clock;
   connectTimeoutMs: number;
+  ca?: Buffer;
   /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
   armDelayMs: number;
   log(line: string): void;
@@ -105,6 +106,7 @@ export async function runSession(opts: SessionOptions): Promise<number> {
     url: opts.coordinatorUrl,
     token: opts.token,
     giveUpAfterMs: opts.connectTimeoutMs,
+    ...(opts.ca ? { ca: opts.ca } : {}),
     onMessage,
     onClose,
     log: opts.log,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `coordinator`: runs a plan across N agents and writes one merged, aligned run directory.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import { loadPlanFile } from '../shared/plan-load.js';
@@ -47,6 +48,8 @@ interface StartOptions {
   onClockMismatch: 'fail' | 'align';
   maxStartSkewMs: number;
   maxAgentLoss: number;
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 async function start(o: StartOptions): Promise<number> {
@@ -73,11 +76,19 @@ async function start(o: StartOptions): Promise<number> {
     onClockMismatch: o.onClockMismatch,
     maxStartSkewNs: o.maxStartSkewMs * 1e6,
     maxAgentLoss: o.maxAgentLoss,
+    ...(await tlsFiles(o)),
     log,
     progress: (line) => void (o.quiet ? undefined : process.stderr.write(`${line}\n`)),
   });
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
   return result.status === 'aborted' ? ExitCode.ABORTED : ExitCode.OK;
+}
+
+async function tlsFiles(o: StartOptions): Promise<{ tls?: { cert: Buffer; key: Buffer } }> {
+  if (!o.tlsCert && !o.tlsKey) return {};
+  if (!o.tlsCert || !o.tlsKey)
+    throw new LoadfleetError(ErrorCode.USAGE, '--tls-cert and --tls-key go together', { exitCode: ExitCode.INVALID_INPUT });
+  return { tls: { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) } };
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -102,6 +113,8 @@ program
     new Option('--on-clock-mismatch <what>', 'a declared common domain that probes contradict').choices(['fail', 'align']).default('fail'),
   )
   .option('--max-start-skew-ms <ms>', 'a larger measured start skew marks the run degraded', nonNegative, 5)
+  .option('--tls-cert <file>', 'PEM certificate: agents connect with wss://')
+  .option('--tls-key <file>', 'PEM private key for --tls-cert')
   .option('--max-agent-loss <n>', 'agents that may be lost before the run aborts (within it: degraded)', count, 0)
   .addOption(new Option('--sim-arg <arg>', 'extra argument for the embedded engine-sim (repeatable)').argParser(collect).default([]))
   .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp())

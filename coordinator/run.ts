@@ -40,6 +40,7 @@ export interface RunOptions {
   onClockMismatch: OnClockMismatch;
   maxStartSkewNs: number;
   maxAgentLoss: number;
+  tls?: { cert: Buffer; key: Buffer };
   log(line: string): void;
   progress(line: string): void;
 }
@@ -102,10 +103,11 @@ export async function executeRun(opts: RunOptions): Promise<RunResult> {
       token: opts.token,
       expectedAgents: opts.agents,
       log: opts.log,
+      ...(opts.tls ? { tls: opts.tls } : {}),
     });
     const port = await server.listen();
     cleanups.unshift(() => server.close());
-    const url = `ws://${opts.listenHost.includes(':') ? `[${opts.listenHost}]` : opts.listenHost}:${port}`;
+    const url = `${opts.tls ? 'wss' : 'ws'}://${opts.listenHost.includes(':') ? `[${opts.listenHost}]` : opts.listenHost}:${port}`;
     opts.log(`waiting for ${opts.agents} agent(s) at ${url}`);
     let local: LocalAgent[] = [];
     if (opts.spawnLocal) {

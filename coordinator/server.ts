@@ -1,7 +1,8 @@
 // Where agents register: an HTTP server whose only upgrade path is the agents' WebSocket. The
 // token and protocol are checked on the upgrade request, so a refused peer never gets a socket,
 // and every frame is decoded and checked before anyone acts on it.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -61,6 +62,8 @@ export interface AgentServerOptions {
   port: number;
   token: string;
   expectedAgents: number;
+  /** PEM certificate and key: serve wss:// instead of ws://. */
+  tls?: { cert: Buffer; key: Buffer };
   log(line: string): void;
 }
 
@@ -74,9 +77,10 @@ export class AgentServer {
   private joinWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: AgentServerOptions) {
-    this.http = createServer((_req, res) => {
+    const notHere: RequestListener = (_req, res) => {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('loadfleet coordinator: agents connect over WebSocket\n');
-    });
+    };
+    this.http = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, notHere) : createServer(notHere);
     this.http.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
   }
 

@@ -1,5 +1,6 @@
 // Bad input and faults around the run itself: invalid plans, wrong tokens, other protocol
 // versions, malformed frames, an agent that cannot arm in time, and Ctrl-C.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,6 +110,62 @@ describe('refusals and early ends', () => {
     const run = readRunJson(onlyRunDir(join(work, 'out')));
     expect(run.requests).toBe(10);
     expect(run.agents.map((a: any) => a.agent_id)).toEqual(['good']);
+  });
+
+  it('serves wss:// with --tls-cert/--tls-key; an agent needs --ca to trust it', async () => {
+    const work = tempDir();
+    const cert = join(work, 'cert.pem');
+    const key = join(work, 'key.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const coord = startNode(
+      'coordinator/main.js',
+      [
+        'start',
+        '--agents',
+        '1',
+        '--listen',
+        '127.0.0.1:0',
+        '--tls-cert',
+        cert,
+        '--tls-key',
+        key,
+        '--plan',
+        writePlan(work, TINY),
+        '--out',
+        join(work, 'out'),
+      ],
+      { LOADFLEET_TOKEN: 'tls-token' },
+    );
+    const [, url] = await waitFor(coord.child.stderr!, /waiting for 1 agent\(s\) at (wss:\/\/[\d.:]+)/);
+    const untrusting = await startNode('agent/main.js', ['--coordinator', url!, '--connect-timeout-s', '1'], {
+      LOADFLEET_TOKEN: 'tls-token',
+    }).done;
+    expect(untrusting.code).not.toBe(0);
+    expect(untrusting.stderr).toMatch(/self[- ]signed|certificate/i);
+    const agent = await startNode('agent/main.js', ['--coordinator', url!, '--ca', cert], { LOADFLEET_TOKEN: 'tls-token' }).done;
+    expect(agent.code, agent.stderr).toBe(0);
+    expect((await coord.done).code).toBe(0);
+    expect(readRunJson(onlyRunDir(join(work, 'out'))).requests).toBe(10);
   });
 
   it('aborts before any load is sent when an agent cannot arm in time, naming it', async () => {
