@@ -26,13 +26,18 @@ export interface Finished {
   stderr: string;
 }
 
-/** Spawns `node <entry> ...args` and collects its output. */
+/**
+ * Spawns `node <entry> ...args` and collects its output. `prefix` runs it through other commands
+ * first (e.g. `ip netns exec NS faketime -f +0.25s`).
+ */
 export function startNode(
   entry: string,
   args: readonly string[],
   env: Record<string, string> = {},
+  prefix: readonly string[] = [],
 ): { child: ChildProcess; done: Promise<Finished> } {
-  const child = spawn(process.execPath, [distPath(entry), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const argv = [...prefix, process.execPath, distPath(entry), ...args];
+  const child = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
