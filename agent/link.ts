@@ -21,7 +21,7 @@ export interface ConnectOptions {
   /** PEM CA certificate(s) trusted for wss:// (in addition to the system's). */
   ca?: Buffer;
   onMessage(m: CoordinatorMessage): void;
-  onClose(): void;
+  onClose(code: number): void;
   log(line: string): void;
 }
 
@@ -91,7 +91,7 @@ function openOnce(opts: ConnectOptions): Promise<Link> {
           opts.log(`ignored a bad frame from the coordinator: ${(err as Error).message}`);
         }
       });
-      ws.on('close', () => opts.onClose());
+      ws.on('close', (code: number) => opts.onClose(code));
       resolve({
         send: (m) => {
           if (ws.readyState === WebSocket.OPEN) ws.send(encodeMessage(m));

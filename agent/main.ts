@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `agent`: joins a coordinator, runs its share of the plan, streams results back.
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
@@ -27,6 +28,11 @@ const program = new Command('agent')
   .option('--token <token>', `shared secret (default: $${TOKEN_ENV})`)
   .option('--id <name>', 'agent id shown in artifacts', `${hostname()}-${process.pid}`)
   .option('--clock-domain <id>', 'declared clock domain (e.g. ptp:rack-a); default host:<hostname>:<boot id>', clockDomain)
+  .option(
+    '--spool-dir <dir>',
+    'where finished requests are spooled (a restarted agent uploads what it finds)',
+    join(tmpdir(), 'loadfleet-spool'),
+  )
   .option('--ca <file>', 'PEM CA certificate to trust for a wss:// coordinator')
   .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
   .addOption(new Option('--test-clock-offset-ms <ms>', 'shift this agent wall clock (tests only)').argParser(integer).default(0).hideHelp())
@@ -46,6 +52,7 @@ async function main(): Promise<number> {
     clockDomain?: string;
     connectTimeoutS: number;
     ca?: string;
+    spoolDir: string;
     testClockOffsetMs: number;
     testArmDelayMs: number;
   }>();
@@ -62,6 +69,7 @@ async function main(): Promise<number> {
     clockDomainDeclared: o.clockDomain !== undefined,
     clock: anchoredClock(BigInt(Math.round(o.testClockOffsetMs * 1e6))),
     connectTimeoutMs: o.connectTimeoutS * 1000,
+    spoolDir: o.spoolDir,
     ...(o.ca ? { ca: readFileSync(o.ca) } : {}),
     armDelayMs: o.testArmDelayMs,
     log,

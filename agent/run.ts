@@ -21,6 +21,7 @@ import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { PromptBuilder } from './prompt.js';
 import { Recorder } from './recorder.js';
+import type { Spool } from './spool.js';
 import { sleepUntil } from './timing.js';
 
 const RECORD_BATCH_ROWS = 1000;
@@ -59,6 +60,7 @@ export class AgentRun {
   private inFlight = 0;
   private timers: NodeJS.Timeout[] = [];
   private allAcked: (() => void) | undefined;
+  private spool: Spool | undefined;
 
   constructor(
     runId: string,
@@ -132,6 +134,11 @@ export class AgentRun {
     await this.finish();
   }
 
+  /** Every finished request is also appended here (see spool.ts). */
+  spoolTo(spool: Spool): void {
+    this.spool = spool;
+  }
+
   /** Stops sending; requests in flight end as `aborted`. */
   stop(reason: string): void {
     if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
@@ -179,6 +186,7 @@ export class AgentRun {
     if (record.status !== 'ok') this.errors++;
     if (record.intended_ns !== null) recordNs(this.lag, record.sent_ns - record.intended_ns);
     this.recorder!.finished(record, contentGapsNs);
+    this.spool?.append(record, contentGapsNs);
     this.rows.push(record);
     if (this.rows.length >= RECORD_BATCH_ROWS) this.flushRecords();
   }
@@ -199,6 +207,8 @@ export class AgentRun {
     if (this.rows.length > 0 || this.unacked > 0) await new Promise<void>((r) => (this.allAcked = r));
     this.send({ type: 'final', windows: this.recorder!.encodeRun(), health: this.health(), records: this.done });
     this.eventLoop.disable();
+    // Every record was acknowledged before `final`, so the spool has been handed over.
+    await this.spool?.close(true);
     await this.dispatcher.close();
   }
 

@@ -1,12 +1,16 @@
 // The agent's side of the protocol: a small state machine from hello to final. It answers clock
 // probes, prepares its share when the plan arrives, arms for the start instant and runs.
+
+import { rename } from 'node:fs/promises';
 import type { Clock } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
-import type { CoordinatorMessage } from '../shared/protocol.js';
+import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { PROTOCOL_VERSION } from '../shared/protocol.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { AgentRun } from './run.js';
+import { findSpool, readSpool, Spool, setAside } from './spool.js';
+import { uploadSpool } from './upload.js';
 
 /** An agent stops its load when the coordinator has been silent this long during a run. */
 export const COORDINATOR_SILENCE_MS = 10_000;
@@ -22,13 +26,74 @@ export interface SessionOptions {
   clock: Clock;
   connectTimeoutMs: number;
   ca?: Buffer;
+  /** Where finished requests are spooled, and where a restarted agent looks for a spool to upload. */
+  spoolDir: string;
   /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
   armDelayMs: number;
   log(line: string): void;
 }
 
-/** Runs one session to its end; resolves with the process exit code. */
+/** The close code a coordinator uses for a resume of a run it does not know (any more). */
+export const UNKNOWN_RUN_CLOSE = 4404;
+
+/** Runs one session to its end; resolves with the process exit code. A leftover spool is uploaded first. */
 export async function runSession(opts: SessionOptions): Promise<number> {
+  const leftover = await findSpool(opts.spoolDir, opts.agentId);
+  if (leftover) {
+    const code = await resumeSession(opts, leftover);
+    if (code !== UNKNOWN_RUN_CLOSE) return code;
+    opts.log(`the coordinator does not know the run of ${leftover}; kept it as ${await setAside(leftover)} and joining as a new agent`);
+  }
+  return freshSession(opts);
+}
+
+// Reconnects with `resume_run_id` and uploads the spool; resolves with an exit code, or with
+// UNKNOWN_RUN_CLOSE when the coordinator refused the resume.
+async function resumeSession(opts: SessionOptions, path: string): Promise<number> {
+  const { header, entries } = await readSpool(path);
+  opts.log(`found the spool of run ${header.run_id} (${entries.length} requests); offering it to the coordinator`);
+  let settle: (code: number) => void = () => {};
+  const ended = new Promise<number>((r) => (settle = r));
+  const ackWaiters: (() => void)[] = [];
+  const acks = { wait: () => new Promise<void>((r) => ackWaiters.push(r)) };
+  const link = await connectLink({
+    url: opts.coordinatorUrl,
+    token: opts.token,
+    giveUpAfterMs: opts.connectTimeoutMs,
+    ...(opts.ca ? { ca: opts.ca } : {}),
+    log: opts.log,
+    onClose: (code) => settle(code === UNKNOWN_RUN_CLOSE ? UNKNOWN_RUN_CLOSE : 1),
+    onMessage: (m) => {
+      if (m.type === 'ack') ackWaiters.shift()?.();
+      if (m.type === 'probe')
+        link.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: opts.clock.nowNs(), t3_ns: opts.clock.nowNs() });
+      if (m.type !== 'resume') return;
+      void uploadSpool(header, entries, (msg) => link.send(msg), acks).then(async () => {
+        await rename(path, `${path}.done`);
+        opts.log(`uploaded ${entries.length} spooled requests of run ${header.run_id}`);
+        settle(0);
+      });
+    },
+  });
+  link.send({ ...helloOf(opts), resume_run_id: header.run_id });
+  const code = await ended;
+  link.close();
+  return code;
+}
+
+function helloOf(opts: SessionOptions): Extract<AgentMessage, { type: 'hello' }> {
+  return {
+    type: 'hello',
+    protocol: PROTOCOL_VERSION,
+    agent_id: opts.agentId,
+    host: opts.host,
+    pid: process.pid,
+    clock_domain_id: opts.clockDomainId,
+    clock_domain_declared: opts.clockDomainDeclared,
+  };
+}
+
+async function freshSession(opts: SessionOptions): Promise<number> {
   let run: AgentRun | undefined;
   let running: Promise<void> | undefined;
   let link: Link | undefined;
@@ -67,7 +132,9 @@ export async function runSession(opts: SessionOptions): Promise<number> {
           return;
         }
         const prepared = run;
-        void prepared.warmUp().then((note) => {
+        const spooling = Spool.open(opts.spoolDir, { run_id: m.run_id, agent_id: opts.agentId, windows: m.plan.windows ?? [] });
+        void Promise.all([prepared.warmUp(), spooling]).then(([note, spool]) => {
+          prepared.spoolTo(spool);
           opts.log(note);
           link!.send({ type: 'prepared', prep_ms: performance.now() - t0, planned_requests: prepared.plannedRequests() });
         });
@@ -111,15 +178,8 @@ export async function runSession(opts: SessionOptions): Promise<number> {
     onClose,
     log: opts.log,
   });
-  link.send({
-    type: 'hello',
-    protocol: PROTOCOL_VERSION,
-    agent_id: opts.agentId,
-    host: opts.host,
-    pid: process.pid,
-    clock_domain_id: opts.clockDomainId,
-    clock_domain_declared: opts.clockDomainDeclared,
-  });
+  link.send(helloOf(opts));
+
   const code = await ended;
   clearInterval(watchdog);
   link.close();

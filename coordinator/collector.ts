@@ -51,6 +51,9 @@ export class Collector {
   /** Seconds written to the interval artifacts, and which agents contributed to each. */
   readonly intervalContributors: { second: number; agents: number[] }[] = [];
   lastDoneNs = 0;
+  /** Re-sent requests that were already in the artifacts. */
+  duplicatesDropped = 0;
+  private readonly seen = new Map<number, Set<string>>();
   private readonly requests: AtomicLineStream;
   private readonly hlog: HlogWriter;
   private readonly traffic: TrafficCsvWriter;
@@ -80,13 +83,26 @@ export class Collector {
     }
   }
 
-  /** One batch of records from agent `agent`. */
-  records(agent: number, rows: readonly RequestRecord[]): void {
+  /**
+   * One batch of records from agent `agent`; returns how many were new. A request already
+   * received (the same class and request_index from the same agent, e.g. re-sent from a spool)
+   * is dropped, so every request counts exactly once.
+   */
+  records(agent: number, rows: readonly RequestRecord[]): number {
     const tb = this.timebases[agent]!;
+    const seen = getOrCreate(this.seen, agent, () => new Set<string>());
+    let added = 0;
     const totals = this.agentTotals.get(agent) ?? { requests: 0, completed: 0, failed: 0 };
     this.agentTotals.set(agent, totals);
     let text = '';
     for (const r of rows) {
+      const key = `${r.class}\u0000${r.request_index}`;
+      if (seen.has(key)) {
+        this.duplicatesDropped++;
+        continue;
+      }
+      seen.add(key);
+      added++;
       text += formatRequestRow(r, tb);
       totals.requests++;
       if (r.status === 'ok') totals.completed++;
@@ -98,6 +114,7 @@ export class Collector {
       for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow.get(w)?.add(r);
     }
     this.requests.write(text);
+    return added;
   }
 
   /** One agent's interval `second`; closes seconds every live agent has now sent. */

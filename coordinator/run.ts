@@ -58,6 +58,8 @@ export interface AgentState {
   failure: string | null;
   /** Probes taken during the run (one per second), for the drift fit. */
   runProbes: ProbeSample[];
+  /** Records a restarted process of a lost agent handed over from its spool. */
+  recoveredRecords: number;
   lastHeardMs: number;
 }
 
@@ -122,7 +124,9 @@ export async function executeRun(opts: RunOptions): Promise<RunResult> {
         exitCode: ExitCode.ABORTED,
       });
     });
-    return await new RunSession(opts, plan, runId, dir, clock, server.agents).run();
+    const session = new RunSession(opts, plan, runId, dir, clock, server.agents);
+    server.onResume = (conn) => session.resume(conn);
+    return await session.run();
   } finally {
     for (const c of cleanups) await c().catch(() => {});
   }
@@ -176,6 +180,7 @@ class RunSession {
         lost: false,
         failure: null,
         runProbes: [],
+        recoveredRecords: 0,
         lastHeardMs: Date.now(),
       });
     });
@@ -238,6 +243,31 @@ class RunSession {
         () => {},
       );
     }
+  }
+
+  /**
+   * A restarted process of a lost agent offers its spool: take its records (the collector keeps
+   * each request once) and its rebuilt run histograms. It sends no load.
+   */
+  resume(conn: AgentConn): void {
+    const s = this.states.find((x) => x.conn.hello.agent_id === conn.hello.agent_id);
+    if (conn.hello.resume_run_id !== this.runId || !s || !s.lost || !this.collector) {
+      conn.close(`run ${conn.hello.resume_run_id} is not this run, or ${conn.hello.agent_id} is not a lost agent of it`, 4404);
+      return;
+    }
+    const c = this.collector;
+    conn.onMessage((m) => {
+      if (m.type === 'records') {
+        s.recoveredRecords += c.records(s.conn.index, m.rows);
+        conn.send({ type: 'ack', seq: m.seq });
+      } else if (m.type === 'final') {
+        c.final(m.windows);
+        this.opts.log(`agent ${conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests`);
+        this.degradeReasons.push(`agent ${conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests after it was lost`);
+        conn.close('spool received');
+      }
+    });
+    conn.send({ type: 'resume', run_id: this.runId });
   }
 
   private agentLost(s: AgentState, why: string): void {

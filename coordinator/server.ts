@@ -41,9 +41,9 @@ export class AgentConn {
     this.closeHandlers.add(fn);
   }
 
-  /** Closes the link. */
-  close(reason = 'run finished'): void {
-    this.ws.close(1000, reason);
+  /** Closes the link (1000 = normal; 4xxx codes carry our reasons). */
+  close(reason = 'run finished', code = 1000): void {
+    this.ws.close(code, reason);
   }
 
   deliver(m: AgentMessage): void {
@@ -72,6 +72,8 @@ const HELLO_TIMEOUT_MS = 5000;
 /** Accepts up to `expectedAgents` authenticated agents. */
 export class AgentServer {
   readonly agents: AgentConn[] = [];
+  /** Takes a restarted agent that offers the spool of a run (hello with resume_run_id). */
+  onResume: (conn: AgentConn) => void = (conn) => conn.close('no run is in progress', 4404);
   private readonly http: Server;
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
   private joinWaiters: (() => void)[] = [];
@@ -127,10 +129,7 @@ export class AgentServer {
     const refusal =
       new URL(req.url ?? '/', 'http://x').pathname !== AGENT_PATH
         ? { status: 404, message: `no such path; agents connect to ${AGENT_PATH}` }
-        : (checkUpgrade(req.headers, this.opts.token) ??
-          (this.agents.length >= this.opts.expectedAgents
-            ? { status: 409, message: `the run already has its ${this.opts.expectedAgents} agents` }
-            : null));
+        : checkUpgrade(req.headers, this.opts.token);
     if (refusal) this.refuse(socket, refusal.status, refusal.message, remote);
     else this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, remote));
   }
@@ -155,6 +154,11 @@ export class AgentServer {
         return ws.close(4001, 'expected hello');
       }
       clearTimeout(helloTimer);
+      if (m.resume_run_id !== undefined) {
+        conn = new AgentConn(-1, m, remote, ws);
+        this.opts.log(`agent ${m.agent_id} reconnected from ${remote} to hand over its spool of run ${m.resume_run_id}`);
+        return this.onResume(conn);
+      }
       if (this.agents.length >= this.opts.expectedAgents || this.agents.some((a) => a.hello.agent_id === m.agent_id)) {
         this.opts.log(`refused ${m.agent_id} from ${remote}: run full or duplicate agent id`);
         return ws.close(4009, 'run full or duplicate agent id');

@@ -44,6 +44,8 @@ export type AgentMessage =
       pid: number;
       clock_domain_id: string;
       clock_domain_declared: boolean;
+      /** Set by a restarted agent that holds the spool of this run: it uploads, it sends no load. */
+      resume_run_id?: string;
     }
   | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
   | { type: 'prepared'; prep_ms: number; planned_requests: number }
@@ -62,6 +64,7 @@ export type CoordinatorMessage =
   | { type: 'plan'; run_id: string; plan: Plan; share: Share }
   | { type: 'arm'; start_local_ns: bigint }
   | { type: 'ack'; seq: number }
+  | { type: 'resume'; run_id: string }
   | { type: 'stop'; reason: string }
   | { type: 'abort'; reason: string };
 
@@ -94,6 +97,7 @@ const SHAPES: Record<Message['type'], Record<string, FieldType>> = {
   plan: { run_id: 'string', plan: 'object', share: 'object' },
   arm: { start_local_ns: 'bigint' },
   ack: { seq: 'number' },
+  resume: { run_id: 'string' },
   stop: { reason: 'string' },
   abort: { reason: 'string' },
 };

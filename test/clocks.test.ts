@@ -1,5 +1,6 @@
 // Clock domains and agent loss on one machine: wall-clock skew is injected per agent with the
 // agent's test clock offset (the multi-host harness does the same with faketime in namespaces).
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
@@ -156,5 +157,46 @@ describe('agents that fail', () => {
     const lastIntervals = run.intervals.contributors.slice(-2);
     const lostIndex = run.agents.findIndex((a: any) => a.agent_id === 'a2');
     for (const iv of lastIntervals) expect(iv.agents).not.toContain(lostIndex);
+  });
+
+  it('restarts a killed agent with the same spool: its records arrive exactly once', async () => {
+    const spool = tempDir('loadfleet-spool-');
+    let restarted: Promise<unknown> = Promise.resolve();
+    const { res, run, rows } = await fleet(
+      ['--max-agent-loss', '1'],
+      [
+        ['--spool-dir', join(spool, '1')],
+        ['--spool-dir', join(spool, '2')],
+        ['--spool-dir', join(spool, '3')],
+      ],
+      long,
+      (agents) => {
+        setTimeout(() => agents[1]!.child.kill('SIGKILL'), 3000);
+        restarted = new Promise((r) => setTimeout(r, 4000)).then(async () => {
+          const url = /--coordinator (\S+)/.exec(agents[0]!.child.spawnargs.join(' '))![1]!;
+          const again = await startNode('agent/main.js', ['--coordinator', url, '--id', 'a2', '--spool-dir', join(spool, '2')], {
+            LOADFLEET_TOKEN: 'clock-test',
+          }).done;
+          expect(again.code, again.stderr).toBe(0);
+          expect(again.stderr).toMatch(/uploaded \d+ spooled requests/);
+        });
+      },
+    );
+    await restarted;
+    expect(res.code, res.stderr).toBe(0);
+    const spooled = readdirSync(join(spool, '2')).filter((n) => n.endsWith('.done'));
+    expect(spooled).toHaveLength(1);
+    const entries =
+      readFileSync(join(spool, '2', spooled[0]!), 'utf8')
+        .trim()
+        .split('\n').length - 1;
+    const mine = rows.filter((r) => r.agent_id === 'a2');
+    expect(new Set(mine.map((r) => `${r.class}:${r.request_index}`)).size).toBe(mine.length); // no duplicates
+    expect(mine).toHaveLength(entries); // no gaps: everything it finished is there
+    const a2 = run.agents.find((a: any) => a.agent_id === 'a2');
+    expect(a2.status).toBe('lost');
+    expect(a2.recovered_from_spool + run.duplicates_dropped).toBe(entries);
+    expect(run.duplicates_dropped).toBeGreaterThan(0);
+    expect(run.status_reason).toMatch(/a2 handed over \d+ spooled requests/);
   });
 });

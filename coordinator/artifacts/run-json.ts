@@ -124,6 +124,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
         event_loop_delay_p99_ms: s.health?.event_loop_delay_p99_ms ?? null,
         cpu_ms: s.health?.cpu_ms ?? null,
         status: s.lost ? 'lost' : 'ok',
+        recovered_from_spool: s.recoveredRecords,
       };
     }),
     requests: attempted,
@@ -135,6 +136,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     metric_population: population,
     histograms: histogramSection(plan, c),
     client_health: health,
+    duplicates_dropped: c.duplicatesDropped,
     intervals: { length_s: 1, written: c.intervalContributors.length, contributors: c.intervalContributors },
     timing_methodology: TIMING_METHODOLOGY,
   };

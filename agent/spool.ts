@@ -1,0 +1,82 @@
+// The agent's local spool: every finished request is appended to a file as it completes, so an
+// agent that is killed or cut off loses nothing it finished. A restarted agent with the same id
+// and spool directory finds the file and uploads it; the coordinator keeps each request once.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseExact, stringifyExact } from '../shared/json.js';
+import type { RequestRecord } from '../shared/metrics.js';
+import type { Window } from '../shared/plan.js';
+
+const SUFFIX = '.spool.ndjson';
+
+/** The first line of a spool: what a later upload needs to rebuild this agent's histograms. */
+export interface SpoolHeader {
+  run_id: string;
+  agent_id: string;
+  windows: Window[];
+}
+
+/** One spooled request: its record and ITL gaps. */
+export interface SpoolEntry {
+  record: RequestRecord;
+  gaps: number[];
+}
+
+/** Appends finished requests of one run to `<dir>/<agent>.<run>.spool.ndjson`. */
+export class Spool {
+  private readonly out: WriteStream;
+
+  private constructor(readonly path: string) {
+    this.out = createWriteStream(path, { flags: 'a' });
+    this.out.on('error', () => {}); // a full disk must not crash the agent; the link still carries the data
+  }
+
+  /** Opens the spool of a run and writes its header. */
+  static async open(dir: string, header: SpoolHeader): Promise<Spool> {
+    await mkdir(dir, { recursive: true });
+    const spool = new Spool(join(dir, `${header.agent_id}.${header.run_id}${SUFFIX}`));
+    spool.out.write(`${stringifyExact(header)}\n`);
+    return spool;
+  }
+
+  /** Appends one finished request (buffered; written off the timing path). */
+  append(record: RequestRecord, gaps: readonly number[]): void {
+    this.out.write(`${stringifyExact({ record, gaps })}\n`);
+  }
+
+  /** Closes the file; once the coordinator has every record (`handedOver`) it is deleted. */
+  async close(handedOver: boolean): Promise<void> {
+    await new Promise<void>((r) => this.out.end(() => r()));
+    if (handedOver) await rm(this.path, { force: true });
+  }
+}
+
+/** The spool an earlier process of `agentId` left behind, if any. */
+export async function findSpool(dir: string, agentId: string): Promise<string | null> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const mine = names.filter((n) => n.startsWith(`${agentId}.`) && n.endsWith(SUFFIX)).sort();
+  return mine.length > 0 ? join(dir, mine.at(-1)!) : null;
+}
+
+/** Reads a spool; a torn last line (the process died mid-write) is dropped. */
+export async function readSpool(path: string): Promise<{ header: SpoolHeader; entries: SpoolEntry[] }> {
+  const lines = (await readFile(path, 'utf8')).split('\n').filter((l) => l.length > 0);
+  const header = parseExact<SpoolHeader>(lines[0]!);
+  const entries: SpoolEntry[] = [];
+  for (const line of lines.slice(1)) {
+    try {
+      entries.push(parseExact<SpoolEntry>(line));
+    } catch {
+      // only the last line can be torn
+    }
+  }
+  return { header, entries };
+}
+
+/** Marks a spool that could not be handed over, so the agent can join new runs. */
+export async function setAside(path: string): Promise<string> {
+  const to = `${path}.unsent`;
+  await rename(path, to);
+  return to;
+}
