@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Engine } from './engine.js';
-import type { EngineJob } from './job.js';
+import { Engine, type EngineJob } from './engine.js';
 import { SimMetrics } from './metrics.js';
 import { parsePrometheus, sumOf } from './testkit.js';
 

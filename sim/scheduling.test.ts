@@ -9,7 +9,7 @@ const body = (maxTokens: number) => ({ prompt: 'queue me please', max_tokens: ma
 describe('admission and /metrics', () => {
   let sim: SimServer;
   beforeAll(async () => {
-    sim = await startSim({ engine: 'simple', ttftMs: 20, itlMs: 5, prefillUsPerToken: 0, maxConcurrency: 2 });
+    sim = await startSim({ ttftMs: 20, itlMs: 5, prefillUsPerToken: 0, maxConcurrency: 2 });
   });
   afterAll(() => sim.close());
 

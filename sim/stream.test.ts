@@ -11,7 +11,7 @@ const ITL_MS = 8;
 describe('streaming responses', () => {
   let sim: SimServer;
   beforeAll(async () => {
-    sim = await startSim({ engine: 'simple', ttftMs: TTFT_MS, itlMs: ITL_MS, prefillUsPerToken: 0, reasoningTokens: 0 });
+    sim = await startSim({ ttftMs: TTFT_MS, itlMs: ITL_MS, prefillUsPerToken: 0, reasoningTokens: 0 });
   });
   afterAll(() => sim.close());
 
