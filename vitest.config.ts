@@ -7,6 +7,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: ['shared/**/*.test.ts', 'agent/**/*.test.ts', 'coordinator/**/*.test.ts', 'sim/**/*.test.ts'],
           testTimeout: 20_000,
         },
@@ -14,6 +15,8 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          // After the unit tests, not beside them: the e2e tests measure timing on 2 cores.
+          sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 60_000,
