@@ -139,6 +139,11 @@ export class AgentRun {
     this.spool = spool;
   }
 
+  /** The run was aborted before it started: nothing to hand over, so the spool goes. */
+  async discardSpool(): Promise<void> {
+    await this.spool?.close(true);
+  }
+
   /** Stops sending; requests in flight end as `aborted`. */
   stop(reason: string): void {
     if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
@@ -205,10 +210,10 @@ export class AgentRun {
     await this.recorder!.drained();
     this.flushRecords();
     if (this.rows.length > 0 || this.unacked > 0) await new Promise<void>((r) => (this.allAcked = r));
+    // The coordinator acknowledged every record: the spool has been handed over.
+    await this.spool?.close(true);
     this.send({ type: 'final', windows: this.recorder!.encodeRun(), health: this.health(), records: this.done });
     this.eventLoop.disable();
-    // Every record was acknowledged before `final`, so the spool has been handed over.
-    await this.spool?.close(true);
     await this.dispatcher.close();
   }
 

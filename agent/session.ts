@@ -40,9 +40,12 @@ export const UNKNOWN_RUN_CLOSE = 4404;
 export async function runSession(opts: SessionOptions): Promise<number> {
   const leftover = await findSpool(opts.spoolDir, opts.agentId);
   if (leftover) {
-    const code = await resumeSession(opts, leftover);
+    const code = await resumeSession(opts, leftover).catch((err: Error) => {
+      opts.log(`could not hand over ${leftover}: ${err.message}`);
+      return UNKNOWN_RUN_CLOSE;
+    });
     if (code !== UNKNOWN_RUN_CLOSE) return code;
-    opts.log(`the coordinator does not know the run of ${leftover}; kept it as ${await setAside(leftover)} and joining as a new agent`);
+    opts.log(`kept ${await setAside(leftover)} (its run is not in progress here) and joining as a new agent`);
   }
   return freshSession(opts);
 }
@@ -158,7 +161,7 @@ async function freshSession(opts: SessionOptions): Promise<number> {
       case 'abort':
         opts.log(`run aborted by the coordinator: ${m.reason}`);
         run?.stop(m.reason);
-        settle(0);
+        void (run?.discardSpool() ?? Promise.resolve()).then(() => settle(0));
         return;
     }
   };

@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import { loadPlanFile } from '../shared/plan-load.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
-import { DEFAULT_PLAN } from './default-plan.js';
+import { DEFAULT_PLAN_FILE, EMBEDDED_SIM_ARGS } from './default-plan.js';
 import { executeRun } from './run.js';
 
 function positiveInt(value: string): number {
@@ -53,7 +53,7 @@ interface StartOptions {
 }
 
 async function start(o: StartOptions): Promise<number> {
-  const plan = o.plan ? await loadPlanFile(o.plan) : DEFAULT_PLAN;
+  const plan = await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE);
   const spawnLocal = o.local === true || o.listen === undefined;
   const token = o.token ?? process.env[TOKEN_ENV] ?? (spawnLocal && !o.listen ? randomBytes(24).toString('base64url') : undefined);
   if (!token)
@@ -70,7 +70,7 @@ async function start(o: StartOptions): Promise<number> {
     token,
     spawnLocal,
     joinTimeoutMs: o.joinTimeoutS * 1000,
-    simArgs: o.simArg,
+    simArgs: [...EMBEDDED_SIM_ARGS, ...o.simArg],
     agentArgs: o.agentArg,
     clockToleranceNs: o.clockToleranceMs * 1e6,
     onClockMismatch: o.onClockMismatch,

@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -52,8 +53,42 @@ describe('engine-sim CLI', () => {
     expect(code).toBe(0);
   });
 
+  it('in gateway mode adds the split metrics URLs and maps objectives from --gateway-config', async () => {
+    const config = join(mkdtempSync(join(tmpdir(), 'sim-cli-')), 'gateway.json');
+    writeFileSync(config, JSON.stringify({ objectives: { gold: 7 } }));
+    const child = run(['--port', '0', '--gateway', '--replicas', '2', '--gateway-config', config]);
+    const line = JSON.parse(await firstLine(child));
+    expect(Object.keys(line)).toEqual(['event', 'url', 'base_url', 'metrics_url', 'model', 'vllm_metrics_url', 'epp_metrics_url']);
+    expect([line.vllm_metrics_url, line.epp_metrics_url]).toEqual([`${line.url}/vllm/metrics`, `${line.url}/epp/metrics`]);
+    const res = await request(`${line.base_url}/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-inference-objective': 'gold' },
+      body: JSON.stringify({ prompt: 'hi', max_tokens: 2 }),
+    });
+    await res.body.text();
+    const epp = await (await request(line.epp_metrics_url)).body.text();
+    expect(epp).toContain('llm_d_epp_flow_control_queue_size{fairness_id="default",priority="7",inference_pool="loadfleet-sim"} 0');
+    const vllm = await (await request(line.vllm_metrics_url)).body.text();
+    expect(vllm).toContain('vllm:num_requests_running{model_name="loadfleet-sim",engine="1"} 0');
+    child.kill('SIGTERM');
+    expect((await once(child, 'exit'))[0]).toBe(0);
+  });
+
   it('exits 2 with a message on stderr for invalid flags', async () => {
-    for (const args of [['--port', 'abc'], ['--fault', 'slow-rate=0.1'], ['--itl-ms', '0'], ['--no-such-flag']]) {
+    const badConfig = join(mkdtempSync(join(tmpdir(), 'sim-cli-')), 'bad.json');
+    writeFileSync(badConfig, JSON.stringify({ objectives: { gold: 'high' } }));
+    for (const args of [
+      ['--port', 'abc'],
+      ['--fault', 'slow-rate=0.1'],
+      ['--itl-ms', '0'],
+      ['--no-such-flag'],
+      ['--engine', 'tgi'],
+      ['--engine', 'vllm', '--itl-ms', '5'],
+      ['--kv-cache-tokens', '100'],
+      ['--upstream', 'http://127.0.0.1:1/v1'],
+      ['--gateway', '--gateway-config', badConfig],
+      ['--gateway', '--gateway-config', '/no/such/file.json'],
+    ]) {
       const child = run(args);
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => {

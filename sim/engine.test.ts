@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Engine, type EngineJob } from './engine.js';
+import { Engine } from './engine.js';
+import type { EngineJob } from './job.js';
 import { SimMetrics } from './metrics.js';
 import { parsePrometheus, sumOf } from './testkit.js';
 

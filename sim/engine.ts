@@ -1,24 +1,9 @@
-// The request scheduler: FCFS admission up to a concurrency cap and one step loop for the whole
-// server. Steps fall on an absolute grid (t0 + k·itl); a late step is recorded as overrun and the
+// The simple engine (`--engine simple`, v1's timing model): FCFS admission up to a concurrency cap
+// and one step loop for the whole server. Steps fall on an absolute grid (t0 + k·itl); a late step is recorded as overrun and the
 // grid never drifts. The first token is emitted on the first step at or after its due instant, as a
 // real engine emits it from the step that finishes prefill, so TTFT is quantised to the step period.
-import type { AbortReason, FinishReason, SimMetrics } from './metrics.js';
-
-/** One generation the engine runs; callbacks write the response. */
-export interface EngineJob {
-  /** Tokens to prefill, which lengthens the time to first token. */
-  promptTokens: number;
-  /** Tokens to emit before finishing (at least 1). */
-  outputTokens: number;
-  /** Reason recorded when all tokens are out. */
-  finishReason: FinishReason;
-  /** One pause of `ms` after `afterTokens` tokens (0 = before the first). */
-  pause?: { afterTokens: number; ms: number };
-  /** The token with this 0-based index is due now. */
-  onToken(index: number): void;
-  /** The last token is out. */
-  onFinish(): void;
-}
+import type { EngineJob, SimEngine } from './job.js';
+import type { AbortReason, SimMetrics } from './metrics.js';
 
 /** Timing and capacity of the engine. */
 export interface EngineTiming {
@@ -35,13 +20,15 @@ export interface Ticket {
   readonly arrivalNs: bigint;
   nextDueNs: bigint;
   emitted: number;
+  /** When the previous token went out, for the inter-token histogram. */
+  lastTokenNs: bigint;
 }
 
 const msToNs = (ms: number): bigint => BigInt(Math.round(ms * 1e6));
 const nsToS = (ns: bigint): number => Number(ns) / 1e9;
 
 /** The scheduler and step loop shared by every request of one server. */
-export class Engine {
+export class Engine implements SimEngine {
   private readonly waiting = new Set<Ticket>();
   private readonly running = new Set<Ticket>();
   private readonly itlNs: bigint;
@@ -69,9 +56,14 @@ export class Engine {
     return this.waiting.size;
   }
 
+  /** This model has no KV cache. */
+  get kvUsage(): number {
+    return 0;
+  }
+
   /** Queues a job (admitting it at once if a slot is free). */
   submit(job: EngineJob): Ticket {
-    const ticket: Ticket = { job, state: 'waiting', arrivalNs: this.now(), nextDueNs: 0n, emitted: 0 };
+    const ticket: Ticket = { job, state: 'waiting', arrivalNs: this.now(), nextDueNs: 0n, emitted: 0, lastTokenNs: 0n };
     if (this.stopped) {
       ticket.state = 'cancelled';
       return ticket;
@@ -165,7 +157,10 @@ export class Engine {
     if (index === 0) {
       this.metrics.ttft.observe(nsToS(nowNs - ticket.arrivalNs));
       this.metrics.promptTokens += job.promptTokens;
+    } else {
+      this.metrics.itl.observe(nsToS(nowNs - ticket.lastTokenNs));
     }
+    ticket.lastTokenNs = nowNs;
     this.metrics.generationTokens += 1;
     ticket.nextDueNs = job.pause?.afterTokens === ticket.emitted ? nowNs + msToNs(job.pause.ms) : 0n;
     job.onToken(index);

@@ -51,8 +51,19 @@ describe('request validation', () => {
     expect(error['message']).toBe(
       "This model's maximum context length is 100 tokens. However, your request has 101 input tokens. Please reduce the length of the input messages.",
     );
-    const ok = await postJson(`${sim.url}/v1/completions`, { prompt: wordsPrompt(100), max_tokens: 1 });
-    expect(ok.status).toBe(200);
+    // As in vLLM, prompt + max_tokens must fit too; without max_tokens the default shrinks to fit.
+    const over = expectError(
+      await postJson(`${sim.url}/v1/completions`, { prompt: wordsPrompt(100), max_tokens: 1 }),
+      400,
+      'context_length_exceeded',
+      'max_tokens',
+    );
+    expect(over['message']).toBe(
+      "This model's maximum context length is 100 tokens. However, you requested 101 tokens (100 in the prompt, 1 in the completion). Please reduce the length of the prompt or completion.",
+    );
+    expect((await postJson(`${sim.url}/v1/completions`, { prompt: wordsPrompt(99), max_tokens: 1 })).status).toBe(200);
+    const fitted = await postJson(`${sim.url}/v1/completions`, { prompt: wordsPrompt(90), ignore_eos: true });
+    expect(fitted.json['usage']).toMatchObject({ prompt_tokens: 90, completion_tokens: 10 });
   });
 
   it('400s wrongly typed fields', async () => {

@@ -1,8 +1,8 @@
 // Answers one validated generation request: decides its output, hands it to the engine, and writes
 // each token as the engine emits it (SSE) or the whole body at the end, applying the request's fault.
 import type { ServerResponse } from 'node:http';
-import type { Engine, EngineJob, Ticket } from './engine.js';
 import { type FaultKind, faultTokenIndex } from './faults.js';
+import type { EngineJob, EngineTicket, SimEngine } from './job.js';
 import type { AbortReason, FinishReason } from './metrics.js';
 import { choiceChunk, completionBody, type GenerationRequest, type ResponseIdentity, sseEvent, usageChunk, usageOf } from './openai.js';
 import { fnv1a32 } from './tokenizer.js';
@@ -17,8 +17,12 @@ export const MALFORMED_EVENT = 'data: {"choices":[{"delta":{"content":"to\n\n';
 /** Everything needed to answer one request. */
 export interface GenerationContext {
   res: ServerResponse;
-  engine: Engine;
+  engine: SimEngine;
   request: GenerationRequest;
+  /** Scheduling priority passed to the engine. */
+  priority: number;
+  /** Prompt block hashes, when the engine caches prefixes. */
+  blockHashes: readonly number[] | undefined;
   who: ResponseIdentity;
   fault: FaultKind | undefined;
   reasoningTokens: number;
@@ -43,7 +47,7 @@ export function serveGeneration(ctx: GenerationContext): void {
     finish: outputTokens === ctx.request.maxTokens ? 'length' : 'stop',
     faultAt: fault === undefined ? -1 : faultTokenIndex(fault, outputTokens),
   };
-  let ticket: Ticket | undefined;
+  let ticket: EngineTicket | undefined;
   let settled = false;
   const end = (reason?: AbortReason): void => {
     settled = true;
@@ -53,6 +57,8 @@ export function serveGeneration(ctx: GenerationContext): void {
     promptTokens: ctx.request.promptTokens,
     outputTokens,
     finishReason: plan.finish,
+    priority: ctx.priority,
+    ...(ctx.blockHashes ? { blockHashes: ctx.blockHashes } : {}),
     ...(fault === 'stall' ? { pause: { afterTokens: plan.faultAt, ms: ctx.stallMs } } : {}),
     ...(ctx.request.stream ? streamingCallbacks(ctx, plan, end) : bufferedCallbacks(ctx, plan, end)),
   };

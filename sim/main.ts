@@ -3,7 +3,9 @@
 // a parent process can find the port; every other message goes to stderr.
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { type FaultFlag, type FaultRates, parseFaultFlag } from './faults.js';
+import { readGatewayConfig } from './gateway-config.js';
 import { SIM_DEFAULTS, type SimOptions, SimOptionsError } from './options.js';
+import { PROFILES } from './profile.js';
 import { startSim } from './server.js';
 
 const EXIT_INVALID_INPUT = 2;
@@ -22,6 +24,13 @@ function faultArg(value: string, previous: FaultFlag[]): FaultFlag[] {
   }
 }
 
+function choiceArg<T extends string>(allowed: readonly T[]) {
+  return (value: string): T => {
+    if (!(allowed as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}`);
+    return value as T;
+  };
+}
+
 function parseArgs(argv: string[]): SimOptions {
   const d = SIM_DEFAULTS;
   const program = new Command('engine-sim')
@@ -29,25 +38,68 @@ function parseArgs(argv: string[]): SimOptions {
     .option('--host <host>', 'interface to listen on', d.host)
     .option('--port <n>', 'port (0 picks a free one)', numberArg, d.port)
     .option('--model <name>', 'served model name', d.model)
-    .option('--ttft-ms <ms>', 'time from admission to first token, before prefill', numberArg, d.ttftMs)
-    .option('--itl-ms <ms>', 'engine step period (time between tokens)', numberArg, d.itlMs)
-    .option('--prefill-us-per-token <us>', 'extra time to first token per prompt token', numberArg, d.prefillUsPerToken)
-    .option('--max-concurrency <n>', 'requests generating at once; the rest wait', numberArg, d.maxConcurrency)
-    .option('--max-model-len <n>', 'longest accepted prompt, in tokens', numberArg, d.maxModelLen)
+    .option(
+      '--engine <kind>',
+      'vllm (continuous batching, KV cache; the default) or simple (fixed timing; the default when a simple flag is given)',
+      choiceArg(['vllm', 'simple'] as const),
+    )
+    .option('--profile <name>', `vllm: step-cost calibration (${Object.keys(PROFILES).join(', ')})`, d.profile)
+    .option('--max-num-seqs <n>', 'vllm: most requests in the running batch', numberArg, d.maxNumSeqs)
+    .option('--max-num-batched-tokens <n>', 'vllm: token budget of one step', numberArg, d.maxNumBatchedTokens)
+    .option('--kv-cache-tokens <n>', "vllm: KV cache capacity in tokens (default: the profile's)", numberArg)
+    .option('--enable-prefix-caching', 'vllm: share full 16-token prompt blocks between requests', false)
+    .option('--scheduling <policy>', 'vllm: fcfs or priority', choiceArg(['fcfs', 'priority'] as const), d.scheduling)
+    .option('--replicas <n>', 'simulated replicas in this process', numberArg, d.replicas)
+    .option('--gateway', 'put inference-gateway flow control in front', false)
+    .option('--upstream <url>', 'gateway: forward to this OpenAI base URL instead of simulated replicas')
+    .option('--gateway-config <file>', 'gateway: JSON {"objectives": {"<name>": <priority>, ...}}')
+    .option(
+      '--max-concurrency <n>',
+      'gateway: in-flight requests per replica at saturation; simple: requests generating at once',
+      numberArg,
+      d.maxConcurrency,
+    )
+    .option('--headroom <x>', 'gateway: admit up to max-concurrency x (1 + headroom)', numberArg, d.headroom)
+    .option('--queue-timeout-s <s>', 'gateway: longest queue wait before a 429', numberArg, d.queueTimeoutS)
+    .option('--queue-capacity <n>', 'gateway: most queued requests before a 429', numberArg, d.queueCapacity)
+    // No commander defaults here: whether these were given decides the default engine (see SimOptions.engine).
+    .option(
+      '--ttft-ms <ms>',
+      `simple: time from admission to first token, before prefill (default: ${d.ttftMs}; implies --engine simple)`,
+      numberArg,
+    )
+    .option(
+      '--itl-ms <ms>',
+      `simple: engine step period, i.e. time between tokens (default: ${d.itlMs}; implies --engine simple)`,
+      numberArg,
+    )
+    .option(
+      '--prefill-us-per-token <us>',
+      `simple: extra time to first token per prompt token (default: ${d.prefillUsPerToken}; implies --engine simple)`,
+      numberArg,
+    )
+    .option('--max-model-len <n>', 'longest accepted prompt + max_tokens, in tokens', numberArg, d.maxModelLen)
     .option('--reasoning-tokens <n>', 'leading output tokens sent as reasoning_content (chat)', numberArg, d.reasoningTokens)
     .option('--fault <NAME=VALUE>', 'inject a fault, e.g. 429-rate=0.1 or stall-ms=500 (repeatable)', faultArg, [])
     .option('--fault-seed <n>', 'seed of the fault PRNG', numberArg, d.faultSeed)
     .option('--allow-fault-header', 'honour the x-sim-fault request header', false)
     .exitOverride()
     .parse(argv);
-  const { fault, ...rest } = program.opts<Omit<Required<SimOptions>, 'faults' | 'stallMs'> & { fault: FaultFlag[] }>();
+  type Optional = 'engine' | 'upstream' | 'kvCacheTokens' | 'ttftMs' | 'itlMs' | 'prefillUsPerToken';
+  type Flags = Omit<Required<SimOptions>, 'faults' | 'stallMs' | 'objectives' | Optional> &
+    Partial<Pick<SimOptions, Optional>> & {
+      fault: FaultFlag[];
+      gatewayConfig?: string;
+    };
+  const { fault, gatewayConfig, ...rest } = program.opts<Flags>();
   const faults: FaultRates = {};
   let stallMs: number | undefined;
   for (const flag of fault) {
     if ('stallMs' in flag) stallMs = flag.stallMs;
     else faults[flag.kind] = flag.rate;
   }
-  return { ...rest, faults, ...(stallMs === undefined ? {} : { stallMs }) };
+  const objectives = gatewayConfig === undefined ? undefined : readGatewayConfig(gatewayConfig);
+  return { ...rest, faults, ...(stallMs === undefined ? {} : { stallMs }), ...(objectives ? { objectives } : {}) };
 }
 
 // Problems name SimOptions fields (`itlMs: ...`); on the command line they read as flags (`--itl-ms: ...`).
@@ -60,7 +112,16 @@ function asFlagProblem(problem: string): string {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv);
   const sim = await startSim(options);
-  const line = { event: 'listening', url: sim.url, base_url: `${sim.url}/v1`, metrics_url: `${sim.url}/metrics`, model: options.model };
+  // Gateway mode adds where the engine and gateway metrics are apart; the first five fields never change.
+  const line = {
+    event: 'listening',
+    url: sim.url,
+    base_url: `${sim.url}/v1`,
+    metrics_url: `${sim.url}/metrics`,
+    model: options.model ?? SIM_DEFAULTS.model,
+    ...(options.gateway && sim.vllmMetricsUrl ? { vllm_metrics_url: sim.vllmMetricsUrl } : {}),
+    ...(sim.eppMetricsUrl ? { epp_metrics_url: sim.eppMetricsUrl } : {}),
+  };
   process.stdout.write(`${JSON.stringify(line)}\n`);
   const stop = (): void => {
     sim.close().then(

@@ -66,11 +66,12 @@ export function parseGenerationRequest(endpoint: Endpoint, body: Record<string, 
   checkContextLength(promptTokens, served.maxModelLen, endpoint === 'chat' ? 'messages' : 'prompt');
   const streamOptions = body['stream_options'] ?? {};
   if (typeof streamOptions !== 'object' || streamOptions === null) throw invalid('stream_options must be an object', 'stream_options');
+  const requested = body['max_tokens'] ?? (endpoint === 'chat' ? body['max_completion_tokens'] : undefined);
   return {
     endpoint,
     promptText: texts.join('\n'),
     promptTokens,
-    maxTokens: maxTokens(body['max_tokens'] ?? (endpoint === 'chat' ? body['max_completion_tokens'] : undefined)),
+    maxTokens: maxTokens(requested, promptTokens, served.maxModelLen, endpoint === 'chat' ? 'messages' : 'prompt'),
     stream: optionalBool(body['stream'], 'stream'),
     includeUsage: optionalBool((streamOptions as Record<string, unknown>)['include_usage'], 'stream_options.include_usage'),
     ignoreEos: optionalBool(body['ignore_eos'], 'ignore_eos'),
@@ -113,10 +114,18 @@ function promptText(prompt: unknown): string {
   return prompt;
 }
 
-function maxTokens(value: unknown): number {
-  if (value === undefined || value === null) return 16;
+// Like vLLM, an explicit max_tokens must fit in the context with the prompt; without one the
+// default (16) shrinks to what is left, but never below one token.
+function maxTokens(value: unknown, promptTokens: number, maxModelLen: number, promptParam: string): number {
+  if (value === undefined || value === null) return Math.max(1, Math.min(16, maxModelLen - promptTokens));
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
     throw invalid(`max_tokens must be a positive integer, got ${JSON.stringify(value)}`, 'max_tokens');
+  if (promptTokens + value > maxModelLen)
+    throw invalid(
+      `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptTokens + value} tokens (${promptTokens} in the ${promptParam}, ${value} in the completion). Please reduce the length of the ${promptParam} or completion.`,
+      'max_tokens',
+      'context_length_exceeded',
+    );
   return value;
 }
 

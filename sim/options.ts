@@ -1,6 +1,10 @@
 // The simulator's settings, shared by the CLI and `startSim()`: one set of defaults and one
 // validation that reports every problem at once.
 import { type FaultRates, faultRateProblems } from './faults.js';
+import { DEFAULT_PROFILE, PROFILES } from './profile.js';
+
+/** The two engine models. */
+export type EngineKind = 'vllm' | 'simple';
 
 /** Settings for one simulated server; every field is optional and falls back to SIM_DEFAULTS. */
 export interface SimOptions {
@@ -10,15 +14,44 @@ export interface SimOptions {
   port?: number;
   /** The one model name served; requests naming another get 404. */
   model?: string;
-  /** Fixed time from admission to the first token, before prefill. */
-  ttftMs?: number;
-  /** Time between engine steps, i.e. between a stream's tokens. */
-  itlMs?: number;
-  /** Extra time to first token per prompt token. */
-  prefillUsPerToken?: number;
-  /** Requests generating at once; the rest wait FCFS. */
+  /** `vllm`: continuous batching with a KV cache; `simple`: v1's fixed TTFT and step period.
+   * Unset, it is `simple` when a simple-only timing field is set (so v1 flags keep their meaning), else `vllm`. */
+  engine?: EngineKind;
+  /** Calibration profile of the vllm engine (PROFILES). */
+  profile?: string;
+  /** vllm: most requests in the running batch. */
+  maxNumSeqs?: number;
+  /** vllm: token budget of one step (decodes plus prefill chunks). */
+  maxNumBatchedTokens?: number;
+  /** vllm: KV cache capacity in tokens; 0 takes the profile's. */
+  kvCacheTokens?: number;
+  /** vllm: share full prompt blocks between requests with the same prefix. */
+  enablePrefixCaching?: boolean;
+  /** vllm: `fcfs`, or `priority` (higher gateway band or `x-sim-priority` first). */
+  scheduling?: 'fcfs' | 'priority';
+  /** Simulated replicas behind the gateway (or picked least-loaded without one). */
+  replicas?: number;
+  /** Put flow control (the inference gateway's admission and queues) in front. */
+  gateway?: boolean;
+  /** Gateway mode: forward to this OpenAI base URL instead of simulated replicas. */
+  upstream?: string;
+  /** Gateway: priority of each `x-gateway-inference-objective`; unknown objectives get 0. */
+  objectives?: Record<string, number>;
+  /** Gateway: in-flight requests per replica at saturation 1.0; simple engine: requests generating at once. */
   maxConcurrency?: number;
-  /** Longest accepted prompt, in tokens. */
+  /** Gateway: admit up to maxConcurrency·(1 + headroom) per replica. */
+  headroom?: number;
+  /** Gateway: longest wait in the queue before a 429. */
+  queueTimeoutS?: number;
+  /** Gateway: most requests queued at once before a 429. */
+  queueCapacity?: number;
+  /** simple: fixed time from admission to the first token, before prefill. */
+  ttftMs?: number;
+  /** simple: time between engine steps, i.e. between a stream's tokens. */
+  itlMs?: number;
+  /** simple: extra time to first token per prompt token. */
+  prefillUsPerToken?: number;
+  /** Longest accepted prompt plus max_tokens, in tokens. */
   maxModelLen?: number;
   /** Leading output tokens sent as `delta.reasoning_content` (chat only). */
   reasoningTokens?: number;
@@ -35,15 +68,32 @@ export interface SimOptions {
 /** SimOptions with every field present. */
 export type ResolvedSimOptions = Required<SimOptions>;
 
-/** Defaults for every setting. */
+/** The gateway's default objectives: the priority bands of the studies. */
+export const DEFAULT_OBJECTIVES: Readonly<Record<string, number>> = { premium: 100, standard: 0, batch: -10 };
+
+/** Defaults for every setting (the vllm ones are the seed experiment's deployment). */
 export const SIM_DEFAULTS: ResolvedSimOptions = {
   host: '127.0.0.1',
   port: 0,
   model: 'loadfleet-sim',
+  engine: 'vllm',
+  profile: DEFAULT_PROFILE,
+  maxNumSeqs: 128,
+  maxNumBatchedTokens: 8192,
+  kvCacheTokens: 0,
+  enablePrefixCaching: false,
+  scheduling: 'fcfs',
+  replicas: 1,
+  gateway: false,
+  upstream: '',
+  objectives: { ...DEFAULT_OBJECTIVES },
+  maxConcurrency: 128,
+  headroom: 0.1,
+  queueTimeoutS: 120,
+  queueCapacity: 10_000,
   ttftMs: 40,
   itlMs: 8,
   prefillUsPerToken: 2,
-  maxConcurrency: 256,
   maxModelLen: 32768,
   reasoningTokens: 0,
   faults: {},
@@ -69,21 +119,41 @@ type NumberRule = [field: keyof ResolvedSimOptions, min: number, integer: boolea
 // itlMs must be positive: a zero step period would spin the event loop.
 const NUMBER_RULES: NumberRule[] = [
   ['port', 0, true, 65535],
+  ['maxNumSeqs', 1, true],
+  ['maxNumBatchedTokens', 1, true],
+  ['kvCacheTokens', 0, true],
+  ['replicas', 1, true, 64],
+  ['maxConcurrency', 1, true],
+  ['headroom', 0, false],
+  ['queueTimeoutS', 0.001, false],
+  ['queueCapacity', 0, true],
   ['ttftMs', 0, false],
   ['itlMs', 0.1, false],
   ['prefillUsPerToken', 0, false],
-  ['maxConcurrency', 1, true],
   ['maxModelLen', 1, true],
   ['reasoningTokens', 0, true],
   ['stallMs', 0, false],
   ['faultSeed', 0, true, 0xffffffff],
 ];
 
-/** Fills defaults and validates; throws SimOptionsError listing every problem. */
+const CHOICES: [field: keyof ResolvedSimOptions, allowed: readonly string[]][] = [
+  ['engine', ['vllm', 'simple']],
+  ['scheduling', ['fcfs', 'priority']],
+  ['profile', Object.keys(PROFILES)],
+];
+
+/** The settings only the simple engine reads. */
+export const SIMPLE_TIMING_FIELDS = ['ttftMs', 'itlMs', 'prefillUsPerToken'] as const;
+
+/** Fills defaults (kvCacheTokens 0 becomes the profile's) and validates; throws SimOptionsError listing every problem. */
 export function resolveSimOptions(input: SimOptions = {}): ResolvedSimOptions {
   const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-  const options: ResolvedSimOptions = { ...SIM_DEFAULTS, ...defined };
+  const simpleTiming = SIMPLE_TIMING_FIELDS.filter((f) => input[f] !== undefined);
+  const engine = input.engine ?? (simpleTiming.length > 0 ? 'simple' : SIM_DEFAULTS.engine);
+  const options: ResolvedSimOptions = { ...SIM_DEFAULTS, ...defined, engine };
   const problems: string[] = [];
+  // Ignoring a timing the caller asked for would be a silent lie about the server's behaviour.
+  if (engine === 'vllm') for (const f of simpleTiming) problems.push(`${f}: applies to the simple engine only`);
   for (const [field, min, integer, max] of NUMBER_RULES) {
     const value = options[field];
     const ok =
@@ -91,9 +161,30 @@ export function resolveSimOptions(input: SimOptions = {}): ResolvedSimOptions {
     if (!ok)
       problems.push(`${field}: expected ${integer ? 'an integer' : 'a number'} >= ${min}${max === undefined ? '' : ` and <= ${max}`}`);
   }
+  for (const [field, allowed] of CHOICES) {
+    if (!allowed.includes(options[field] as string)) problems.push(`${field}: expected one of ${allowed.join(', ')}`);
+  }
   if (typeof options.host !== 'string' || options.host === '') problems.push('host: expected a non-empty string');
   if (typeof options.model !== 'string' || options.model === '') problems.push('model: expected a non-empty string');
-  problems.push(...faultRateProblems(options.faults));
+  problems.push(...faultRateProblems(options.faults), ...objectiveProblems(options.objectives), ...modeProblems(options));
+  const profile = PROFILES[options.profile];
+  if (profile && options.kvCacheTokens === 0) options.kvCacheTokens = profile.kvCacheTokens;
+  // Any request the server accepts must fit in the KV cache alone, or it could never be scheduled.
+  if (options.engine === 'vllm' && options.kvCacheTokens < options.maxModelLen)
+    problems.push(`kvCacheTokens: ${options.kvCacheTokens} is below maxModelLen ${options.maxModelLen}`);
   if (problems.length > 0) throw new SimOptionsError(problems);
   return options;
+}
+
+function objectiveProblems(objectives: unknown): string[] {
+  if (typeof objectives !== 'object' || objectives === null) return ['objectives: expected an object of name -> priority'];
+  return Object.entries(objectives)
+    .filter(([, priority]) => !Number.isInteger(priority))
+    .map(([name]) => `objectives.${name}: expected an integer priority`);
+}
+
+function modeProblems(options: ResolvedSimOptions): string[] {
+  if (options.upstream === '') return [];
+  if (!options.gateway) return ['upstream: needs gateway mode (--gateway)'];
+  return URL.canParse(options.upstream) && /^https?:/.test(options.upstream) ? [] : ['upstream: expected an http(s) URL'];
 }

@@ -2,27 +2,43 @@
 // programmatic use (tests, the coordinator's embedded default target).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Engine } from './engine.js';
 import { type FaultKind, isFaultKind, NO_FAULT_HEADER_VALUE, pickFault } from './faults.js';
+import { admit, flowHeaders } from './gateway-http.js';
 import { serveGeneration } from './generate.js';
 import { readBody, sendError, sendJson } from './http.js';
-import { SimMetrics } from './metrics.js';
-import { ApiError, type Endpoint, parseGenerationRequest, parseJsonObject, parseTokenizeRequest } from './openai.js';
+import { blockHashes } from './kv-cache.js';
+import { family, labelled, type MetricFamily, processStartFamily, renderFamilies } from './metrics.js';
+import {
+  ApiError,
+  type Endpoint,
+  type GenerationRequest,
+  parseGenerationRequest,
+  parseJsonObject,
+  parseTokenizeRequest,
+} from './openai.js';
 import { type ResolvedSimOptions, resolveSimOptions, type SimOptions } from './options.js';
+import { buildPool, type SimPool } from './pool.js';
+import { tokenIds } from './tokenizer.js';
+import { forward } from './upstream.js';
 
 /** A running simulator. */
 export interface SimServer {
   /** `http://host:port`, without a trailing slash. */
   url: string;
   port: number;
-  /** Stops listening, ends every open response and stops the engine. */
+  /** Where the replicas' vLLM metrics alone are (absent in front of a real upstream). */
+  vllmMetricsUrl: string | undefined;
+  /** Where the gateway's llm-d metrics alone are (gateway mode only). */
+  eppMetricsUrl: string | undefined;
+  /** Stops listening, ends every open response and stops the engines. */
   close(): Promise<void>;
 }
 
 interface SimState {
   options: ResolvedSimOptions;
-  engine: Engine;
-  metrics: SimMetrics;
+  pool: SimPool;
+  startTimeS: number;
+  faults: Map<string, number>;
   /** Generation requests seen so far: the arrival index of the fault PRNG. */
   arrivals: number;
 }
@@ -36,7 +52,10 @@ const ROUTES: Record<string, Record<string, Handler>> = {
     },
   },
   '/v1/models': { GET: models },
-  '/metrics': { GET: metrics },
+  // Everything in one text; the split paths let a scraper keep engine and gateway apart.
+  '/metrics': { GET: (_req, res, state) => sendMetrics(res, state, [...replicaFamilies(state), ...state.pool.gatewayFamilies()]) },
+  '/vllm/metrics': { GET: (_req, res, state) => sendMetrics(res, state, replicaFamilies(state, true)) },
+  '/epp/metrics': { GET: (_req, res, state) => sendMetrics(res, state, gatewayFamilies(state)) },
   '/tokenize': { POST: tokenize },
   '/v1/chat/completions': { POST: (req, res, state) => generate('chat', req, res, state) },
   '/v1/completions': { POST: (req, res, state) => generate('completions', req, res, state) },
@@ -45,20 +64,23 @@ const ROUTES: Record<string, Record<string, Handler>> = {
 /** Starts a simulator; resolves once it listens. Throws SimOptionsError for invalid options. */
 export async function startSim(input: SimOptions = {}): Promise<SimServer> {
   const options = resolveSimOptions(input);
-  const metrics = new SimMetrics(options.model, Date.now() / 1000);
-  const state: SimState = { options, metrics, engine: new Engine(options, metrics), arrivals: 0 };
+  const startTimeS = Date.now() / 1000;
+  const state: SimState = { options, pool: buildPool(options, undefined, startTimeS), startTimeS, faults: new Map(), arrivals: 0 };
   // Idle keep-alive sockets stay open 65 s (Node's default is 5 s) so a load generator's pooled
   // connections are not closed under it between requests, which would show up as spurious resets.
   const server = createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => dispatch(req, res, state));
   await listen(server, options.port, options.host);
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${host}:${port}`;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url,
     port,
+    vllmMetricsUrl: options.upstream === '' ? `${url}/vllm/metrics` : undefined,
+    eppMetricsUrl: options.gateway ? `${url}/epp/metrics` : undefined,
     close: () => {
-      closing ??= shutdown(server, state.engine);
+      closing ??= shutdown(server, state.pool);
       return closing;
     },
   };
@@ -74,8 +96,8 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-function shutdown(server: Server, engine: Engine): Promise<void> {
-  engine.stop();
+function shutdown(server: Server, pool: SimPool): Promise<void> {
+  pool.stop();
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
@@ -88,7 +110,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, state: SimSta
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   const route = ROUTES[path];
   try {
-    if (!route) throw new ApiError(404, `Route ${req.method} ${path} not found`, 'invalid_request_error', 'not_found');
+    if (!route) throw notFound(req, path);
     const handler = route[req.method ?? ''];
     if (!handler) {
       res.setHeader('allow', Object.keys(route).join(', '));
@@ -100,38 +122,101 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, state: SimSta
   }
 }
 
-function models(_req: IncomingMessage, res: ServerResponse, { options }: SimState): void {
+function notFound(req: IncomingMessage, path: string): ApiError {
+  return new ApiError(404, `Route ${req.method} ${path} not found`, 'invalid_request_error', 'not_found');
+}
+
+async function models(req: IncomingMessage, res: ServerResponse, { options }: SimState): Promise<void> {
+  if (options.upstream !== '') return forward(options.upstream, '/v1/models', req, res, undefined);
   const card = { id: options.model, object: 'model', created: 0, owned_by: 'loadfleet', max_model_len: options.maxModelLen };
   sendJson(res, 200, { object: 'list', data: [card] });
 }
 
-function metrics(_req: IncomingMessage, res: ServerResponse, state: SimState): void {
-  const text = state.metrics.render({ running: state.engine.runningCount, waiting: state.engine.waitingCount });
+function replicaFamilies(state: SimState, alone = false): MetricFamily[] {
+  if (alone && state.options.upstream !== '')
+    throw new ApiError(404, 'No simulated replicas: the gateway forwards upstream', 'invalid_request_error', 'not_found');
+  const m = `model_name="${state.options.model}"`;
+  const faults = family('loadfleet_sim_faults_injected_total', 'counter', 'Faults injected.', [
+    ...labelled('loadfleet_sim_faults_injected_total', m, 'fault', Object.fromEntries(state.faults)),
+  ]);
+  return [...state.pool.replicaFamilies(), faults];
+}
+
+function gatewayFamilies(state: SimState): MetricFamily[] {
+  if (!state.pool.gateway) throw new ApiError(404, 'No gateway: start engine-sim with --gateway', 'invalid_request_error', 'not_found');
+  return state.pool.gatewayFamilies();
+}
+
+function sendMetrics(res: ServerResponse, state: SimState, families: MetricFamily[]): void {
+  const text = renderFamilies([...families, processStartFamily(state.startTimeS)]);
   res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text);
 }
 
 async function tokenize(req: IncomingMessage, res: ServerResponse, { options }: SimState): Promise<void> {
-  const tokens = parseTokenizeRequest(parseJsonObject(await readBody(req)), options);
+  const raw = await readBody(req);
+  if (options.upstream !== '') return forward(options.upstream, '/tokenize', req, res, raw);
+  const tokens = parseTokenizeRequest(parseJsonObject(raw), options);
   sendJson(res, 200, { count: tokens.length, max_model_len: options.maxModelLen, tokens });
 }
 
 async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
-  const request = parseGenerationRequest(endpoint, parseJsonObject(await readBody(req)), state.options);
+  const raw = await readBody(req);
+  const { options, pool } = state;
+  // In front of a real server its own validation answers; here only the simulated replicas validate.
+  const request = options.upstream === '' ? parseGenerationRequest(endpoint, parseJsonObject(raw), options) : undefined;
+  const explicitPriority = headerPriority(req);
   const fault = chooseFault(req, state);
-  if (fault) state.metrics.countFault(fault);
+  if (fault) state.faults.set(fault, (state.faults.get(fault) ?? 0) + 1);
   if (fault === '429' || fault === '5xx') {
     refuse(res, fault);
     return;
   }
+  const { objective, fairnessId } = flowHeaders(req.headers);
+  const band = pool.priorityOf(objective);
+  const serve = request
+    ? simulated(endpoint, request, res, state, fault, explicitPriority ?? band)
+    : () => void forward(options.upstream, req.url ?? '', req, res, raw);
+  if (pool.gateway) admit(pool.gateway, res, { fairnessId, priority: band, bytes: Buffer.byteLength(raw) }, serve);
+  else serve();
+}
+
+// Serving on a simulated replica, picked when the request is dispatched (not when it arrives).
+function simulated(
+  endpoint: Endpoint,
+  request: GenerationRequest,
+  res: ServerResponse,
+  state: SimState,
+  fault: FaultKind | undefined,
+  priority: number,
+): () => void {
+  const { options, pool } = state;
   const seq = state.arrivals.toString(36).padStart(6, '0');
   const who = {
     endpoint,
     id: `${endpoint === 'chat' ? 'chatcmpl' : 'cmpl'}-sim${seq}`,
     created: Math.floor(Date.now() / 1000),
-    model: state.options.model,
+    model: options.model,
   };
-  const { engine, options } = state;
-  serveGeneration({ res, engine, request, who, fault, reasoningTokens: options.reasoningTokens, stallMs: options.stallMs });
+  const blockHashesOf = options.enablePrefixCaching && options.engine === 'vllm' ? blockHashes(tokenIds(request.promptText)) : undefined;
+  const { reasoningTokens, stallMs } = options;
+  return () =>
+    serveGeneration({ res, engine: pool.pick(), request, who, fault, priority, blockHashes: blockHashesOf, reasoningTokens, stallMs });
+}
+
+// `x-sim-priority` sets the engine's scheduling priority directly (it wins over the gateway band).
+function headerPriority(req: IncomingMessage): number | undefined {
+  const header = req.headers['x-sim-priority'];
+  if (typeof header !== 'string') return undefined;
+  const value = Number(header);
+  if (!Number.isInteger(value))
+    throw new ApiError(
+      400,
+      `x-sim-priority must be an integer, got '${header}'`,
+      'invalid_request_error',
+      'invalid_value',
+      'x-sim-priority',
+    );
+  return value;
 }
 
 // The two refusals a gateway or an overloaded engine answers with before any generation.

@@ -6,22 +6,9 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
 import { buildSchedule } from '../shared/schedule.js';
 import { takeStripe } from '../shared/shares.js';
-import { onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
+import { constantRatePlan, onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
 
-const PLAN: Plan = {
-  schema: 'loadfleet.plan/v1',
-  name: 'clocks',
-  seed: 9,
-  duration_s: 4,
-  drain_timeout_s: 5,
-  classes: [
-    {
-      name: 'rt',
-      prompt: { input_tokens: 16, output_tokens: 8 },
-      load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 4, rate_per_s: 20 }] },
-    },
-  ],
-};
+const PLAN = constantRatePlan('clocks', 4, 20);
 
 /** Starts a listening coordinator and one agent per entry of `agentArgs`; resolves when all exit. */
 async function fleet(
@@ -171,8 +158,9 @@ describe('agents that fail', () => {
       ],
       long,
       (agents) => {
-        setTimeout(() => agents[1]!.child.kill('SIGKILL'), 3000);
-        restarted = new Promise((r) => setTimeout(r, 4000)).then(async () => {
+        // The run starts ~2.5 s after the agents (join, probes, a 2 s lead): kill it mid-run.
+        setTimeout(() => agents[1]!.child.kill('SIGKILL'), 5500);
+        restarted = new Promise((r) => setTimeout(r, 6500)).then(async () => {
           const url = /--coordinator (\S+)/.exec(agents[0]!.child.spawnargs.join(' '))![1]!;
           const again = await startNode('agent/main.js', ['--coordinator', url, '--id', 'a2', '--spool-dir', join(spool, '2')], {
             LOADFLEET_TOKEN: 'clock-test',

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseExact } from '../shared/json.js';
+import type { Plan } from '../shared/plan.js';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
@@ -92,4 +93,22 @@ export function writePlan(dir: string, plan: unknown, name = 'plan.json'): strin
   const path = join(dir, name);
   writeFileSync(path, JSON.stringify(plan, null, 2));
   return path;
+}
+
+/** A one-class constant-rate plan against the embedded engine-sim: the e2e tests' usual load. */
+export function constantRatePlan(name: string, durationS: number, ratePerS: number, tokens = { input_tokens: 16, output_tokens: 8 }): Plan {
+  return {
+    schema: 'loadfleet.plan/v1',
+    name,
+    seed: 1,
+    duration_s: durationS,
+    drain_timeout_s: 5,
+    classes: [
+      {
+        name: 'rt',
+        prompt: tokens,
+        load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: durationS, rate_per_s: ratePerS }] },
+      },
+    ],
+  };
 }

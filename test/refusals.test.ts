@@ -6,21 +6,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Plan } from '../shared/plan.js';
-import { onlyRunDir, readRequests, readRunJson, runCoordinator, startNode, tempDir, writePlan } from './harness.js';
+import { constantRatePlan, onlyRunDir, readRequests, readRunJson, runCoordinator, startNode, tempDir, writePlan } from './harness.js';
 
-const TINY: Plan = {
-  schema: 'loadfleet.plan/v1',
-  name: 'tiny',
-  seed: 1,
-  duration_s: 2,
-  classes: [
-    {
-      name: 'rt',
-      prompt: { input_tokens: 8, output_tokens: 4 },
-      load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 5 }] },
-    },
-  ],
-};
+const TINY = constantRatePlan('tiny', 2, 5, { input_tokens: 8, output_tokens: 4 });
 
 function waitFor(stream: NodeJS.ReadableStream, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {

@@ -1,0 +1,44 @@
+// What a request asks of an engine, and the interface both engines (the simple v1 timing model
+// and the vLLM replica model) offer to the HTTP layer, the gateway and the offline fit.
+import type { AbortReason, FinishReason } from './metrics.js';
+
+/** One generation an engine runs; callbacks write the response. */
+export interface EngineJob {
+  /** Tokens to prefill, which lengthens the time to first token. */
+  promptTokens: number;
+  /** Tokens to emit before finishing (at least 1). */
+  outputTokens: number;
+  /** Reason recorded when all tokens are out. */
+  finishReason: FinishReason;
+  /** One pause of `ms` after `afterTokens` tokens (0 = before the first). */
+  pause?: { afterTokens: number; ms: number };
+  /** Scheduling priority under `--scheduling priority`: higher runs first (the gateway's band values). */
+  priority?: number;
+  /** Chained hashes of the prompt's full 16-token blocks, for prefix caching; absent = never shared. */
+  blockHashes?: readonly number[];
+  /** The token with this 0-based index is due now. */
+  onToken(index: number): void;
+  /** The last token is out. */
+  onFinish(): void;
+}
+
+/** Where a submitted job stands; pass it back to cancel it. */
+export interface EngineTicket {
+  readonly state: 'waiting' | 'running' | 'done' | 'cancelled';
+}
+
+/** An engine: accepts jobs, runs them in (real or virtual) time, reports its queue depths. */
+export interface SimEngine {
+  /** Requests generating now. */
+  readonly runningCount: number;
+  /** Requests queued for a slot. */
+  readonly waitingCount: number;
+  /** Share of the KV cache in use, 0–1. */
+  readonly kvUsage: number;
+  /** Queues a job. */
+  submit(job: EngineJob): EngineTicket;
+  /** Removes a waiting or running job at once; a no-op for finished ones. */
+  cancel(ticket: EngineTicket, reason: AbortReason): void;
+  /** Cancels everything and stops; later submissions are cancelled on arrival. */
+  stop(): void;
+}
