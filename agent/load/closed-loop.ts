@@ -23,8 +23,12 @@ export async function runClosedLoop(
       const index = issued++ * share.count + share.index;
       void launch(index).then(() => {
         inFlight--;
-        fill();
-        if (inFlight === 0) drained?.();
+        // Replace it on the next turn, once undici has put the finished connection back in its
+        // pool; replacing at once would open a new connection inside the next request's TTFT.
+        setImmediate(() => {
+          fill();
+          if (inFlight === 0) drained?.();
+        });
       });
     }
   };

@@ -155,6 +155,7 @@ function clientHealth(states: readonly AgentState[]): {
   schedule_lag_p99_ms: number | null;
   event_loop_delay_p99_ms: number | null;
   limits: Record<string, number>;
+  definition: string;
 } {
   const reasons: string[] = [];
   let lag: number | null = null;
@@ -175,6 +176,8 @@ function clientHealth(states: readonly AgentState[]): {
     schedule_lag_p99_ms: lag,
     event_loop_delay_p99_ms: eld,
     limits: { schedule_lag_p99_ms: CLIENT_LAG_P99_LIMIT_MS, event_loop_delay_p99_ms: CLIENT_EVENT_LOOP_P99_LIMIT_MS },
+    definition:
+      'client_limited is true when any agent had a schedule lag p99 or an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) above the limits; the figures are the worst agent',
   };
 }
 
