@@ -68,6 +68,9 @@ export class AgentRun {
   private timers: NodeJS.Timeout[] = [];
   private allAcked: (() => void) | undefined;
   private spool: Spool | undefined;
+  private linkGone = false;
+  /** True once `final` was sent after every record was acknowledged. */
+  handedOver = false;
 
   constructor(
     runId: string,
@@ -151,6 +154,13 @@ export class AgentRun {
     await this.spool?.close(true);
   }
 
+  /** The coordinator is gone (closed or silent): stop, and stop waiting for acknowledgements. */
+  linkLost(reason: string): void {
+    this.linkGone = true;
+    this.stop(reason);
+    this.allAcked?.();
+  }
+
   /** Stops sending; requests in flight end as `aborted`. */
   stop(reason: string): void {
     if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
@@ -216,10 +226,18 @@ export class AgentRun {
     this.recorder!.flushAll();
     await this.recorder!.drained();
     this.flushRecords();
-    if (this.rows.length > 0 || this.unacked > 0) await new Promise<void>((r) => (this.allAcked = r));
+    if (!this.linkGone && (this.rows.length > 0 || this.unacked > 0)) await new Promise<void>((r) => (this.allAcked = r));
+    if (this.linkGone) {
+      // Nobody can take the rest now: keep the spool for a restarted agent to hand over.
+      await this.spool?.close(false);
+      this.eventLoop.disable();
+      await this.dispatcher.close();
+      return;
+    }
     // The coordinator acknowledged every record: the spool has been handed over.
     await this.spool?.close(true);
     this.send({ type: 'final', windows: this.recorder!.encodeRun(), health: this.health(), records: this.done });
+    this.handedOver = true;
     this.eventLoop.disable();
     await this.dispatcher.close();
   }

@@ -109,7 +109,8 @@ async function freshSession(opts: SessionOptions): Promise<number> {
   const watchdog = setInterval(() => {
     if (running && Date.now() - lastHeardMs > COORDINATOR_SILENCE_MS) {
       opts.log(`coordinator silent for ${COORDINATOR_SILENCE_MS / 1000} s: stopping load`);
-      run?.stop('coordinator silent');
+      run?.linkLost('coordinator silent');
+      void running.then(() => settle(1));
     }
   }, 1000);
 
@@ -168,8 +169,13 @@ async function freshSession(opts: SessionOptions): Promise<number> {
 
   const onClose = (): void => {
     // Without a coordinator nobody takes the results: stop sending load at once (endpoints are expensive).
-    run?.stop('coordinator connection closed');
-    void (running ?? Promise.resolve()).then(() => settle(run && running ? 0 : 1));
+    // After `final` the coordinator closing the link is the normal end.
+    if (run?.handedOver) {
+      settle(0);
+      return;
+    }
+    run?.linkLost('coordinator connection closed');
+    void (running ?? Promise.resolve()).then(() => settle(1));
   };
 
   link = await connectLink({
