@@ -6,8 +6,6 @@ import { hostname } from 'node:os';
 /** A clock that gives ns since the Unix epoch in its own domain, derived from hrtime deltas. */
 export interface Clock {
   nowNs(): bigint;
-  /** Local monotonic ns (for intervals; never mixed with another process's). */
-  monoNs(): bigint;
 }
 
 /**
@@ -37,7 +35,6 @@ export function anchoredClock(offsetNs = 0n): Clock {
   const anchorHr = best!.hr;
   return {
     nowNs: () => anchorWallNs + (process.hrtime.bigint() - anchorHr),
-    monoNs: () => process.hrtime.bigint(),
   };
 }
 

@@ -117,6 +117,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
         share: shareLabel({ index: s.conn.index, count: states.length }),
         segment: shareSegment({ index: s.conn.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
+        prep_ms: Math.round(s.prepMs * 1000) / 1000,
         requests: t.requests,
         completed: t.completed,
         failed: t.failed,

@@ -1,0 +1,35 @@
+// The product's question end to end, on the embedded engine-sim (a vLLM replica behind the
+// gateway): the short interference plan with and without the batch class. Two minutes of wall
+// time, so it is the slowest test.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Plan } from '../shared/plan.js';
+import { onlyRunDir, readRunJson, runCoordinator, tempDir, writePlan } from './harness.js';
+
+const SHORT = JSON.parse(readFileSync(new URL('../examples/batch-interference-short.plan.json', import.meta.url), 'utf8')) as Plan;
+
+async function surgeP95TtftMs(plan: Plan): Promise<{ p95: number; run: any }> {
+  const work = tempDir();
+  const res = await runCoordinator(['--agents', '2', '--plan', writePlan(work, plan), '--out', join(work, 'out'), '--quiet']);
+  expect(res.code, res.stderr).toBe(0);
+  const run = readRunJson(onlyRunDir(join(work, 'out')));
+  return { p95: run.classes.realtime.windows.surge.ttft_p95_ms, run };
+}
+
+describe('batch work already running slows realtime traffic', () => {
+  it('shows at least 10x on realtime surge p95 TTFT', { timeout: 400_000 }, async () => {
+    const alone = await surgeP95TtftMs({
+      ...SHORT,
+      name: 'short-realtime-only',
+      classes: SHORT.classes.filter((c) => c.name === 'realtime'),
+    });
+    const together = await surgeP95TtftMs(SHORT);
+    console.log(
+      `interference: realtime surge p95 TTFT ${alone.p95} ms alone, ${together.p95} ms with batch (${(together.p95 / alone.p95).toFixed(1)}x)`,
+    );
+    expect(alone.run.failed).toBe(0);
+    expect(together.run.failed).toBe(0);
+    expect(together.p95 / alone.p95).toBeGreaterThanOrEqual(10);
+  });
+});
