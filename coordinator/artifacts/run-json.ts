@@ -23,6 +23,28 @@ export const CLIENT_LAG_P99_LIMIT_MS = 50;
 /** An agent whose event-loop delay p99 exceeds this was too busy to time requests well. */
 export const CLIENT_EVENT_LOOP_P99_LIMIT_MS = 50;
 
+/** One sentence for every other figure in run.json. */
+const FIELD_DEFINITIONS: Record<string, string> = {
+  requests: 'requests dispatched (every status), from the records the agents sent',
+  completed: 'requests with status ok',
+  failed: 'requests with any other status; they keep their row in requests.ndjson and stay out of latency distributions',
+  status_counts: 'requests by HTTP status code ("none" when no response arrived)',
+  error_counts:
+    'failed requests by status (http_error, timeout, incomplete_stream, missing_usage, malformed_stream, connect_error, aborted)',
+  'agents[].share': 'the fraction of the global schedule the agent owned; segment is its (from, to] of [0, 1]',
+  'agents[].first_send_error_ns': 'how long after the shared start instant, on its own clock, the agent began sending',
+  'agents[].prep_ms': 'how long the agent took to compute its stripe, build its prompts and touch the target before it was ready',
+  'agents[].cpu_ms': 'user + system CPU the agent process used from its start to its last heartbeat or final message',
+  'agents[].schedule_lag_p99_ms': 'the agent own p99 of sent − intended over its open-loop requests',
+  'agents[].event_loop_delay_p99_ms': 'the agent p99 of how late a 10 ms timer fired beyond its period during the run',
+  'agents[].recovered_from_spool':
+    'requests a restarted process of a lost agent handed over from its spool that the coordinator did not have',
+  duplicates_dropped: 'records that arrived a second time (a spool re-sent what had been received) and were not counted again',
+  'intervals.contributors':
+    'for each 1 s interval written to histograms.hlog and traffic.csv, the agent indices (order of agents[]) whose data it holds',
+  wall_clock_ms: 'finished_at − started_at: from the shared start instant to the last request done',
+};
+
 /** Inputs of run.json. */
 export interface RunJsonInput {
   dir: string;
@@ -140,6 +162,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     duplicates_dropped: c.duplicatesDropped,
     intervals: { length_s: 1, written: c.intervalContributors.length, contributors: c.intervalContributors },
     timing_methodology: TIMING_METHODOLOGY,
+    field_definitions: FIELD_DEFINITIONS,
   };
   await writeFileAtomic(join(input.dir, 'run.json'), `${stringifyExact(run, 2)}\n`);
   return { status, summaryLines: summaryLines(run.status, run.status_reason, classes, plan, input) };
