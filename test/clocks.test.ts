@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
 import { buildSchedule } from '../shared/schedule.js';
 import { takeStripe } from '../shared/shares.js';
-import { constantRatePlan, onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
+import { constantRatePlan, listeningCoordinator, onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
 
 const PLAN = constantRatePlan('clocks', 4, 20);
 
@@ -18,30 +18,10 @@ async function fleet(
   onStarted?: (agents: ReturnType<typeof startNode>[]) => void,
 ) {
   const work = tempDir();
-  const coord = startNode(
-    'coordinator/main.js',
-    [
-      'start',
-      '--agents',
-      String(agentArgs.length),
-      '--listen',
-      '127.0.0.1:0',
-      '--plan',
-      writePlan(work, plan),
-      '--out',
-      join(work, 'out'),
-      ...coordArgs,
-    ],
+  const { coord, url } = await listeningCoordinator(
+    ['--agents', String(agentArgs.length), '--plan', writePlan(work, plan), '--out', join(work, 'out'), ...coordArgs],
     { LOADFLEET_TOKEN: 'clock-test' },
   );
-  const url = await new Promise<string>((resolve) => {
-    let buf = '';
-    coord.child.stderr!.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const m = /waiting for \d+ agent\(s\) at (ws:\/\/[\d.:]+)/.exec(buf);
-      if (m) resolve(m[1]!);
-    });
-  });
   const agents = agentArgs.map((args, i) =>
     startNode('agent/main.js', ['--coordinator', url, '--id', `a${i + 1}`, ...args], { LOADFLEET_TOKEN: 'clock-test' }),
   );
@@ -70,7 +50,7 @@ describe('clock domains', () => {
   });
 
   it('aligns a false common domain with measured offsets when asked, and says so', async () => {
-    const { res, run, rows } = await fleet(
+    const { res, run } = await fleet(
       ['--on-clock-mismatch=align'],
       [
         ['--clock-domain', 'chrony:dc1'],

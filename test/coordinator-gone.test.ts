@@ -3,36 +3,17 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { constantRatePlan, startNode, tempDir, writePlan } from './harness.js';
+import { constantRatePlan, listeningCoordinator, startNode, tempDir, waitFor, writePlan } from './harness.js';
 
 describe('the coordinator goes away', () => {
   it('agents stop, exit non-zero and keep their spool', async () => {
     const work = tempDir();
     const spool = join(work, 'spool');
-    const coord = startNode(
-      'coordinator/main.js',
-      [
-        'start',
-        '--agents',
-        '1',
-        '--listen',
-        '127.0.0.1:0',
-        '--plan',
-        writePlan(work, constantRatePlan('gone', 30, 10)),
-        '--out',
-        join(work, 'out'),
-      ],
+    const { coord, url } = await listeningCoordinator(
+      ['--agents', '1', '--plan', writePlan(work, constantRatePlan('gone', 30, 10)), '--out', join(work, 'out')],
       { LOADFLEET_TOKEN: 'gone' },
     );
-    const url = await new Promise<string>((resolve) => {
-      let buf = '';
-      coord.child.stderr!.on('data', (c: Buffer) => {
-        buf += c.toString();
-        const m = /waiting for 1 agent\(s\) at (ws:\/\/[\d.:]+)/.exec(buf);
-        if (m) resolve(m[1]!);
-        if (/t=2s/.test(buf)) coord.child.kill('SIGKILL');
-      });
-    });
+    void waitFor(coord.child.stderr!, /t=2s/).then(() => coord.child.kill('SIGKILL'));
     const agent = startNode('agent/main.js', ['--coordinator', url, '--id', 'orphan', '--spool-dir', spool], { LOADFLEET_TOKEN: 'gone' });
     const started = Date.now();
     const res = await agent.done;

@@ -112,3 +112,30 @@ export function constantRatePlan(name: string, durationS: number, ratePerS: numb
     ],
   };
 }
+
+/** Resolves with the first match of `pattern` in what `stream` prints. */
+export function waitFor(stream: NodeJS.ReadableStream, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; got:\n${buf}`)), timeoutMs);
+    stream.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const m = pattern.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+  });
+}
+
+/** Starts `coordinator start --listen 127.0.0.1:0 …args` and resolves once it says where agents connect. */
+export async function listeningCoordinator(
+  args: readonly string[],
+  env: Record<string, string>,
+  prefix: readonly string[] = [],
+): Promise<{ coord: ReturnType<typeof startNode>; url: string }> {
+  const coord = startNode('coordinator/main.js', ['start', '--listen', '127.0.0.1:0', ...args], env, prefix);
+  const [, url] = await waitFor(coord.child.stderr!, /waiting for \d+ agent\(s\) at (wss?:\/\/[\d.:]+)/);
+  return { coord, url: url! };
+}

@@ -5,25 +5,20 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Plan } from '../shared/plan.js';
-import { constantRatePlan, onlyRunDir, readRequests, readRunJson, runCoordinator, startNode, tempDir, writePlan } from './harness.js';
+import {
+  constantRatePlan,
+  listeningCoordinator,
+  onlyRunDir,
+  readRequests,
+  readRunJson,
+  runCoordinator,
+  startNode,
+  tempDir,
+  waitFor,
+  writePlan,
+} from './harness.js';
 
 const TINY = constantRatePlan('tiny', 2, 5, { input_tokens: 8, output_tokens: 4 });
-
-function waitFor(stream: NodeJS.ReadableStream, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; got:\n${buf}`)), timeoutMs);
-    stream.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const m = pattern.exec(buf);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-  });
-}
 
 function rawConnect(url: string, headers: Record<string, string>): Promise<{ status?: number; body?: string; ws?: WebSocket }> {
   return new Promise((resolve) => {
@@ -60,35 +55,23 @@ describe('refusals and early ends', () => {
 
   it('refuses wrong tokens, other protocol versions and malformed frames without crashing, then runs', async () => {
     const work = tempDir();
-    const coord = startNode('coordinator/main.js', [
-      'start',
-      '--agents',
-      '1',
-      '--listen',
-      '127.0.0.1:0',
-      '--token',
-      'right-token',
-      '--plan',
-      writePlan(work, TINY),
-      '--out',
-      join(work, 'out'),
-      '--join-timeout-s',
-      '60',
-    ]);
-    const [, url] = await waitFor(coord.child.stderr!, /waiting for 1 agent\(s\) at (ws:\/\/[\d.:]+)/);
-    const wrong = await startNode('agent/main.js', ['--coordinator', url!, '--token', 'wrong-token', '--connect-timeout-s', '5']).done;
+    const { coord, url } = await listeningCoordinator(
+      ['--agents', '1', '--token', 'right-token', '--plan', writePlan(work, TINY), '--out', join(work, 'out'), '--join-timeout-s', '60'],
+      {},
+    );
+    const wrong = await startNode('agent/main.js', ['--coordinator', url, '--token', 'wrong-token', '--connect-timeout-s', '5']).done;
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/LF_AUTH_REFUSED.*HTTP 401/);
-    const noToken = await rawConnect(url!, { 'x-loadfleet-protocol': '1' });
+    const noToken = await rawConnect(url, { 'x-loadfleet-protocol': '1' });
     expect(noToken.status).toBe(401);
-    const oldProtocol = await rawConnect(url!, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '0' });
+    const oldProtocol = await rawConnect(url, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '0' });
     expect(oldProtocol.status).toBe(426);
     expect(oldProtocol.body).toMatch(/LF_PROTOCOL_MISMATCH: coordinator speaks protocol 1, agent sent 0/);
-    const garbage = await rawConnect(url!, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '1' });
+    const garbage = await rawConnect(url, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '1' });
     const closed = new Promise<number>((r) => garbage.ws!.on('close', (code) => r(code)));
     garbage.ws!.send(Buffer.from([0xde, 0xad, 0xbe, 0xef]));
     expect(await closed).toBe(4002);
-    const agent = startNode('agent/main.js', ['--coordinator', url!, '--id', 'good'], { LOADFLEET_TOKEN: 'right-token' });
+    const agent = startNode('agent/main.js', ['--coordinator', url, '--id', 'good'], { LOADFLEET_TOKEN: 'right-token' });
     const [res, agentRes] = await Promise.all([coord.done, agent.done]);
     expect(res.code, res.stderr).toBe(0);
     expect(agentRes.code).toBe(0);
@@ -125,32 +108,16 @@ describe('refusals and early ends', () => {
       ],
       { stdio: 'ignore' },
     );
-    const coord = startNode(
-      'coordinator/main.js',
-      [
-        'start',
-        '--agents',
-        '1',
-        '--listen',
-        '127.0.0.1:0',
-        '--tls-cert',
-        cert,
-        '--tls-key',
-        key,
-        '--plan',
-        writePlan(work, TINY),
-        '--out',
-        join(work, 'out'),
-      ],
+    const { coord, url } = await listeningCoordinator(
+      ['--agents', '1', '--tls-cert', cert, '--tls-key', key, '--plan', writePlan(work, TINY), '--out', join(work, 'out')],
       { LOADFLEET_TOKEN: 'tls-token' },
     );
-    const [, url] = await waitFor(coord.child.stderr!, /waiting for 1 agent\(s\) at (wss:\/\/[\d.:]+)/);
-    const untrusting = await startNode('agent/main.js', ['--coordinator', url!, '--connect-timeout-s', '1'], {
+    const untrusting = await startNode('agent/main.js', ['--coordinator', url, '--connect-timeout-s', '1'], {
       LOADFLEET_TOKEN: 'tls-token',
     }).done;
     expect(untrusting.code).not.toBe(0);
     expect(untrusting.stderr).toMatch(/self[- ]signed|certificate/i);
-    const agent = await startNode('agent/main.js', ['--coordinator', url!, '--ca', cert], { LOADFLEET_TOKEN: 'tls-token' }).done;
+    const agent = await startNode('agent/main.js', ['--coordinator', url, '--ca', cert], { LOADFLEET_TOKEN: 'tls-token' }).done;
     expect(agent.code, agent.stderr).toBe(0);
     expect((await coord.done).code).toBe(0);
     expect(readRunJson(onlyRunDir(join(work, 'out'))).requests).toBe(10);
