@@ -43,6 +43,16 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'intervals.contributors':
     'for each 1 s interval written to histograms.hlog and traffic.csv, the agent indices (order of agents[]) whose data it holds',
   wall_clock_ms: 'finished_at − started_at: from the shared start instant to the last request done',
+  plan_sha256: 'SHA-256 of the plan as run (target resolved), serialised as in this file',
+  schedule_sha256:
+    'SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step), the same for any number of agents',
+  offered_schedule_sha256:
+    'the same hash recomputed from the intended times the agents actually dispatched; offered_schedule_matches says whether the two agree',
+  'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
+  'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
+  'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
+  'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
+  'metric_population.excluded_by_status': 'the excluded requests by status',
 };
 
 /** Inputs of run.json. */
