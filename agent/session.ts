@@ -93,6 +93,7 @@ function helloOf(opts: SessionOptions): Extract<AgentMessage, { type: 'hello' }>
     pid: process.pid,
     clock_domain_id: opts.clockDomainId,
     clock_domain_declared: opts.clockDomainDeclared,
+    clock_anchor_uncertainty_ns: opts.clock.anchorUncertaintyNs,
   };
 }
 

@@ -403,6 +403,7 @@ class RunSession {
       startNs,
       finishedNs: finishedNs > startNs ? finishedNs : this.clock.nowNs(),
       decision: this.decision!,
+      coordinatorAnchorUncertaintyNs: this.clock.anchorUncertaintyNs,
       abortReason: this.abortReason,
       degradeReasons: this.degradeReasons,
     });

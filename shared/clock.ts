@@ -6,35 +6,43 @@ import { hostname } from 'node:os';
 /** A clock that gives ns since the Unix epoch in its own domain, derived from hrtime deltas. */
 export interface Clock {
   nowNs(): bigint;
+  /** Half the width of the bracket that placed the anchor: the bound on this clock's error vs the wall clock it read. */
+  readonly anchorUncertaintyNs: number;
 }
 
 /**
  * Anchors hrtime to the wall clock once. Date.now() only has ms resolution, so the anchor is
- * put at a millisecond edge: the edge lies between the hrtime read before the last call that
- * still returned the old ms and the read after the first call that returned the new one. Of up
- * to 8 edges the tightest bracket wins, which keeps a preemption (likely when many agents start
- * on few cores) from costing a millisecond. `offsetNs` shifts the wall clock on purpose (tests
- * use it to prove that offsets are measured).
+ * put at a millisecond edge. The edge lies after the hrtime read taken *before* the last call
+ * that still returned the old ms (that call read the wall clock somewhere after it) and before
+ * the hrtime read taken after the first call that returned the new one. Of up to 8 edges the
+ * tightest bracket wins, which keeps a preemption (likely when many agents start on few cores)
+ * from costing a millisecond; its half-width is reported, so an anchor hit by a stall is visible
+ * rather than silently wrong. `offsetNs` shifts the wall clock on purpose (tests use it to prove
+ * that offsets are measured).
  */
 export function anchoredClock(offsetNs = 0n): Clock {
   let best: { hr: bigint; ms: number; width: bigint } | undefined;
   for (let edge = 0; edge < 8 && (best === undefined || best.width > 20_000n); edge++) {
-    let before = process.hrtime.bigint();
-    let ms = Date.now();
-    const startMs = ms;
-    let after = before;
+    let prevBefore = process.hrtime.bigint();
+    const startMs = Date.now();
+    let before = prevBefore;
+    let ms = startMs;
+    let after = prevBefore;
     while (ms === startMs) {
-      before = after;
+      prevBefore = before;
+      before = process.hrtime.bigint();
       ms = Date.now();
       after = process.hrtime.bigint();
     }
-    const width = after - before;
-    if (best === undefined || width < best.width) best = { hr: before + width / 2n, ms, width };
+    // The old-ms call ran between prevBefore and before; the new-ms call between before and after.
+    const width = after - prevBefore;
+    if (best === undefined || width < best.width) best = { hr: prevBefore + width / 2n, ms, width };
   }
   const anchorWallNs = BigInt(best!.ms) * 1_000_000n + offsetNs;
   const anchorHr = best!.hr;
   return {
     nowNs: () => anchorWallNs + (process.hrtime.bigint() - anchorHr),
+    anchorUncertaintyNs: Number(best!.width / 2n),
   };
 }
 

@@ -44,6 +44,8 @@ export type AgentMessage =
       pid: number;
       clock_domain_id: string;
       clock_domain_declared: boolean;
+      /** Half-width of the bracket that anchored the agent's clock to its wall clock (absent from old agents). */
+      clock_anchor_uncertainty_ns?: number;
       /** Set by a restarted agent that holds the spool of this run: it uploads, it sends no load. */
       resume_run_id?: string;
     }

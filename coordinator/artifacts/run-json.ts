@@ -48,6 +48,9 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     'SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step), the same for any number of agents',
   offered_schedule_sha256:
     'the same hash recomputed from the intended times the agents actually dispatched; offered_schedule_matches says whether the two agree',
+  'agents[].clock_anchor_uncertainty_ns':
+    "half the width of the bracket that placed the agent's hrtime anchor on its wall clock: how far its clock may sit from the wall clock it read (the offsets already include it)",
+  'clock.coordinator_anchor_uncertainty_ns': 'the same bound for the coordinator clock that every aligned time is mapped into',
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
@@ -66,6 +69,7 @@ export interface RunJsonInput {
   startNs: bigint;
   finishedNs: bigint;
   decision: ClockDecision;
+  coordinatorAnchorUncertaintyNs: number;
   abortReason: string | null;
   /** Reasons found during the run that make it `degraded` (lost agents, clock fallback, start skew). */
   degradeReasons: readonly string[];
@@ -125,6 +129,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
       offset_model: 'constant offset per agent, measured at join',
       max_abs_offset_ns: Math.max(0, ...states.map((s) => Math.abs(s.offset.offset_ns))),
       max_offset_uncertainty_ns: Math.max(0, ...states.map((s) => s.offset.uncertainty_ns)),
+      coordinator_anchor_uncertainty_ns: input.coordinatorAnchorUncertaintyNs,
       start_skew_ns: starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : null,
       definitions: {
         offset_ns:
@@ -144,6 +149,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
         clock_domain_declared: s.conn.hello.clock_domain_declared,
         offset_ns: s.offset.offset_ns,
         offset_uncertainty_ns: s.offset.uncertainty_ns,
+        clock_anchor_uncertainty_ns: s.conn.hello.clock_anchor_uncertainty_ns ?? null,
         rtt_ns: s.offset.rtt_ns,
         ...driftFields(s),
         share: shareLabel({ index: s.conn.index, count: states.length }),
