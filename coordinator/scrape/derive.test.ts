@@ -13,7 +13,10 @@ function sample(source: string, elapsedS: number, text: string): Sample {
 }
 
 const Q = 'llm_d_epp_flow_control_request_queue_duration_seconds';
-function epp(t: number, o: { rtSum: number; rtCount: number; bSum: number; bCount: number; sat: number; q: [number, number]; start?: number }): Sample {
+function epp(
+  t: number,
+  o: { rtSum: number; rtCount: number; bSum: number; bCount: number; sat: number; q: [number, number]; start?: number },
+): Sample {
   return sample(
     'epp',
     t,
@@ -34,11 +37,23 @@ function epp(t: number, o: { rtSum: number; rtCount: number; bSum: number; bCoun
 describe('derived server figures', () => {
   it('computes the seed-style figures from known samples', () => {
     const samples = [
-      sample('vllm', 0, 'vllm:num_requests_running{e="0"} 3\nvllm:num_requests_running{e="1"} 4\nvllm:num_requests_waiting 0\nvllm:kv_cache_usage_perc 0.2\nvllm:gpu_cache_usage_perc 0.2\nvllm:num_preemptions_total 5'),
+      sample(
+        'vllm',
+        0,
+        'vllm:num_requests_running{e="0"} 3\nvllm:num_requests_running{e="1"} 4\nvllm:num_requests_waiting 0\nvllm:kv_cache_usage_perc 0.2\nvllm:gpu_cache_usage_perc 0.2\nvllm:num_preemptions_total 5',
+      ),
       epp(0, { rtSum: 0, rtCount: 0, bSum: 0, bCount: 0, sat: 0.5, q: [0, 0] }),
-      sample('vllm', 1, 'vllm:num_requests_running{e="0"} 10\nvllm:num_requests_running{e="1"} 2\nvllm:num_requests_waiting 7\nvllm:kv_cache_usage_perc 0.44359\nvllm:num_preemptions_total 5'),
+      sample(
+        'vllm',
+        1,
+        'vllm:num_requests_running{e="0"} 10\nvllm:num_requests_running{e="1"} 2\nvllm:num_requests_waiting 7\nvllm:kv_cache_usage_perc 0.44359\nvllm:num_preemptions_total 5',
+      ),
       epp(1, { rtSum: 0.5, rtCount: 2, bSum: 10, bCount: 4, sat: 1.015625, q: [1, 6] }),
-      sample('vllm', 2, 'vllm:num_requests_running{e="0"} 1\nvllm:num_requests_running{e="1"} 1\nvllm:num_requests_waiting 2\nvllm:gpu_cache_usage_perc 0.9\nvllm:num_preemptions_total 8'),
+      sample(
+        'vllm',
+        2,
+        'vllm:num_requests_running{e="0"} 1\nvllm:num_requests_running{e="1"} 1\nvllm:num_requests_waiting 2\nvllm:gpu_cache_usage_perc 0.9\nvllm:num_preemptions_total 8',
+      ),
       epp(2, { rtSum: 1.1, rtCount: 4, bSum: 30, bCount: 5, sat: 0.9, q: [0, 2] }),
     ];
     const f = deriveFigures(samples, [
@@ -73,12 +88,18 @@ describe('derived server figures', () => {
       flow_control_materially_engaged: null,
       gateway_restarts: null,
     });
-    const calm = [epp(0, { rtSum: 0, rtCount: 0, bSum: 0, bCount: 0, sat: 0.2, q: [0, 0] }), epp(1, { rtSum: 0.01, rtCount: 3, bSum: 0, bCount: 0, sat: 0.9, q: [0, 0] })];
+    const calm = [
+      epp(0, { rtSum: 0, rtCount: 0, bSum: 0, bCount: 0, sat: 0.2, q: [0, 0] }),
+      epp(1, { rtSum: 0.01, rtCount: 3, bSum: 0, bCount: 0, sat: 0.9, q: [0, 0] }),
+    ];
     expect(deriveFigures(calm, [])).toMatchObject({ flow_control_materially_engaged: false, epp_queue_count_delta: 3 });
   });
 
   it('counts a restart, clamps a counter reset at zero and sums sources carrying values forward', () => {
-    const restarted = [epp(0, { rtSum: 5, rtCount: 5, bSum: 0, bCount: 0, sat: 1, q: [0, 0] }), epp(1, { rtSum: 1, rtCount: 1, bSum: 0, bCount: 0, sat: 1, q: [0, 0], start: 2000 })];
+    const restarted = [
+      epp(0, { rtSum: 5, rtCount: 5, bSum: 0, bCount: 0, sat: 1, q: [0, 0] }),
+      epp(1, { rtSum: 1, rtCount: 1, bSum: 0, bCount: 0, sat: 1, q: [0, 0], start: 2000 }),
+    ];
     expect(deriveFigures(restarted, [])).toMatchObject({ gateway_restarts: 1, epp_queue_count_delta: 0 });
     const two = [sample('a', 0, 'g 5'), sample('b', 0.1, 'g 1'), sample('a', 1, 'g 2'), sample('b', 1.1, 'g 9')];
     expect(maxOfSums(two, (s) => valueIn(s, ['g']))).toBe(11); // 2 (a, carried) + 9
@@ -87,10 +108,26 @@ describe('derived server figures', () => {
 
   it('reads a histogram declared before its first series as 0 and the old gateway names', () => {
     const before = sample('epp', 0, `# TYPE ${Q} histogram`);
-    const old = sample('epp', 1, 'inference_extension_flow_control_request_queue_duration_seconds_sum{fairness_id="rt"} 2\ninference_extension_flow_control_request_queue_duration_seconds_count{fairness_id="rt"} 4');
+    const old = sample(
+      'epp',
+      1,
+      'inference_extension_flow_control_request_queue_duration_seconds_sum{fairness_id="rt"} 2\ninference_extension_flow_control_request_queue_duration_seconds_count{fairness_id="rt"} 4',
+    );
     // The old-name sample has no new-name family, so it reads the old one: 2/4 s from a 0 start... per source.
     expect(classQueueMeanMs([before, sample('epp', 1, `${Q}_sum{fairness_id="rt"} 2\n${Q}_count{fairness_id="rt"} 4`)], 'rt')).toBe(500);
-    expect(classQueueMeanMs([sample('epp', 0, 'inference_extension_flow_control_request_queue_duration_seconds_count{fairness_id="rt"} 0\ninference_extension_flow_control_request_queue_duration_seconds_sum{fairness_id="rt"} 0'), old], 'rt')).toBe(500);
+    expect(
+      classQueueMeanMs(
+        [
+          sample(
+            'epp',
+            0,
+            'inference_extension_flow_control_request_queue_duration_seconds_count{fairness_id="rt"} 0\ninference_extension_flow_control_request_queue_duration_seconds_sum{fairness_id="rt"} 0',
+          ),
+          old,
+        ],
+        'rt',
+      ),
+    ).toBe(500);
   });
 
   it('lists the priorities seen per fairness id', () => {
@@ -108,7 +145,12 @@ describe('server block', () => {
     duration_s: 10,
     target: { base_url: 'http://x/v1', api: 'chat', model: 'm', timeout_s: 5, headers: { 'X-Gateway-Inference-Fairness-Id': 'shared' } },
     classes: [
-      { name: 'a', headers: { 'x-llm-d-inference-fairness-id': 'tenant-a' }, prompt: { input_tokens: 1, output_tokens: 1 }, load: { model: 'poisson', phases: [] } },
+      {
+        name: 'a',
+        headers: { 'x-llm-d-inference-fairness-id': 'tenant-a' },
+        prompt: { input_tokens: 1, output_tokens: 1 },
+        load: { model: 'poisson', phases: [] },
+      },
       { name: 'b', prompt: { input_tokens: 1, output_tokens: 1 }, load: { model: 'poisson', phases: [] } },
     ],
     windows: [{ name: 'w', start_s: 1, end_s: 2 }],

@@ -2,7 +2,8 @@
 // "max over samples of the sum across series"; when several sources expose a signal, each
 // source's latest value is carried forward and the sum taken at every sample time. Counters are
 // max(0, last − first) per source, summed. Old and new names are both read (names.ts).
-import type { PromSample } from './prom-parse.js';
+
+import { getOrCreate } from '../../shared/maps.js';
 import {
   EPP_POOL_SATURATION,
   EPP_QUEUE_DURATION,
@@ -15,6 +16,7 @@ import {
   VLLM_RUNNING,
   VLLM_WAITING,
 } from './names.js';
+import type { PromSample } from './prom-parse.js';
 
 /** A good scrape as the derivations see it. */
 export interface Sample {
@@ -97,9 +99,7 @@ export function restartsBySource(samples: readonly Sample[]): Map<string, number
   for (const s of samples) {
     const v = maxSeriesIn(s, PROCESS_START);
     if (v === null) continue;
-    let set = starts.get(s.source);
-    if (!set) starts.set(s.source, (set = new Set()));
-    set.add(v);
+    getOrCreate(starts, s.source, () => new Set<number>()).add(v);
   }
   return new Map([...starts].map(([source, set]) => [source, set.size - 1]));
 }
@@ -159,8 +159,7 @@ export function fairnessPriorities(samples: readonly Sample[]): Map<string, Set<
   for (const s of samples) {
     for (const x of s.series) {
       if (!names.has(x.name) || x.labels.fairness_id === undefined) continue;
-      let set = out.get(x.labels.fairness_id);
-      if (!set) out.set(x.labels.fairness_id, (set = new Set()));
+      const set = getOrCreate(out, x.labels.fairness_id, () => new Set<string>());
       if (x.labels.priority !== undefined) set.add(x.labels.priority);
     }
   }

@@ -2,8 +2,8 @@
 // it. Every failure comes back as a classified error (unreachable, timeout, HTTP status, garbled,
 // too large) — nothing is thrown, so one bad endpoint never stops a run.
 import { Agent, request } from 'undici';
-import { parseExposition } from './prom-parse.js';
 import type { PromSample } from './prom-parse.js';
+import { parseExposition } from './prom-parse.js';
 import type { ScrapeErrorKind } from './types.js';
 
 /** A body larger than this is refused: an exposition of the serving stack is a few hundred KiB. */

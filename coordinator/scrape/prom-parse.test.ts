@@ -42,7 +42,16 @@ describe('parseExposition', () => {
   });
 
   it('reports every garbled line with its number and never throws', () => {
-    const text = ['ok 1', '<html>oops</html>', 'x{a="1" 2', 'y{a="1"} two', 'z 1 2 3', 'w{a="\\q"} 1', 'v{1a="x"} 1', 'u{a="1",a="2"} 1'].join('\n');
+    const text = [
+      'ok 1',
+      '<html>oops</html>',
+      'x{a="1" 2',
+      'y{a="1"} two',
+      'z 1 2 3',
+      'w{a="\\q"} 1',
+      'v{1a="x"} 1',
+      'u{a="1",a="2"} 1',
+    ].join('\n');
     const p = parseExposition(text);
     expect(p.samples.map((s) => s.name)).toEqual(['ok']);
     expect(p.problems).toHaveLength(7);

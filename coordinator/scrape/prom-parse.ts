@@ -32,7 +32,10 @@ export function parseExposition(text: string): PromParse {
   lines.forEach((raw, i) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') return;
-    if (line.trimStart().startsWith('#')) return readComment(line.trimStart(), out);
+    if (line.trimStart().startsWith('#')) {
+      readComment(line.trimStart(), out);
+      return;
+    }
     const parsed = parseSampleLine(line.trim());
     if (typeof parsed === 'string') out.problems.push(`line ${i + 1}: ${parsed}`);
     else out.samples.push(parsed);
@@ -62,7 +65,8 @@ export function parseSampleLine(line: string): PromSample | string {
   const exemplar = rest.indexOf(' # ');
   if (exemplar !== -1) rest = rest.slice(0, exemplar);
   const fields = rest.trim().split(/[ \t]+/);
-  if (rest.trim() === '' || fields.length > 2) return `${name}: expected "value [timestamp]" after the name, got ${JSON.stringify(rest.trim())}`;
+  if (rest.trim() === '' || fields.length > 2)
+    return `${name}: expected "value [timestamp]" after the name, got ${JSON.stringify(rest.trim())}`;
   const value = parseValue(fields[0]!);
   if (value === null) return `${name}: ${JSON.stringify(fields[0])} is not a number`;
   let timestampMs: number | null = null;

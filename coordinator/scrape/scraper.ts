@@ -37,7 +37,10 @@ export class Scraper {
   private readonly dispatcher = scrapeDispatcher();
   private readonly csv: ServerMetricsCsvWriter;
   private runStartNs: bigint | null = null;
+  /** Run clock domain minus coordinator clock: added to every unix_ns written. */
+  private domainOffsetNs = 0n;
   private stopped = false;
+  private closing: Promise<void> | null = null;
 
   constructor(
     targets: readonly ScrapeTarget[],
@@ -66,16 +69,25 @@ export class Scraper {
     );
   }
 
-  /** Starts the interval loops; tick 0 is due at `runStartNs`. */
+  /** Starts the interval loops; tick 0 is due at `runStartNs` (coordinator clock). */
   start(runStartNs: bigint): void {
-    this.setRunStart(runStartNs);
+    if (this.runStartNs !== runStartNs) this.setRunStart(runStartNs, this.domainOffsetNs);
     for (const s of this.sources) this.schedule(s);
   }
 
-  /** The instant elapsed_s counts from (set by start, or before a run that never started). */
-  setRunStart(runStartNs: bigint): void {
+  /**
+   * The instant elapsed_s counts from (coordinator clock), and the run clock domain's offset from
+   * the coordinator clock, so unix_ns lines up with requests.ndjson. Records already taken follow.
+   */
+  setRunStart(runStartNs: bigint, domainOffsetNs: bigint): void {
+    const shift = domainOffsetNs - this.domainOffsetNs;
     this.runStartNs = runStartNs;
-    for (const s of this.sources) for (const r of s.result.records) r.elapsedS = Number(r.startUnixNs - runStartNs) / 1e9;
+    this.domainOffsetNs = domainOffsetNs;
+    for (const s of this.sources)
+      for (const r of s.result.records) {
+        r.startUnixNs += shift;
+        r.elapsedS = Number(r.startUnixNs - domainOffsetNs - runStartNs) / 1e9;
+      }
   }
 
   /** Stops the interval loops and waits for scrapes in flight (each bounded by its timeout). */
@@ -85,11 +97,14 @@ export class Scraper {
     await Promise.all(this.sources.map((s) => s.inFlight));
   }
 
-  /** Closes server-metrics.csv and the connection pool. */
-  async close(): Promise<void> {
-    await this.stop();
-    await this.csv.close();
-    await this.dispatcher.close().catch(() => {});
+  /** Closes server-metrics.csv and the connection pool (once; later calls wait for the first). */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.stop();
+      await this.csv.close();
+      await this.dispatcher.close().catch(() => {});
+    })();
+    return this.closing;
   }
 
   /** Everything recorded so far, per source. */
@@ -114,7 +129,10 @@ export class Scraper {
     if (this.stopped || this.runStartNs === null) return;
     const nowNs = this.clock.nowNs();
     const k = nowNs < this.runStartNs ? -1 : Number((nowNs - this.runStartNs) / this.intervalNs(s));
-    if (k < s.nextTick) return this.schedule(s); // the timer woke a little before the clock's due time
+    if (k < s.nextTick) {
+      this.schedule(s); // the timer woke a little before the clock's due time
+      return;
+    }
     s.result.skippedTicks += k - s.nextTick;
     s.nextTick = k + 1;
     if (s.inFlight) s.result.skippedTicks += 1;
@@ -148,7 +166,7 @@ export class Scraper {
       source: s.target.name,
       kind,
       tick,
-      startUnixNs: startNs,
+      startUnixNs: startNs + this.domainOffsetNs,
       elapsedS: this.runStartNs === null ? 0 : Number(startNs - this.runStartNs) / 1e9,
       lagMs: lagMs === null ? null : Math.round(lagMs * 1000) / 1000,
       durationMs: Math.round((Number(endNs - startNs) / 1e6) * 1000) / 1000,

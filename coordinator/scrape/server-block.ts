@@ -62,7 +62,10 @@ export function sourceSummary(src: SourceResult): Record<string, unknown> {
 }
 
 /** run.json's `server` block. */
-export function serverBlock(plan: Plan, sources: readonly SourceResult[]): Record<string, unknown> {
+export function serverBlock(
+  plan: Plan,
+  sources: readonly SourceResult[],
+): { sources: Record<string, unknown>[]; windows: Record<string, unknown>; definitions: Record<string, string> } {
   const classes = classFairness(plan);
   const all = toSamples(sources.flatMap((s) => s.records));
   const ticks = toSamples(sources.flatMap((s) => s.records.filter((r) => r.kind === 'tick')));
@@ -84,23 +87,29 @@ export function serverDefinitions(classes: readonly ClassFairness[]): Record<str
     max_vllm_waiting: 'max over samples of the sum across series (and sources) of vllm:num_requests_waiting',
     max_vllm_kv_cache_usage_pct: 'max over samples of the summed vllm:kv_cache_usage_perc (older name vllm:gpu_cache_usage_perc) × 100',
     vllm_preemptions_delta: 'max(0, last − first) of vllm:num_preemptions_total (older vllm:num_preemptions), per source, summed',
-    vllm_prefix_cache_queries_delta: 'max(0, last − first) of vllm:prefix_cache_queries_total (prompt tokens looked up in the prefix cache)',
+    vllm_prefix_cache_queries_delta:
+      'max(0, last − first) of vllm:prefix_cache_queries_total (prompt tokens looked up in the prefix cache)',
     vllm_prefix_cache_hits_delta: 'max(0, last − first) of vllm:prefix_cache_hits_total (prompt tokens found in the prefix cache)',
     max_epp_queue:
       'max over samples of the sum over fairness ids and priorities of llm_d_epp_flow_control_queue_size (older inference_extension_flow_control_queue_size)',
-    max_pool_saturation: 'max over samples of llm_d_epp_flow_control_pool_saturation (older inference_extension_…); 1 means the pool is full',
+    max_pool_saturation:
+      'max over samples of llm_d_epp_flow_control_pool_saturation (older inference_extension_…); 1 means the pool is full',
     epp_queue_count_delta: 'Δ of the flow-control queue-duration histogram count over every series: requests that left flow control',
     epp_queue_seconds_delta: 'Δ of the same histogram sum: seconds those requests spent in flow control',
     flow_control_materially_engaged: 'epp_queue_count_delta > 0 AND epp_queue_seconds_delta > 0 AND max_pool_saturation ≥ 1.0',
     gateway_restarts:
       'over the sources that expose flow-control families, the number of distinct process_start_time_seconds values minus one, summed',
     'sources[].ticks_due': 'interval ticks due (k-th at the run start + k·interval_s) between the run start and the end of the drain',
-    'sources[].scrapes': 'interval scrapes made (a tick due while the previous scrape of the source was still running is skipped, never caught up)',
+    'sources[].scrapes':
+      'interval scrapes made (a tick due while the previous scrape of the source was still running is skipped, never caught up)',
     'sources[].samples_ok': 'interval scrapes that returned HTTP 200 with an exposition that parsed completely',
-    'sources[].errors': 'scrapes (interval and pre/post snapshots) that were unreachable, timed out, returned a non-200 status or a garbled exposition',
-    'sources[].skipped_ticks': 'ticks not scraped because the previous scrape was still running or the coordinator was late past the next tick',
+    'sources[].errors':
+      'scrapes (interval and pre/post snapshots) that were unreachable, timed out, returned a non-200 status or a garbled exposition',
+    'sources[].skipped_ticks':
+      'ticks not scraped because the previous scrape was still running or the coordinator was late past the next tick',
     'sources[].lag_p99_ms': 'nearest-rank p99 of (scrape start − tick due time) over interval scrapes; lag_max_ms its maximum',
-    'sources[].duration_p99_ms': 'nearest-rank p99 of the scrape duration (request to parsed body, or to the error); duration_max_ms its maximum',
+    'sources[].duration_p99_ms':
+      'nearest-rank p99 of the scrape duration (request to parsed body, or to the error); duration_max_ms its maximum',
     'sources[].restarts': 'distinct process_start_time_seconds values the source reported minus one (null when it reports none)',
   };
   for (const c of classes)
