@@ -128,7 +128,7 @@ export async function executeRun(opts: RunOptions): Promise<RunResult> {
         exitCode: ExitCode.ABORTED,
       });
     });
-    const scraper = new Scraper(scrapeTargets(plan, sim), dir, clock);
+    const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, clock);
     cleanups.unshift(() => scraper.close());
     const session = new RunSession(opts, plan, runId, dir, clock, server.agents, scraper);
     server.onResume = (conn) => session.resume(conn);
