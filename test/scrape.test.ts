@@ -210,6 +210,13 @@ describe('scrape endpoints that fail', () => {
       /^# loadfleet: scrape of .* failed \(garbled\)[^\n]*\nvllm:num_requests_running\{model_name="m" 3\n<html>/,
     );
     expect(readFileSync(join(dir, 'dead.post.prom'), 'utf8')).toMatch(/failed \(unreachable\): ECONNREFUSED/);
+    // …and each attempt has its own row in server-scrapes.csv.
+    const rows = readFileSync(join(dir, 'server-scrapes.csv'), 'utf8').trim().split('\n');
+    expect(rows[0]).toBe('source,kind,tick,elapsed_s,unix_ns,lag_ms,duration_ms,http_status,error_kind,error');
+    const hangRows = rows.filter((r) => r.startsWith('hang,'));
+    expect(hangRows).toHaveLength(by.hang.scrapes + 2);
+    expect(hangRows.every((r) => /,timeout,no complete answer within (400|2000) ms$/.test(r))).toBe(true);
+    expect(rows.filter((r) => r.startsWith('good,tick,')).every((r) => /,200,,$/.test(r))).toBe(true);
   });
 
   it('fails metric_capture_healthy with the evidence', () => {

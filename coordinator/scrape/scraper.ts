@@ -9,6 +9,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { ScrapeTarget } from '../../shared/plan.js';
 import { writeFileAtomic } from '../artifacts/atomic.js';
 import { ServerMetricsCsvWriter } from '../artifacts/server-metrics-csv.js';
+import { writeServerScrapesCsv } from '../artifacts/server-scrapes-csv.js';
 import type { FetchOutcome } from './fetch.js';
 import { fetchExposition, scrapeDispatcher } from './fetch.js';
 import type { ScrapeRecord, SourceResult } from './types.js';
@@ -97,11 +98,12 @@ export class Scraper {
     await Promise.all(this.sources.map((s) => s.inFlight));
   }
 
-  /** Closes server-metrics.csv and the connection pool (once; later calls wait for the first). */
+  /** Closes server-metrics.csv, writes server-scrapes.csv, closes the pool (once; later calls wait for the first). */
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.stop();
       await this.csv.close();
+      await writeServerScrapesCsv(join(this.dir, 'server-scrapes.csv'), this.results());
       await this.dispatcher.close().catch(() => {});
     })();
     return this.closing;
