@@ -59,6 +59,12 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
+  server:
+    'what the coordinator scraped from the serving stack: capture health per source and the derived figures per window (each defined in server.definitions)',
+  data_quality:
+    'valid only when every named check passed (each with its evidence; not_evaluated never counts as a pass; see data_quality.definitions)',
+  slo_proof:
+    'whether the SLO evaluation can be trusted (not whether the SLOs were met: attainment is evidence); valid only when every check passed; see slo_proof.definitions',
 };
 
 /** Inputs of run.json. */
