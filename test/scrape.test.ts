@@ -180,7 +180,9 @@ describe('scrape endpoints that fail', () => {
   });
 
   it('completes the run with every request', () => {
-    expect(run.status).toBe('completed');
+    // Scrape failures never degrade or abort a run (a busy shared machine may degrade it for start skew or client lag).
+    expect(['completed', 'degraded']).toContain(run.status);
+    expect(run.status_reason ?? '').not.toMatch(/scrape|metric/i);
     expect(run.requests).toBe(12);
     expect(run.completed).toBe(12);
   });
