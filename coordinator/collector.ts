@@ -16,6 +16,7 @@ import { HlogWriter } from './artifacts/hlog.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { formatRequestRow } from './artifacts/requests-ndjson.js';
 import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
+import { ClassShape } from './class-shape.js';
 import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
@@ -47,6 +48,8 @@ export class Collector {
   /** class → window → metric → merged run histogram. */
   readonly merged = new Map<string, Map<string, Map<string, Histogram>>>();
   readonly live = new Map<string, LiveClass>();
+  /** class → shape and start evidence for the validity gates. */
+  readonly shapes = new Map<string, ClassShape>();
   readonly agentTotals = new Map<number, AgentTotals>();
   /** Seconds written to the interval artifacts, and which agents contributed to each. */
   readonly intervalContributors: { second: number; agents: number[] }[] = [];
@@ -80,6 +83,7 @@ export class Collector {
       for (const w of plan.windows ?? []) byWindow.set(w.name, new WindowStats(w.start_s * NS_PER_S, w.end_s * NS_PER_S, cls.slo));
       this.stats.set(cls.name, byWindow);
       this.live.set(cls.name, { issued: 0, completed: 0, failed: 0, ttft: newHistogram() });
+      this.shapes.set(cls.name, new ClassShape(cls));
     }
   }
 
@@ -109,6 +113,7 @@ export class Collector {
       else totals.failed++;
       if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
       if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
+      this.shapes.get(r.class)?.add(agent, r);
       const byWindow = this.stats.get(r.class);
       if (!byWindow) continue;
       for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow.get(w)?.add(r);

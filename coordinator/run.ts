@@ -21,6 +21,8 @@ import { spawnLocalAgents, startLocalSim } from './local.js';
 import { planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
 import { ProgressView } from './progress.js';
+import { Scraper } from './scrape/scraper.js';
+import { scrapeTargets } from './scrape/targets.js';
 import type { AgentConn } from './server.js';
 import { AgentServer } from './server.js';
 
@@ -41,6 +43,8 @@ export interface RunOptions {
   maxStartSkewNs: number;
   maxAgentLoss: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** Whether the gateway's flow control should engage in this run (an experiment arm's expectation); slo_proof checks it only when set. */
+  expectFlowControlEngaged?: boolean;
   log(line: string): void;
   progress(line: string): void;
 }
@@ -124,7 +128,9 @@ export async function executeRun(opts: RunOptions): Promise<RunResult> {
         exitCode: ExitCode.ABORTED,
       });
     });
-    const session = new RunSession(opts, plan, runId, dir, clock, server.agents);
+    const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, clock);
+    cleanups.unshift(() => scraper.close());
+    const session = new RunSession(opts, plan, runId, dir, clock, server.agents, scraper);
     server.onResume = (conn) => session.resume(conn);
     return await session.run();
   } finally {
@@ -150,12 +156,14 @@ class RunSession {
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly agents: readonly AgentConn[],
+    private readonly scraper: Scraper,
   ) {
     this.schedule = buildSchedule(plan);
   }
 
   async run(): Promise<RunResult> {
     const { opts } = this;
+    await this.scraper.snapshot('pre');
     for (const a of this.agents) a.send({ type: 'welcome', agent_index: a.index, agent_count: this.agents.length, run_id: this.runId });
     const offsets = await probeAll(this.agents, this.clock);
     const decision = decideAlignment(
@@ -188,6 +196,7 @@ class RunSession {
     this.startNs = chooseStartNs(this.clock.nowNs(), worstRtt, Math.max(...prepMs));
     // Each agent hears the start instant in its own clock: the common domain's, or its measured one.
     for (const s of this.states) s.startLocalNs = this.startNs + BigInt(explicit ? decision.domainOffsetNs : s.offset.offset_ns);
+    this.scraper.setRunStart(this.startNs, this.runStartNs() - this.startNs);
     const timebases: AgentTimebase[] = this.states.map((s) => ({
       agentId: s.conn.hello.agent_id,
       startLocalNs: s.startLocalNs,
@@ -215,6 +224,7 @@ class RunSession {
       }
       opts.log(`all ${this.agents.length} agents armed; start in ${Number(this.startNs - this.clock.nowNs()) / 1e6} ms`);
       progress.start();
+      this.scraper.start(this.startNs);
       await this.waitForFinals();
       return await this.writeAndSummarize();
     } finally {
@@ -386,6 +396,9 @@ class RunSession {
   private async writeAndSummarize(): Promise<RunResult> {
     const c = this.collector!;
     await c.close();
+    await this.scraper.stop();
+    await this.scraper.snapshot('post');
+    await this.scraper.close();
     const starts = this.states.map((s) => s.firstSendErrorNs).filter((x): x is number => x !== null);
     const skewNs = starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : 0;
     if (skewNs > this.opts.maxStartSkewNs) {
@@ -406,6 +419,8 @@ class RunSession {
       coordinatorAnchorUncertaintyNs: this.clock.anchorUncertaintyNs,
       abortReason: this.abortReason,
       degradeReasons: this.degradeReasons,
+      scrapes: this.scraper.results(),
+      ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
     });
     return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
   }
