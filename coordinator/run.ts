@@ -16,11 +16,12 @@ import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
+import type { MetricsEndpoint } from './live/metrics-server.js';
+import { LiveMonitor } from './live/monitor.js';
 import type { LocalAgent, LocalSim } from './local.js';
 import { spawnLocalAgents, startLocalSim } from './local.js';
 import { planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
-import { ProgressView } from './progress.js';
 import type { AgentConn } from './server.js';
 import { AgentServer } from './server.js';
 
@@ -43,6 +44,10 @@ export interface RunOptions {
   tls?: { cert: Buffer; key: Buffer };
   log(line: string): void;
   progress(line: string): void;
+  /** When set (stderr is a terminal), the live view is this block redrawn each second instead of progress lines. */
+  liveBlock?: ((lines: string[]) => void) | undefined;
+  /** Serves the run's live client-side figures at /metrics while it goes. */
+  metrics?: MetricsEndpoint | undefined;
 }
 
 /** Per-agent state during a run. */
@@ -193,11 +198,20 @@ class RunSession {
       startLocalNs: s.startLocalNs,
       alignNs: explicit ? 0n : BigInt(s.offset.offset_ns),
     }));
-    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.runStartNs(), () => this.liveIndices());
+    const live = new LiveMonitor(
+      this.plan,
+      this.schedule,
+      this.runId,
+      { progress: opts.progress, block: opts.liveBlock, metrics: opts.metrics },
+      {
+        elapsedS: () => Number(this.clock.nowNs() - this.startNs) / 1e9,
+        agents: () => this.states.map((s) => ({ id: s.conn.hello.agent_id, lost: s.lost, final: s.final, health: s.health })),
+      },
+    );
+    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.runStartNs(), () => this.liveIndices(), live.state);
     for (const s of this.states) this.wire(s);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
-    const progress = new ProgressView(this.plan, this.collector, opts.progress);
     const ticker = setInterval(() => this.everySecond(), 1000);
     try {
       if (decision.refusal) {
@@ -214,12 +228,12 @@ class RunSession {
         return await this.writeAndSummarize();
       }
       opts.log(`all ${this.agents.length} agents armed; start in ${Number(this.startNs - this.clock.nowNs()) / 1e6} ms`);
-      progress.start();
+      live.start();
       await this.waitForFinals();
       return await this.writeAndSummarize();
     } finally {
       clearInterval(ticker);
-      progress.stop();
+      live.stop();
       process.off('SIGINT', onSigint);
     }
   }
