@@ -43,7 +43,7 @@ function agentTable(agents: readonly AgentSnapshot[]): string[] {
   const sorted = [...agents].sort((a, b) => (b.lagP99Ms ?? -1) - (a.lagP99Ms ?? -1) || a.id.localeCompare(b.id));
   const shown = sorted.slice(0, MAX_AGENT_ROWS);
   const rows = shown.map((a) => [a.id, a.state, ms(a.lagP99Ms), ms(a.lagMaxMs), ms(a.loopP99Ms), ms(a.loopMaxMs)]);
-  const lines = table(['agent', 'state', 'lag p99', 'lag max', 'loop p99', 'loop max'], rows);
+  const lines = table(['agent', 'state', 'lag p99', 'lag max', 'loop p99', 'loop max'], rows, 2);
   if (sorted.length > shown.length) lines.push(`… ${sorted.length - shown.length} more agents (the worst by lag p99 shown)`);
   return lines;
 }
@@ -53,12 +53,12 @@ function serverLine(server: ServerSample | null): string {
   return `server  running ${int(server?.running)}  waiting ${int(server?.waiting)}  saturation ${sat == null ? DASH : sat.toFixed(2)}`;
 }
 
-// Left-aligned first column, right-aligned others, two spaces between columns.
-function table(head: readonly string[], rows: readonly string[][]): string[] {
+// The first `left` columns (names) left-aligned, the figures right-aligned, two spaces apart.
+function table(head: readonly string[], rows: readonly string[][], left = 1): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: readonly string[]): string =>
     r
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
       .join('  ')
       .trimEnd();
   return [fmt(head), ...rows.map(fmt)];
