@@ -16,10 +16,10 @@ class FakeTerminal {
     for (let i = 0; i < text.length; i++) {
       const ch = text[i]!;
       if (ch === '\x1b') {
-        const m = /^\x1b\[(\d*)([A-Za-z])/.exec(text.slice(i));
+        const m = /^\[(\d*)([A-Za-z])/.exec(text.slice(i + 1));
         if (!m) throw new Error(`unknown escape at ${JSON.stringify(text.slice(i, i + 8))}`);
         this.csi(m[1] === '' ? 1 : Number(m[1]), m[2]!);
-        i += m[0].length - 1;
+        i += m[0].length;
       } else if (ch === '\n') {
         this.row++;
         this.col = 0;
