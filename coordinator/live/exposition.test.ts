@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newHistogram, recordNs } from '../../shared/histogram.js';
 import { rngFromKey } from '../../shared/rng.js';
+import { hist } from '../../test/live-fixtures.js';
 import { parsePrometheus } from '../../test/prom-parse.js';
 import { formatValue, histogramSeries, writeExposition } from './exposition.js';
 
@@ -87,6 +88,20 @@ describe('histogramSeries', () => {
     expect(s.count).toBe(6);
     expect(s.sum).toBeCloseTo(2.1042, 3); // 0.0005 + 0.0007 + 0.003 + 0.05 + 0.05 + 2, each within 0.05%
     expect(s.labels).toEqual({ class: 'rt' });
+  });
+
+  it('counts zeros, and every value even when the lowest-value tracking is off', () => {
+    const h = hist(0, 0.5, 30);
+    expect(histogramSeries(h, [0.001, 1], {}).buckets).toEqual([
+      { le: 0.001, count: 2 },
+      { le: 1, count: 3 },
+    ]);
+    const g = hist(0.5, 30);
+    g.minNonZeroValue = 1e12; // as if the tracking value were wrong: the full scan still finds both
+    expect(histogramSeries(g, [0.001, 1], {}).buckets).toEqual([
+      { le: 0.001, count: 1 },
+      { le: 1, count: 2 },
+    ]);
   });
 
   it('an empty histogram gives zero buckets, sum and count', () => {

@@ -47,11 +47,26 @@ export function writeExposition(families: readonly MetricFamily[]): string {
  * same value the percentiles report) is ≤ b seconds; the sum adds those values too.
  */
 export function histogramSeries(h: Histogram, boundsS: readonly number[], labels: Labels): HistogramSeries {
+  // Start at the lowest recorded value (latencies sit orders of magnitude above 1 ns, so this
+  // skips most of the array); should that tracking value ever be off, scan it all.
+  const lowest = Math.min(h.countsArrayLength - 1, Math.max(0, h.countsArrayIndex(h.minNonZeroValue)));
+  let scan = countFrom(h, h.getCountAtIndex(0) > 0 ? 0 : lowest, boundsS);
+  if (scan.total < h.totalCount) scan = countFrom(h, 0, boundsS);
+  let cumulative = 0;
+  const buckets = boundsS.map((le, i) => {
+    cumulative += scan.counts[i]!;
+    return { le, count: cumulative };
+  });
+  return { labels, buckets, sum: scan.sumNs / 1e9, count: scan.total };
+}
+
+// Per-bound (not yet cumulative) counts, sum and total of the counts from index `from` on.
+function countFrom(h: Histogram, from: number, boundsS: readonly number[]): { counts: number[]; sumNs: number; total: number } {
   const counts = new Array<number>(boundsS.length).fill(0);
   let sumNs = 0;
   let total = 0;
   let k = 0;
-  for (let idx = 0; idx < h.countsArrayLength && total < h.totalCount; idx++) {
+  for (let idx = from; idx < h.countsArrayLength && total < h.totalCount; idx++) {
     const n = h.getCountAtIndex(idx);
     if (n === 0) continue;
     const valueNs = h.medianEquivalentValue(h.valueFromIndex(idx));
@@ -60,12 +75,7 @@ export function histogramSeries(h: Histogram, boundsS: readonly number[], labels
     sumNs += n * valueNs;
     total += n;
   }
-  let cumulative = 0;
-  const buckets = boundsS.map((le, i) => {
-    cumulative += counts[i]!;
-    return { le, count: cumulative };
-  });
-  return { labels, buckets, sum: sumNs / 1e9, count: total };
+  return { counts, sumNs, total };
 }
 
 function sampleLine(name: string, labels: Labels, value: number): string {
