@@ -105,7 +105,8 @@ const program = new Command('coordinator')
   .description('loadfleet coordinator: one plan, N agents, one merged and aligned run.')
   .exitOverride();
 
-addMetricsOptions(program.command('start'))
+const startCommand = program
+  .command('start')
   .description('run a plan (default: the built-in realtime + batch plan against engine-sim)')
   .option('--agents <n>', 'number of agents', positiveInt, 1)
   .option('--plan <file>', 'plan file (JSON or YAML, loadfleet.plan/v1)')
@@ -124,10 +125,10 @@ addMetricsOptions(program.command('start'))
   .option('--tls-key <file>', 'PEM private key for --tls-cert')
   .option('--max-agent-loss <n>', 'agents that may be lost before the run aborts (within it: degraded)', count, 0)
   .addOption(new Option('--sim-arg <arg>', 'extra argument for the embedded engine-sim (repeatable)').argParser(collect).default([]))
-  .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp())
-  .action(async (o: StartOptions) => {
-    process.exitCode = await start(o);
-  });
+  .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp());
+addMetricsOptions(startCommand).action(async (o: StartOptions) => {
+  process.exitCode = await start(o);
+});
 
 async function main(): Promise<void> {
   try {
