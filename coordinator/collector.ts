@@ -3,7 +3,7 @@
 // written to histograms.hlog and traffic.csv once every live agent has sent that second; the run
 // histograms of each agent are merged at the end. Percentiles are only ever read from merges.
 import type { Histogram } from '../shared/histogram.js';
-import { decodeHistogram, mergeInto, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
+import { addEncoded, mergeInto, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
 import { getOrCreate } from '../shared/maps.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { windowsAt, windowTimeNs } from '../shared/metrics.js';
@@ -146,7 +146,7 @@ export class Collector {
   final(windows: Record<string, Record<string, Record<string, string>>>): void {
     for (const [cls, byWindow] of Object.entries(windows)) {
       for (const [w, metrics] of Object.entries(byWindow)) {
-        for (const [m, encoded] of Object.entries(metrics)) mergeInto(this.mergedHistogram(cls, w, m), decodeHistogram(encoded));
+        for (const [m, encoded] of Object.entries(metrics)) addEncoded(this.mergedHistogram(cls, w, m), encoded);
       }
     }
   }
@@ -199,7 +199,7 @@ export class Collector {
       c.completed += iv.completed;
       c.failed += iv.failed;
       for (const [m, encoded] of Object.entries(iv.histograms)) {
-        mergeInto(getOrCreate(c.histograms, m, newHistogram), decodeHistogram(encoded));
+        addEncoded(getOrCreate(c.histograms, m, newHistogram), encoded);
       }
     }
   }

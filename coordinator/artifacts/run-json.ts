@@ -51,6 +51,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].clock_anchor_uncertainty_ns':
     "half the width of the bracket that placed the agent's hrtime anchor on its wall clock: how far its clock may sit from the wall clock it read (the offsets already include it)",
   'clock.coordinator_anchor_uncertainty_ns': 'the same bound for the coordinator clock that every aligned time is mapped into',
+  'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
@@ -152,6 +153,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
         clock_anchor_uncertainty_ns: s.conn.hello.clock_anchor_uncertainty_ns ?? null,
         rtt_ns: s.offset.rtt_ns,
         ...driftFields(s),
+        workers: s.conn.hello.workers ?? 1,
         share: shareLabel({ index: s.conn.index, count: states.length }),
         segment: shareSegment({ index: s.conn.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
