@@ -3,7 +3,7 @@
 // written to histograms.hlog and traffic.csv once every live agent has sent that second; the run
 // histograms of each agent are merged at the end. Percentiles are only ever read from merges.
 import type { Histogram } from '../shared/histogram.js';
-import { addEncoded, mergeInto, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
+import { addEncoded, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
 import { getOrCreate } from '../shared/maps.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { windowsAt, windowTimeNs } from '../shared/metrics.js';
