@@ -7,6 +7,8 @@ import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '..
 import { loadPlanFile } from '../shared/plan-load.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 import { DEFAULT_PLAN_FILE, EMBEDDED_SIM_ARGS } from './default-plan.js';
+import type { MetricsFlags } from './live/cli.js';
+import { addMetricsOptions, liveConsole, openMetrics } from './live/cli.js';
 import { executeRun } from './run.js';
 
 function positiveInt(value: string): number {
@@ -33,7 +35,7 @@ function hostPort(value: string): { host: string; port: number } {
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
 }
 
-interface StartOptions {
+interface StartOptions extends MetricsFlags {
   agents: number;
   plan?: string;
   out: string;
@@ -60,7 +62,8 @@ async function start(o: StartOptions): Promise<number> {
     throw new LoadfleetError(ErrorCode.USAGE, `--listen needs a shared token: pass --token or set $${TOKEN_ENV}`, {
       exitCode: ExitCode.INVALID_INPUT,
     });
-  const log = (line: string): void => void (o.quiet ? undefined : process.stderr.write(`[coordinator] ${line}\n`));
+  const con = liveConsole(o.quiet === true);
+  const metrics = await openMetrics(o, con.notice);
   const result = await executeRun({
     plan,
     agents: o.agents,
@@ -77,8 +80,13 @@ async function start(o: StartOptions): Promise<number> {
     maxStartSkewNs: o.maxStartSkewMs * 1e6,
     maxAgentLoss: o.maxAgentLoss,
     ...(await tlsFiles(o)),
-    log,
-    progress: (line) => void (o.quiet ? undefined : process.stderr.write(`${line}\n`)),
+    log: con.log,
+    progress: con.progress,
+    liveBlock: con.block,
+    metrics,
+  }).finally(async () => {
+    con.release();
+    await metrics?.close();
   });
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
   return result.status === 'aborted' ? ExitCode.ABORTED : ExitCode.OK;
@@ -97,7 +105,7 @@ const program = new Command('coordinator')
   .description('loadfleet coordinator: one plan, N agents, one merged and aligned run.')
   .exitOverride();
 
-program
+const startCommand = program
   .command('start')
   .description('run a plan (default: the built-in realtime + batch plan against engine-sim)')
   .option('--agents <n>', 'number of agents', positiveInt, 1)
@@ -117,10 +125,10 @@ program
   .option('--tls-key <file>', 'PEM private key for --tls-cert')
   .option('--max-agent-loss <n>', 'agents that may be lost before the run aborts (within it: degraded)', count, 0)
   .addOption(new Option('--sim-arg <arg>', 'extra argument for the embedded engine-sim (repeatable)').argParser(collect).default([]))
-  .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp())
-  .action(async (o: StartOptions) => {
-    process.exitCode = await start(o);
-  });
+  .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp());
+addMetricsOptions(startCommand).action(async (o: StartOptions) => {
+  process.exitCode = await start(o);
+});
 
 async function main(): Promise<void> {
   try {

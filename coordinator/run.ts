@@ -16,11 +16,14 @@ import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
+import type { MetricsEndpoint } from './live/metrics-server.js';
+import { LiveMonitor } from './live/monitor.js';
+import { serverSource } from './live/server-sample.js';
 import type { LocalAgent, LocalSim } from './local.js';
 import { spawnLocalAgents, startLocalSim } from './local.js';
 import { planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
-import { ProgressView } from './progress.js';
+import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from './scrape/names.js';
 import { Scraper } from './scrape/scraper.js';
 import { scrapeTargets } from './scrape/targets.js';
 import type { AgentConn } from './server.js';
@@ -47,6 +50,10 @@ export interface RunOptions {
   expectFlowControlEngaged?: boolean;
   log(line: string): void;
   progress(line: string): void;
+  /** When set (stderr is a terminal), the live view is this block redrawn each second instead of progress lines. */
+  liveBlock?: ((lines: string[]) => void) | undefined;
+  /** Serves the run's live client-side figures at /metrics while it goes. */
+  metrics?: MetricsEndpoint | undefined;
 }
 
 /** Per-agent state during a run. */
@@ -202,11 +209,29 @@ class RunSession {
       startLocalNs: s.startLocalNs,
       alignNs: explicit ? 0n : BigInt(s.offset.offset_ns),
     }));
-    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.runStartNs(), () => this.liveIndices());
+    const live = new LiveMonitor(
+      this.plan,
+      this.schedule,
+      this.runId,
+      {
+        progress: opts.progress,
+        block: opts.liveBlock,
+        metrics: opts.metrics,
+        server: serverSource(() => this.scraper.results(), {
+          running: VLLM_RUNNING,
+          waiting: VLLM_WAITING,
+          saturation: EPP_POOL_SATURATION,
+        }),
+      },
+      {
+        elapsedS: () => Number(this.clock.nowNs() - this.startNs) / 1e9,
+        agents: () => this.states.map((s) => ({ id: s.conn.hello.agent_id, lost: s.lost, final: s.final, health: s.health })),
+      },
+    );
+    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.runStartNs(), () => this.liveIndices(), live.state);
     for (const s of this.states) this.wire(s);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
-    const progress = new ProgressView(this.plan, this.collector, opts.progress);
     const ticker = setInterval(() => this.everySecond(), 1000);
     try {
       if (decision.refusal) {
@@ -223,13 +248,13 @@ class RunSession {
         return await this.writeAndSummarize();
       }
       opts.log(`all ${this.agents.length} agents armed; start in ${Number(this.startNs - this.clock.nowNs()) / 1e6} ms`);
-      progress.start();
+      live.start();
       this.scraper.start(this.startNs);
       await this.waitForFinals();
       return await this.writeAndSummarize();
     } finally {
       clearInterval(ticker);
-      progress.stop();
+      live.stop();
       process.off('SIGINT', onSigint);
     }
   }
