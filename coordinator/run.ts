@@ -41,6 +41,10 @@ export interface RunOptions {
   maxStartSkewNs: number;
   maxAgentLoss: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** Set when the run is one of an experiment's; written into run.json as `experiment`. */
+  experiment?: { name: string; arm: string; repeat: number };
+  /** The arm's expectation for the gateway's flow control (checked by slo_proof). */
+  expectFlowControlEngaged?: boolean;
   log(line: string): void;
   progress(line: string): void;
 }
@@ -406,6 +410,7 @@ class RunSession {
       coordinatorAnchorUncertaintyNs: this.clock.anchorUncertaintyNs,
       abortReason: this.abortReason,
       degradeReasons: this.degradeReasons,
+      ...(this.opts.experiment && { experiment: this.opts.experiment }),
     });
     return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
   }

@@ -56,6 +56,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
+  experiment: 'the experiment, arm and repeat (from 1) this run belongs to; absent for a run outside an experiment',
 };
 
 /** Inputs of run.json. */
@@ -73,6 +74,8 @@ export interface RunJsonInput {
   abortReason: string | null;
   /** Reasons found during the run that make it `degraded` (lost agents, clock fallback, start skew). */
   degradeReasons: readonly string[];
+  /** The experiment, arm and repeat this run belongs to, if any. */
+  experiment?: { name: string; arm: string; repeat: number };
 }
 
 /** Writes run.json; returns the status and a short human summary. */
@@ -111,6 +114,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
   const run = {
     schema: RUN_SCHEMA,
     run_id: input.runId,
+    ...(input.experiment && { experiment: input.experiment }),
     status,
     status_reason: reasons.length > 0 ? reasons.join('; ') : null,
     plan,
