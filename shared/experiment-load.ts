@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from './errors.js';
-import type { LoadedExperiment } from './experiment.js';
+import type { Compare, LoadedExperiment } from './experiment.js';
 import { validateArms, validateExperimentDoc } from './experiment-validate.js';
 import type { Plan } from './plan.js';
 import { parseDocumentText } from './plan-load.js';
@@ -38,12 +38,21 @@ export async function loadExperimentFile(path: string): Promise<LoadedExperiment
   const plan = planPath === undefined ? undefined : await readPlan(planPath, planRef!, problems);
   let armPlans: Plan[] = [];
   if (plan && Array.isArray(raw['arms'])) {
-    const arms = validateArms(raw['arms'], plan, doc.ok ? doc.experiment.compare : undefined);
+    const arms = validateArms(raw['arms'], plan, doc.ok ? doc.experiment.compare : rawCompare(raw['compare']));
     if (arms.ok) armPlans = arms.armPlans;
     else problems.push(...arms.problems);
   }
   if (problems.length > 0 || !doc.ok || !plan || !planPath) throw new ExperimentInvalidError(problems, path);
   return { experiment: doc.experiment, planPath, plan, armPlans };
+}
+
+// A compare block whose three names are strings is checked even when other parts of the file are not valid.
+function rawCompare(v: unknown): Compare | undefined {
+  if (!isObj(v)) return undefined;
+  const { metric, baseline, treatment } = v;
+  return typeof metric === 'string' && typeof baseline === 'string' && typeof treatment === 'string'
+    ? { metric, baseline, treatment }
+    : undefined;
 }
 
 // The plan's own problems are listed under `plan`, each with the plan's path inside it.

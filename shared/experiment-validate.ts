@@ -201,10 +201,10 @@ function checkMetric(ctx: Ctx, compare: Compare, arms: readonly unknown[], armPl
   for (const armName of [compare.baseline, compare.treatment]) {
     const columns = columnsOf(armName);
     if (!columns || columns.includes(compare.metric)) continue;
-    report(
-      ctx,
-      `${JSON.stringify(compare.metric)} is not a figure of arm ${JSON.stringify(armName)}${suggestion(compare.metric, columns)}`,
-    );
+    // A missing unit suffix is the likeliest slip, and further than suggestion()'s edit distance.
+    const hint = columns.find((c) => c.startsWith(compare.metric));
+    const didYouMean = hint ? ` (did you mean "${hint}"?)` : suggestion(compare.metric, columns);
+    report(ctx, `${JSON.stringify(compare.metric)} is not a figure of arm ${JSON.stringify(armName)}${didYouMean}`);
   }
 }
 

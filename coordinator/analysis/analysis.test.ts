@@ -73,7 +73,9 @@ describe('seed interference analysis', () => {
     expect(doc.by_arm['realtime only'].repeat_spread.max_over_min).toBe(1.033); // 137.017 / 132.576 = 1.03350 (just under)
     expect(doc.by_arm['realtime only'].stable).toBe(true);
     expect(doc.gates.data_quality_not_valid).toEqual([]);
-    expect(doc.answer).toContain('from 133 ms to 15,378 ms (115.285×)');
+    expect(doc.answer).toContain(
+      'increased from 133 ms in "realtime only" to 15,378 ms in "realtime with batch already running" (115.285×).',
+    );
     expect(doc.answer).not.toContain('validity');
   });
 

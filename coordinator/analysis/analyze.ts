@@ -47,6 +47,8 @@ export async function analyzeRunDirs(
   basePlan: Plan,
   outFile: string,
   skipped: (line: string) => void,
+  /** Run directories are written relative to this (their experiment directory), else absolute. */
+  relativeTo?: string,
 ): Promise<{ path: string; analysis: Record<string, unknown> }> {
   const refs: RunRef[] = [];
   const seen = new Map<string, string>();
@@ -80,7 +82,7 @@ export async function analyzeRunDirs(
     seen.set(key, dir);
     refs.push({ dir, arm, repeat });
   }
-  return writeAnalysis(outFile, experiment, armPlans, basePlan, refs, undefined);
+  return writeAnalysis(outFile, experiment, armPlans, basePlan, refs, relativeTo);
 }
 
 async function writeAnalysis(
@@ -102,7 +104,7 @@ async function writeAnalysis(
   );
   for (const ref of sorted) {
     const run = await readRunJson(ref.dir);
-    const row = runRow(run, relativeTo ? relative(relativeTo, ref.dir) : resolve(ref.dir), ref, classes, windows);
+    const row = runRow(run, relativeTo ? relative(resolve(relativeTo), resolve(ref.dir)) : resolve(ref.dir), ref, classes, windows);
     rows.push(row);
     runChecks[row.run_name as string] = {
       data_quality: checksNotPassed(run['data_quality']),

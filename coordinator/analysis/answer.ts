@@ -60,15 +60,14 @@ export function answerText(a: AnswerInput): string {
   if (b === null || t === null) {
     return `No answer: ${a.metricWords} is missing for ${b === null ? `"${compare.baseline}"` : `"${compare.treatment}"`} in at least one run, so the arms cannot be compared.`;
   }
-  const verb = t > b ? 'increased' : t < b ? 'decreased' : 'did not change';
+  const verb = t > b ? 'increased' : 'decreased';
   const factor = a.factor === null ? '' : ` (${a.factor}×)`;
-  const change =
-    t === b
-      ? `stayed at ${formatFigure(b, compare.metric)}`
-      : `${verb} from ${formatFigure(b, compare.metric)} to ${formatFigure(t, compare.metric)}${factor}`;
   const words = a.metricWords.charAt(0).toUpperCase() + a.metricWords.slice(1);
-  const lines = [`At this tested load, ${a.metricWords} ${change} from "${compare.baseline}" to "${compare.treatment}".`];
-  if (t === b) lines[0] = `At this tested load, ${a.metricWords} ${change} in both "${compare.baseline}" and "${compare.treatment}".`;
+  const lines = [
+    t === b
+      ? `At this tested load, ${a.metricWords} was ${formatFigure(b, compare.metric)} in both "${compare.baseline}" and "${compare.treatment}".`
+      : `At this tested load, ${a.metricWords} ${verb} from ${formatFigure(b, compare.metric)} in "${compare.baseline}" to ${formatFigure(t, compare.metric)} in "${compare.treatment}"${factor}.`,
+  ];
   if (!a.allDataQualityValid || !a.allSloProofValid) {
     lines.push(
       `Not every run passed its validity gates (${[!a.allDataQualityValid && 'data quality', !a.allSloProofValid && 'SLO proof'].filter(Boolean).join(' and ')}; see runs[] and gates), so this is indicative, not proven.`,

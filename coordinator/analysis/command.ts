@@ -22,7 +22,15 @@ export async function analyzeCommand(
   }
   const source = await experimentFor(dirs, o.experiment);
   const out = o.out ?? (source.expDir ? join(source.expDir, ANALYSIS_FILE) : ANALYSIS_FILE);
-  const { path, analysis } = await analyzeRunDirs(dirs, source.experiment, source.armPlans, source.plan, out, (l) => warn(`skipped ${l}`));
+  const { path, analysis } = await analyzeRunDirs(
+    dirs,
+    source.experiment,
+    source.armPlans,
+    source.plan,
+    out,
+    (l) => warn(`skipped ${l}`),
+    source.expDir,
+  );
   return done(analysis, source.experiment, path, print);
 }
 
