@@ -123,8 +123,12 @@ describe('coordinator experiment', () => {
     const out = join(work, 'out2');
     const first = experiment([file, '--out', out, ...RUN_FLAGS]);
     // Ctrl-C once the first run has finished and the second has begun.
-    await waitFor(first.child.stderr!, /run 1\/4: arm "rt only" repeat 1 (completed|degraded)/, 60_000);
-    await waitFor(first.child.stderr!, /run 2\/4: arm "rt with bulk" repeat 1\n/, 30_000);
+    // One pattern for both lines: they may arrive in one chunk.
+    await waitFor(
+      first.child.stderr!,
+      /run 1\/4: arm "rt only" repeat 1 (completed|degraded)[^\n]*\n[\s\S]*run 2\/4: arm "rt with bulk" repeat 1\n/,
+      90_000,
+    );
     first.child.kill('SIGINT');
     const stopped = await first.done;
     expect(stopped.code, stopped.stderr).toBe(3);
