@@ -46,6 +46,8 @@ export interface RunOptions {
   maxStartSkewNs: number;
   maxAgentLoss: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** Set when the run is one of an experiment's; written into run.json as `experiment`. */
+  experiment?: { name: string; arm: string; repeat: number };
   /** Whether the gateway's flow control should engage in this run (an experiment arm's expectation); slo_proof checks it only when set. */
   expectFlowControlEngaged?: boolean;
   log(line: string): void;
@@ -446,6 +448,7 @@ class RunSession {
       degradeReasons: this.degradeReasons,
       scrapes: this.scraper.results(),
       ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
+      ...(this.opts.experiment && { experiment: this.opts.experiment }),
     });
     return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
   }

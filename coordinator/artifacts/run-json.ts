@@ -66,6 +66,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     'valid only when every named check passed (each with its evidence; not_evaluated never counts as a pass; see data_quality.definitions)',
   slo_proof:
     'whether the SLO evaluation can be trusted (not whether the SLOs were met: attainment is evidence); valid only when every check passed; see slo_proof.definitions',
+  experiment: 'the experiment, arm and repeat (from 1) this run belongs to; absent for a run outside an experiment',
 };
 
 /** Inputs of run.json. */
@@ -87,6 +88,8 @@ export interface RunJsonInput {
   scrapes?: readonly SourceResult[];
   /** The run's declared flow-control expectation (slo_proof checks it only when present). */
   expectFlowControlEngaged?: boolean;
+  /** The experiment, arm and repeat this run belongs to, if any. */
+  experiment?: { name: string; arm: string; repeat: number };
 }
 
 /** Writes run.json; returns the status and a short human summary. */
@@ -140,6 +143,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
   const run = {
     schema: RUN_SCHEMA,
     run_id: input.runId,
+    ...(input.experiment && { experiment: input.experiment }),
     status,
     status_reason: reasons.length > 0 ? reasons.join('; ') : null,
     plan,
