@@ -7,6 +7,7 @@ import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '..
 import { loadPlanFile } from '../shared/plan-load.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 import { DEFAULT_PLAN_FILE, EMBEDDED_SIM_ARGS } from './default-plan.js';
+import { writeReports } from './report/index.js';
 import { executeRun } from './run.js';
 
 function positiveInt(value: string): number {
@@ -120,6 +121,14 @@ program
   .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp())
   .action(async (o: StartOptions) => {
     process.exitCode = await start(o);
+  });
+
+program
+  .command('report')
+  .description('(re)write report.html in a run directory or an experiment directory (and its runs)')
+  .argument('<dir>', 'a run directory (run.json) or an experiment directory (analysis.json)')
+  .action(async (dir: string) => {
+    for (const path of await writeReports(dir)) process.stdout.write(`${path}\n`);
   });
 
 async function main(): Promise<void> {

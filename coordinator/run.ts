@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
-import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
@@ -21,6 +21,7 @@ import { spawnLocalAgents, startLocalSim } from './local.js';
 import { planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
 import { ProgressView } from './progress.js';
+import { writeRunReport } from './report/index.js';
 import type { AgentConn } from './server.js';
 import { AgentServer } from './server.js';
 
@@ -407,6 +408,8 @@ class RunSession {
       abortReason: this.abortReason,
       degradeReasons: this.degradeReasons,
     });
+    // The report is a view of the artifacts just written: its failure must never cost the run.
+    await writeRunReport(this.dir).catch((err: unknown) => this.opts.log(`report.html not written: ${formatError(err)}`));
     return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
   }
 }
