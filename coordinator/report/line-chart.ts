@@ -3,7 +3,7 @@
 // every point, so sparse data, e.g. seconds in which few requests finished, stays visible).
 import { formatNumber, linearScale, niceDomain } from './scale.js';
 import type { Dash, FigureText, LegendItem } from './svg.js';
-import { dashAttr, emptyNote, esc, figure, legend, px, svgOpen } from './svg.js';
+import { emptyNote, esc, figure, legend, px, strokeAttrs, svgOpen } from './svg.js';
 
 /** One line: points in data units, x ascending. */
 export interface LineSeries {
@@ -134,6 +134,7 @@ function refLinesSvg(lines: readonly RefLine[], yAt: (v: number) => number): str
 
 function seriesSvg(s: LineSeries, xAt: (v: number) => number, yAt: (v: number) => number): string {
   const pts = s.points.map(([a, b]) => `${px(xAt(a))},${px(yAt(b))}`);
-  const dots = s.points.length <= 600 ? pts.map((p) => `<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="1.8"/>`).join('') : '';
-  return `<g class="series" data-series="${esc(s.label)}" data-points="${s.points.length}"><title>${esc(s.label)}</title><polyline points="${pts.join(' ')}" fill="none" stroke="${s.colour}" stroke-width="1.8" stroke-linejoin="round"${dashAttr(s.dash)}/><g fill="${s.colour}">${dots}</g></g>`;
+  const withDots = s.points.length <= 600 && s.dash !== 'halo';
+  const dots = withDots ? pts.map((p) => `<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="1.8"/>`).join('') : '';
+  return `<g class="series" data-series="${esc(s.label)}" data-points="${s.points.length}"><title>${esc(s.label)}</title><polyline points="${pts.join(' ')}" fill="none" stroke="${s.colour}" stroke-linejoin="round"${strokeAttrs(s.dash, 1.8)}/><g fill="${s.colour}">${dots}</g></g>`;
 }

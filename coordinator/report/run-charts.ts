@@ -79,10 +79,10 @@ function trafficCharts(d: RunChartData, common: Common): string[] {
       id: 'traffic',
       title: 'Offered vs achieved traffic per class',
       definition:
-        'Per class and 1 s interval, from traffic.csv: the arrivals the global schedule planned (offered), the requests the agents sent (achieved), and the requests that finished, successfully or not.',
+        'Per class and 1 s interval, from traffic.csv: the arrivals the global schedule planned (offered, wide pale line), the requests the agents sent (achieved, thin line inside it when the schedule was kept), and the requests that finished, successfully or not (dotted).',
       yLabel: 'requests per second',
       series: open.flatMap((t) => [
-        { label: `${t.cls} offered`, colour: classColour(d, t.cls), dash: 'dashed' as const, points: t.target },
+        { label: `${t.cls} offered`, colour: classColour(d, t.cls), dash: 'halo' as const, points: t.target },
         { label: `${t.cls} sent`, colour: classColour(d, t.cls), points: t.issued },
         { label: `${t.cls} finished`, colour: classColour(d, t.cls), dash: 'dotted' as const, points: t.completed },
       ]),
@@ -99,7 +99,7 @@ function trafficCharts(d: RunChartData, common: Common): string[] {
           'Per closed-loop class and 1 s interval, from traffic.csv: the concurrency the plan asked for and the requests outstanding (sent, not yet finished) at the end of the interval.',
         yLabel: 'requests in flight',
         series: closed.flatMap((t) => [
-          { label: `${t.cls} target`, colour: classColour(d, t.cls), dash: 'dashed' as const, points: t.target },
+          { label: `${t.cls} target`, colour: classColour(d, t.cls), dash: 'halo' as const, points: t.target },
           { label: `${t.cls} outstanding`, colour: classColour(d, t.cls), points: t.outstanding },
         ]),
         ...common,

@@ -14,12 +14,14 @@ export function colour(i: number): string {
   return PALETTE[i % PALETTE.length]!;
 }
 
-/** How a series line is drawn. */
-export type Dash = 'solid' | 'dashed' | 'dotted';
+/** How a series line is drawn ('halo': wide and translucent, for a target that another line should sit inside). */
+export type Dash = 'solid' | 'dashed' | 'dotted' | 'halo';
 
-/** The stroke-dasharray attribute for a dash style ('' for solid). */
-export function dashAttr(dash: Dash | undefined): string {
-  return dash === 'dashed' ? ' stroke-dasharray="7 4"' : dash === 'dotted' ? ' stroke-dasharray="2 3"' : '';
+/** Stroke width and dash attributes of a line style (`width` for the plain styles). */
+export function strokeAttrs(dash: Dash | undefined, width: number): string {
+  if (dash === 'halo') return ' stroke-width="7" stroke-opacity="0.28"';
+  const pattern = dash === 'dashed' ? ' stroke-dasharray="7 4"' : dash === 'dotted' ? ' stroke-dasharray="2 3"' : '';
+  return ` stroke-width="${width}"${pattern}`;
 }
 
 /** One legend entry: a line sample, a dot, a whisker or a shaded box, then its label. */
@@ -52,7 +54,7 @@ export function legend(items: readonly LegendItem[], x0: number, y0: number, wid
 function legendMark(it: LegendItem, x: number, y: number): string {
   switch (it.mark) {
     case 'line':
-      return `<line x1="${x}" y1="${y}" x2="${x + 20}" y2="${y}" stroke="${it.colour}" stroke-width="2"${dashAttr(it.dash)}/>`;
+      return `<line x1="${x}" y1="${y}" x2="${x + 20}" y2="${y}" stroke="${it.colour}"${strokeAttrs(it.dash, 2)}/>`;
     case 'dot':
       return `<circle cx="${x + 10}" cy="${y}" r="3.5" fill="${it.colour}" fill-opacity="0.75"/>`;
     case 'box':
