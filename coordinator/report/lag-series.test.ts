@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LagAccumulator, nearestRank } from './lag-series.js';
+import { formatRequestRow } from '../artifacts/requests-ndjson.js';
+import { LagAccumulator, lagFields, nearestRank } from './lag-series.js';
 
 const START = 1_796_236_324_000_000_000n;
 const MS = 1_000_000n;
@@ -37,5 +38,38 @@ describe('schedule lag per agent and second', () => {
     expect(nearestRank([5, 1, 3], 0.5)).toBe(3);
     expect(nearestRank([1, 2, 3, 4], 0.99)).toBe(4);
     expect(nearestRank([1, 2, 3, 4], 0.25)).toBe(1);
+  });
+});
+
+describe('requests.ndjson fields for the lag chart', () => {
+  it('reads the writer own rows directly and anything else by a full exact parse, with the same result', () => {
+    const record = {
+      class: 'realtime',
+      request_index: 7,
+      status: 'ok',
+      http_status: 200,
+      intended_ns: 1_000_000,
+      sent_ns: 1_250_000,
+      headers_ns: null,
+      first_output_ns: null,
+      first_content_ns: null,
+      last_token_ns: null,
+      done_ns: null,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      cached_tokens: null,
+      reasoning_chunks: 0,
+      content_chunks: 1,
+      retry_after_s: null,
+      dropped_reason: null,
+      error: '"intended_unix_ns":1,"sent_unix_ns":2',
+    } as const;
+    const line = formatRequestRow(record as never, { agentId: 'agent "q"', startLocalNs: START, alignNs: 5n }).trim();
+    const fast = lagFields(line);
+    expect(fast).toEqual({ agentId: 'agent "q"', intendedNs: START + 1_000_000n - 5n, sentNs: START + 1_250_000n - 5n });
+    const reordered = `{"sent_unix_ns":${START + 1_250_000n - 5n}, "agent_id":"agent \\"q\\"","intended_unix_ns":${START + 1_000_000n - 5n}}`;
+    expect(lagFields(reordered)).toEqual(fast);
+    const closed = line.replace(/"intended_unix_ns":\d+/, '"intended_unix_ns":null');
+    expect(lagFields(closed).intendedNs).toBeNull();
   });
 });

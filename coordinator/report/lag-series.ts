@@ -1,8 +1,30 @@
 // Per-agent schedule lag over time from requests.ndjson: sent − intended for every open-loop
 // request, grouped by agent and by the second of its intended send time, reduced to an exact
 // nearest-rank p99 per second. Fed row by row, so a large requests.ndjson is never held whole.
+import { parseExact } from '../../shared/json.js';
+import { bigOrNull, obj, strOrNull } from './fields.js';
 
 const NS_PER_S = 1_000_000_000n;
+
+// The leading keys of a row as coordinator/artifacts/requests-ndjson.ts writes them, in its order:
+// matching them directly is ~4× faster than parsing the whole row, and anything else (another
+// writer, other spacing) falls back to a full exact parse.
+const ROW_HEAD =
+  /^\{"agent_id":("(?:[^"\\]|\\.)*"),"class":"[A-Za-z0-9._-]*","request_index":-?\d+,"status":"[a-z_]+","http_status":(?:null|\d+),"intended_unix_ns":(null|-?\d+),"sent_unix_ns":(null|-?\d+)[,}]/;
+
+/** The agent, intended and sent times of one requests.ndjson line (times null when absent). */
+export function lagFields(line: string): { agentId: string; intendedNs: bigint | null; sentNs: bigint | null } {
+  const m = ROW_HEAD.exec(line);
+  if (m) {
+    return {
+      agentId: JSON.parse(m[1]!) as string,
+      intendedNs: m[2] === 'null' ? null : BigInt(m[2]!),
+      sentNs: m[3] === 'null' ? null : BigInt(m[3]!),
+    };
+  }
+  const row = obj(parseExact(line));
+  return { agentId: strOrNull(row.agent_id) ?? '?', intendedNs: bigOrNull(row.intended_unix_ns), sentNs: bigOrNull(row.sent_unix_ns) };
+}
 
 /** Collects lags and reduces them to a p99 per agent and second. */
 export class LagAccumulator {

@@ -11,7 +11,7 @@ import type { ExperimentReportInput } from './experiment-page.js';
 import type { Obj } from './fields.js';
 import { arr, bigOrNull, numOrNull, obj, strOrNull } from './fields.js';
 import { metricIntervals } from './hlog-series.js';
-import { LagAccumulator } from './lag-series.js';
+import { LagAccumulator, lagFields } from './lag-series.js';
 import type { RunReportInput } from './run-page.js';
 import { serverSeries } from './server-series.js';
 import { trafficByClass } from './traffic-series.js';
@@ -78,8 +78,8 @@ async function readLag(path: string, startNs: bigint): Promise<RunReportInput['l
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
   for await (const line of lines) {
     if (line.trim() === '') continue;
-    const row = obj(parseExact(line));
-    acc.add(strOrNull(row.agent_id) ?? '?', bigOrNull(row.intended_unix_ns), bigOrNull(row.sent_unix_ns));
+    const f = lagFields(line);
+    acc.add(f.agentId, f.intendedNs, f.sentNs);
   }
   return acc.p99PerSecond();
 }
