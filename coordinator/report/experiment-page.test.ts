@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { armValues, comparedFigure, renderExperimentReport, spreadFigures } from './experiment-page.js';
+import { armValues, comparedFigure, keyFigures, renderExperimentReport, spreadFigures } from './experiment-page.js';
 import type { Obj } from './fields.js';
 
 const SEED = JSON.parse(readFileSync(new URL('../../test/fixtures/interference-analysis.json', import.meta.url), 'utf8')) as Obj;
@@ -18,6 +18,22 @@ describe('experiment report from the seed analysis', () => {
       treatment: 't',
     });
     expect(spreadFigures(SEED)).toHaveLength(14);
+  });
+
+  it('charts the compared figure’s class-and-window siblings and the server figures, and folds the rest', () => {
+    const figures = [
+      'realtime_all_p95_ttft_ms',
+      'realtime_surge_p95_ttft_ms',
+      'realtime_surge_p99_tpot_ms',
+      'batch_surge_p95_ttft_ms',
+      'max_vllm_running',
+      'batch_epp_queue_mean_ms',
+    ];
+    expect(keyFigures(figures, 'realtime_surge_p95_ttft_ms')).toEqual({
+      key: ['realtime_surge_p95_ttft_ms', 'realtime_surge_p99_tpot_ms', 'max_vllm_running', 'batch_epp_queue_mean_ms'],
+      rest: ['realtime_all_p95_ttft_ms', 'batch_surge_p95_ttft_ms'],
+    });
+    expect(keyFigures(spreadFigures(SEED), 'realtime_surge_p95_ttft_ms').rest).toEqual([]);
   });
 
   it('takes each repeat from runs[] in repeat order, beside the arm medians', () => {

@@ -55,6 +55,23 @@ export function comparedFigure(analysis: Obj): Compared {
   };
 }
 
+const PERCENTILE_FIGURE = /^(.+)_p\d+_[a-z0-9]+_ms$/;
+
+/**
+ * The figures worth a chart: the compared figure's class-and-window siblings (its other
+ * percentiles and metrics) and every figure that is not a per-window percentile (server peaks,
+ * queue means); the percentiles of other classes and windows go to a folded table only, so an
+ * analysis with many windows does not bury the question under dozens of charts.
+ */
+export function keyFigures(figures: readonly string[], compared: string | null): { key: string[]; rest: string[] } {
+  const scope = compared ? PERCENTILE_FIGURE.exec(compared)?.[1] : undefined;
+  const isKey = (f: string) => {
+    const m = PERCENTILE_FIGURE.exec(f);
+    return !m || scope === undefined || m[1] === scope;
+  };
+  return { key: figures.filter(isKey), rest: figures.filter((f) => !isKey(f)) };
+}
+
 /** Per arm: the figure's median/min/max and every repeat's own value from runs[]. */
 export function armValues(analysis: Obj, figure: string): ArmValue[] {
   const runs = arr(analysis.runs).map(obj);
@@ -72,7 +89,8 @@ export function armValues(analysis: Obj, figure: string): ArmValue[] {
 export function renderExperimentReport(input: ExperimentReportInput): string {
   const a = input.analysis;
   const cmp = comparedFigure(a);
-  const others = spreadFigures(a).filter((f) => f !== cmp.metric);
+  const { key, rest } = keyFigures(spreadFigures(a), cmp.metric);
+  const others = key.filter((f) => f !== cmp.metric);
   const body = [
     header(a),
     '<h2>Comparison</h2>',
@@ -81,7 +99,10 @@ export function renderExperimentReport(input: ExperimentReportInput): string {
       : '<p class="no-data">analysis.json has no {median, min, max} figure to compare</p>',
     armTable(a),
     others.length > 0
-      ? `<h2>Every figure per arm</h2>${figureTable(a, spreadFigures(a))}<div class="grid2">${others.map((f) => armChart(a, f, f, 'grid')).join('')}</div>`
+      ? `<h2>Figures per arm</h2>${figureTable(a, key)}<div class="grid2">${others.map((f) => armChart(a, f, f, 'grid')).join('')}</div>`
+      : '',
+    rest.length > 0
+      ? `<h2>Other classes and windows</h2><details><summary>${rest.length} more figures per arm</summary>${figureTable(a, rest)}</details>`
       : '',
     runsTable(a, input.runLinks, cmp.metric),
   ];
@@ -146,8 +167,17 @@ const ARM_COLUMNS: readonly [header: string, key: string, cell: (v: unknown) => 
   ['HTTP 429', 'http_429_total', (v) => cellNum(numOrNull(v))],
   ['flow control engaged (runs)', 'flow_control_materially_engaged_runs', (v) => cellNum(numOrNull(v))],
   ['repeats', 'stable', (v) => (boolOrNull(v) === null ? '–' : v ? badge('stable', 'good') : badge('unstable', 'bad'))],
-  ['repeat spread', 'repeat_spread', (v) => compactJson(v)],
+  ['repeat spread', 'repeat_spread', (v) => repeatSpread(v)],
 ];
+
+// `{max_over_min, limit, …}` reads as "1.077× (limit 1.5×)"; any other shape is shown as it is.
+function repeatSpread(v: unknown): string {
+  const o = obj(v);
+  const ratio = numOrNull(o.max_over_min);
+  if (ratio === null) return strOrNull(o.not_evaluated_reason) ? esc(strOrNull(o.not_evaluated_reason)!) : compactJson(v);
+  const limit = numOrNull(o.limit);
+  return `${cellNum(ratio)}×${limit === null ? '' : ` <small>(limit ${cellNum(limit)}×)</small>`}`;
+}
 
 function armTable(a: Obj): string {
   const arms = Object.entries(obj(a.by_arm)).map(([arm, v]) => [arm, obj(v)] as const);

@@ -30,6 +30,7 @@ th:first-child, td:first-child, td.text, th.text { text-align: left; }
 .badge.good { background: #1a7f37; } .badge.warn { background: #9a6700; } .badge.bad { background: #cf222e; } .badge.none { background: #6e7781; }
 code, pre { font: 11.5px/1.4 "DejaVu Sans Mono", "Liberation Mono", monospace; white-space: pre-wrap; word-break: break-word; }
 details summary { cursor: pointer; color: #0969da; }
+td small { white-space: nowrap; }
 a { color: #0969da; }
 footer { color: #6e7781; font-size: 12px; margin-top: 32px; }
 `;

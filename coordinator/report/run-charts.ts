@@ -48,7 +48,7 @@ type Common = { bands: Band[]; xDomain: readonly [number, number]; xLabel: strin
 
 function classColour(d: RunChartData, cls: string): string {
   const i = d.classes.indexOf(cls);
-  return colour(i >= 0 ? i : d.classes.length + cls.length);
+  return colour(i >= 0 ? i : d.classes.length);
 }
 
 function ttftChart(d: RunChartData, common: Common): string {
