@@ -12,6 +12,7 @@ import type { RunFlags } from './cli-options.js';
 import { addRunFlags, runOptionsFromFlags } from './cli-options.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
+import { writeReports } from './report/index.js';
 import { executeRun } from './run.js';
 
 function hostPort(value: string): { host: string; port: number } {
@@ -104,6 +105,14 @@ program
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
+
+program
+  .command('report')
+  .description('(re)write report.html in a run directory or an experiment directory (and its runs)')
+  .argument('<dir>', 'a run directory (run.json) or an experiment directory (analysis.json)')
+  .action(async (dir: string) => {
+    for (const path of await writeReports(dir)) process.stdout.write(`${path}\n`);
+  });
 
 async function main(): Promise<void> {
   try {

@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
-import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
@@ -23,6 +23,7 @@ import type { LocalAgent, LocalSim } from './local.js';
 import { spawnLocalAgents, startLocalSim } from './local.js';
 import { planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
+import { writeRunReport } from './report/index.js';
 import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from './scrape/names.js';
 import { Scraper } from './scrape/scraper.js';
 import { scrapeTargets } from './scrape/targets.js';
@@ -450,6 +451,8 @@ class RunSession {
       ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
       ...(this.opts.experiment && { experiment: this.opts.experiment }),
     });
+    // The report is a view of the artifacts just written: its failure must never cost the run.
+    await writeRunReport(this.dir).catch((err: unknown) => this.opts.log(`report.html not written: ${formatError(err)}`));
     return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
   }
 }

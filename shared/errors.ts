@@ -17,6 +17,7 @@ export const ErrorCode = {
   TARGET_START_FAILED: 'LF_TARGET_START_FAILED',
   ABORTED: 'LF_ABORTED',
   INTERNAL: 'LF_INTERNAL',
+  REPORT_INPUT: 'LF_REPORT_INPUT',
 } as const;
 
 /** One of the stable codes above. */

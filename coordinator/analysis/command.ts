@@ -3,9 +3,10 @@
 // experiment comes from --experiment or from the experiment directory they sit in).
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
 import { loadExperimentFile } from '../../shared/experiment-load.js';
 import { RECORD_FILE, readExperimentDir } from '../experiment/record.js';
+import { writeExperimentReport } from '../report/index.js';
 import { ANALYSIS_FILE, analysisTable, analyzeExperimentDir, analyzeRunDirs } from './analyze.js';
 
 /** Runs the command; returns the exit code. */
@@ -18,6 +19,7 @@ export async function analyzeCommand(
   if (dirs.length === 1 && existsSync(join(dirs[0]!, RECORD_FILE)) && !o.experiment) {
     const { record } = await readExperimentDir(dirs[0]!);
     const { path, analysis } = await analyzeExperimentDir(dirs[0]!, o.out);
+    if (!o.out) await writeExperimentReport(dirs[0]!).catch((err: unknown) => warn(`report.html not written: ${formatError(err)}`));
     return done(analysis, record.experiment, path, print);
   }
   const source = await experimentFor(dirs, o.experiment);

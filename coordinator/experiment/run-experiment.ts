@@ -5,9 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
 import { loadExperimentFile } from '../../shared/experiment-load.js';
 import { analysisTable, analyzeExperimentDir } from '../analysis/analyze.js';
+import { writeExperimentReport } from '../report/index.js';
 import type { RunOptions } from '../run.js';
 import { executeRun, newRunId } from '../run.js';
 import type { ExperimentRecord, Manifest, ManifestEntry } from './record.js';
@@ -58,6 +59,11 @@ export async function runExperiment(o: ExperimentOptions): Promise<number> {
   const { path, analysis } = await analyzeExperimentDir(dir);
   for (const line of analysisTable(analysis, record.experiment)) o.print(line);
   o.print(`  analysis: ${path}`);
+  // The pictures are a view of analysis.json: failing to draw them must not fail the experiment.
+  await writeExperimentReport(dir).then(
+    (report) => o.print(`  report: ${report}`),
+    (err: unknown) => o.print(`  report.html not written: ${formatError(err)}`),
+  );
   return ExitCode.OK;
 }
 
