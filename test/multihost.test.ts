@@ -140,8 +140,11 @@ describe.skipIf(SKIP !== null)('multi-host: clocks across network namespaces', (
       expect(r.aligned_lag_p99_ms).toBeLessThan(50);
     }
     expect((report.a1 as { unaligned_lag_p50_ms: number }).unaligned_lag_p50_ms).toBeGreaterThan(240);
-    // The product degrades a run above 5 ms; six processes on two cores can pass that here.
-    expect(run.clock.start_skew_ns).toBeLessThan(10e6);
+    // Measured, not assumed: six processes on two cores can start 10+ ms apart here, and then the
+    // run must say so (degraded, with the skew) rather than pass it off as a clean start.
+    expect(run.clock.start_skew_ns).toBeGreaterThan(0);
+    expect(run.clock.start_skew_ns).toBeLessThan(50e6);
+    if (run.clock.start_skew_ns > 5e6) expect(run.status_reason).toMatch(/start skew \d+\.\d{3} ms > --max-start-skew-ms 5/);
     expect(run.agents.find((a: any) => a.agent_id === 'a3').offset_uncertainty_ns).toBeGreaterThanOrEqual(3e6);
   });
 
