@@ -8,6 +8,7 @@ import { loadPlanFile } from '../shared/plan-load.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 import { DEFAULT_PLAN_FILE, EMBEDDED_SIM_ARGS } from './default-plan.js';
 import { executeRun } from './run.js';
+import { sweepCommand } from './sweep/command.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -121,6 +122,8 @@ program
   .action(async (o: StartOptions) => {
     process.exitCode = await start(o);
   });
+
+sweepCommand(program, collect);
 
 async function main(): Promise<void> {
   try {

@@ -8,8 +8,7 @@ import { validatePlan } from './plan-validate.js';
 
 /** Parses JSON (or YAML for `.yaml`/`.yml` names and text that does not start like JSON) and validates it. */
 export function parsePlanText(text: string, sourceName: string): Plan {
-  const body = text.replace(/^\uFEFF/, ''); // editors on Windows add a BOM that JSON.parse rejects
-  const parsed = isYamlSource(body, sourceName) ? parseYaml(body) : parseJson(body);
+  const parsed = parseDocumentText(text, sourceName);
   if (!parsed.ok) throw new PlanInvalidError(parsed.problems, sourceName);
   const result = validatePlan(parsed.value);
   if (!result.ok) throw new PlanInvalidError(result.problems, sourceName);
@@ -31,7 +30,14 @@ export async function loadPlanFile(path: string): Promise<Plan> {
   return parsePlanText(text, path);
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false; problems: string[] };
+/** A parsed JSON or YAML document, or its syntax problems as `$: …` lines. */
+export type Parsed = { ok: true; value: unknown } | { ok: false; problems: string[] };
+
+/** Parses JSON or YAML text the way plans are parsed (also used for sweep files). */
+export function parseDocumentText(text: string, sourceName: string): Parsed {
+  const body = text.replace(/^\uFEFF/, ''); // editors on Windows add a BOM that JSON.parse rejects
+  return isYamlSource(body, sourceName) ? parseYaml(body) : parseJson(body);
+}
 
 // A name decides when it can; otherwise JSON text starts with `{` or `[` (a broken JSON file should
 // get a JSON error, not a confusing YAML one).
