@@ -76,7 +76,21 @@ export async function executeSweep(loaded: LoadedSweep, sweepFile: string, outDi
         state.stop = { rule: 'interrupted', reason: 'interrupted by the user (SIGINT)' };
         break;
       }
-      const outcomes: Outcome[] = state.stages.map((s) => ({ value: s.value, verdict: s.verdict, errorShare: s.error_share }));
+      // A user's endpoint is probed before the strategy decides: one that died during the last stage
+      // ends the sweep for that reason, not for the errors it caused.
+      if (plan.target) {
+        const dead = await endpointProblem(plan.target.base_url);
+        if (dead) {
+          state.stop = { rule: 'endpoint_failed', reason: dead };
+          break;
+        }
+      }
+      const outcomes: Outcome[] = state.stages.map((s) => ({
+        value: s.value,
+        verdict: s.verdict,
+        errorShare: s.error_share,
+        reason: s.reason,
+      }));
       const step = nextStep(sweep.strategy, sweep.scale, rules, outcomes);
       if (step.kind === 'stop') {
         state.stop = { rule: step.rule, reason: step.reason };
@@ -93,13 +107,6 @@ export async function executeSweep(loaded: LoadedSweep, sweepFile: string, outDi
       if (!budget.fits) {
         state.stop = { rule: 'time_budget', reason: budget.reason };
         break;
-      }
-      if (plan.target) {
-        const dead = await endpointProblem(plan.target.base_url);
-        if (dead) {
-          state.stop = { rule: 'endpoint_failed', reason: dead };
-          break;
-        }
       }
       const index = state.stages.length;
       const stage = buildStagePlan(plan, sweep, step.value, index, budget.drainCapS);

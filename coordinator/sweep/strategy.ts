@@ -13,6 +13,8 @@ export interface Outcome {
   verdict: Verdict;
   /** Failed requests / requests of the scaled class in the measured window (null: none measured). */
   errorShare: number | null;
+  /** Why the stage came out so (carried into the stop reason of an error). */
+  reason?: string;
 }
 
 /** The stop rules with defaults filled in. */
@@ -70,7 +72,8 @@ export function nextStep(strategy: SweepStrategy, scale: SweepScale, rules: Rule
 
 // Rules that end the sweep whatever the strategy would do next.
 function stopAfter(last: Outcome, rules: Rules, escalating: boolean): Step | undefined {
-  if (last.verdict === 'error') return stop('endpoint_failed', `the stage at ${fmt(last.value)} could not be run or measured`);
+  if (last.verdict === 'error')
+    return stop('endpoint_failed', `the stage at ${fmt(last.value)} could not be run or measured${last.reason ? `: ${last.reason}` : ''}`);
   // A heavier stage would be more client-limited still, and a lighter one is not the question asked.
   if (last.verdict === 'client_limited') return stop('client_limited', `the stage at ${fmt(last.value)} was client-limited`);
   if (escalating && last.errorShare !== null && last.errorShare > rules.maxErrorShare)
