@@ -191,6 +191,7 @@ function emptyFigures(): StageFigures {
     run_status_reason: null,
     agents: 0,
     run_wall_s: null,
+    measure_s: 0,
     offered_rps: null,
     offered_concurrency: null,
     scheduled_rps: null,

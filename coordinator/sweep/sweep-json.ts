@@ -65,9 +65,10 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   'stages[].client_limited_agents':
     'agents whose schedule-lag p99 or event-loop-delay p99 exceeded the run client-health limits, with their dispatched req/s',
   'stages[].verdict':
-    'pass: SLO met and (rate) achieved ≥ 90% of the arrivals offered in the window; fail: otherwise; client_limited: an agent could not keep its schedule, so the stage says nothing about the server; error: the run aborted',
+    'pass: SLO met and (rate) achieved ≥ 90% of the arrivals offered in the window (a shortfall of at most 2 requests is counting noise at the window edges); fail: otherwise; client_limited: an agent could not keep its schedule, so the stage says nothing about the server; error: the run aborted',
   'stages[].measure_window':
     'the part of the stage judged: from the scaled phase start plus warmup_s to the end of the stage, seconds from the stage start',
+  'stages[].measure_s': 'length of the measured window, s',
   'stages[].run_wall_s': 'the stage run from its shared start instant to its last request done',
   capacity: 'the highest passing value below every failing value (a pass above a fail is not believed); null when no stage passed',
   bracket: '[capacity, the lowest failing value above it]: the true capacity lies in between; either end is null when not measured',

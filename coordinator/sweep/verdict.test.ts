@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StageFigures } from './verdict.js';
-import { judgeStage, stageFigures } from './verdict.js';
+import { judgeStage, saturated, stageFigures } from './verdict.js';
 
 // A run.json cut down to what a stage reads, with known numbers.
 function runJson(over: { window?: object; agents?: object[]; limited?: boolean; status?: string; server?: object } = {}) {
@@ -101,8 +101,13 @@ describe('judgeStage', () => {
     });
   });
   it('saturation alone fails a stage: 89% of offered', () => {
-    const f = figures(runJson(), { requests: 71, completionTokens: 0 }); // 8.875 req/s of 10
+    const f = figures(runJson(), { requests: 71, completionTokens: 0 }); // 8.875 req/s of 10 over 8 s: 9 short
     expect(judgeStage(f, {})).toMatchObject({ verdict: 'fail', reasons: [expect.stringContaining('saturated')] });
+  });
+  it('a shortfall of two requests is counting noise, three is not', () => {
+    expect(saturated(1.25, 1, 8)).toBe(false); // 10 offered, 8 achieved: 80% but 2 short
+    expect(saturated(1.25, 0.875, 8)).toBe(true); // 7 achieved: 3 short
+    expect(saturated(10, 9.1, 8)).toBe(false); // 91%
   });
   it('a client-limited stage is neither pass nor fail, and names the agent', () => {
     const run = runJson({

@@ -31,6 +31,8 @@ export interface StageFigures {
   run_status_reason: string | null;
   agents: number;
   run_wall_s: number | null;
+  /** Length of the measured window, s. */
+  measure_s: number;
   offered_rps: number | null;
   offered_concurrency: number | null;
   scheduled_rps: number | null;
@@ -96,6 +98,7 @@ export function stageFigures(
     run_status_reason: typeof run.status_reason === 'string' ? run.status_reason : null,
     agents: agents.length,
     run_wall_s: wallS,
+    measure_s: lengthS,
     offered_rps: offeredRps,
     offered_concurrency: scale === 'concurrency' ? value : null,
     scheduled_rps: lengthS > 0 ? round3(requests / lengthS) : null,
@@ -181,13 +184,21 @@ export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
     );
   // Against the arrivals the schedule put in the window (a Poisson draw is not exactly the nominal rate).
   const offered = f.scheduled_rps ?? f.offered_rps;
-  if (f.offered_rps !== null && offered !== null && f.achieved_rps !== null && f.achieved_rps < SATURATION_RATIO * offered)
+  if (f.offered_rps !== null && offered !== null && f.achieved_rps !== null && saturated(offered, f.achieved_rps, f.measure_s))
     reasons.push(
       `saturated: achieved ${fmt(f.achieved_rps)} req/s < ${SATURATION_RATIO * 100}% of the ${fmt(offered)} req/s offered in the window (${pct(f.achieved_rps / offered)})`,
     );
   return reasons.length > 0
     ? { verdict: 'fail', reasons }
     : { verdict: 'pass', reasons: ['met the SLO and achieved ≥ 90% of the offered throughput'] };
+}
+
+/** A shortfall of this many requests or fewer is counting noise: requests in flight across a window edge. */
+export const SATURATION_NOISE_REQUESTS = 2;
+
+/** Achieved below 90% of offered, by more than the counting noise of a short window. */
+export function saturated(offeredRps: number, achievedRps: number, windowS: number): boolean {
+  return achievedRps < SATURATION_RATIO * offeredRps && (offeredRps - achievedRps) * windowS > SATURATION_NOISE_REQUESTS;
 }
 
 function ms(x: number | null): string {
