@@ -13,6 +13,8 @@ interface SweepOptions {
   quiet?: boolean;
   joinTimeoutS: number;
   maxStartSkewMs: number;
+  clockToleranceMs: number;
+  onClockMismatch: 'fail' | 'align';
   simArg: string[];
   agentArg: string[];
 }
@@ -39,6 +41,10 @@ export function sweepCommand(program: Command, collect: (value: string, previous
     .option('--out <dir>', 'directory for sweep directories', 'sweeps')
     .option('--join-timeout-s <s>', 'how long to wait for the agents of a stage', positiveInt, 60)
     .option('--max-start-skew-ms <ms>', 'a larger measured start skew marks a stage run degraded', nonNegative, 5)
+    .option('--clock-tolerance-ms <ms>', 'how far an agent may be from its declared common clock domain', nonNegative, 2)
+    .addOption(
+      new Option('--on-clock-mismatch <what>', 'a declared common domain that probes contradict').choices(['fail', 'align']).default('fail'),
+    )
     .option('--quiet', 'print only the stage verdicts and the answer')
     .addOption(new Option('--sim-arg <arg>', 'extra argument for the embedded engine-sim (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp())
@@ -60,8 +66,8 @@ async function sweep(file: string, o: SweepOptions): Promise<number> {
     joinTimeoutMs: o.joinTimeoutS * 1000,
     simArgs: [...EMBEDDED_SIM_ARGS, ...o.simArg],
     agentArgs: o.agentArg,
-    clockToleranceNs: 2e6,
-    onClockMismatch: 'fail',
+    clockToleranceNs: o.clockToleranceMs * 1e6,
+    onClockMismatch: o.onClockMismatch,
     maxStartSkewNs: o.maxStartSkewMs * 1e6,
     maxAgentLoss: 0,
     log: (line) => (line.startsWith('stage ') ? say(line) : o.quiet ? undefined : process.stderr.write(`[coordinator] ${line}\n`)),

@@ -198,7 +198,8 @@ export const SATURATION_NOISE_REQUESTS = 2;
 
 /** Achieved below 90% of offered, by more than the counting noise of a short window. */
 export function saturated(offeredRps: number, achievedRps: number, windowS: number): boolean {
-  return achievedRps < SATURATION_RATIO * offeredRps && (offeredRps - achievedRps) * windowS > SATURATION_NOISE_REQUESTS;
+  // Rates carry 3 decimals, so the shortfall is rounded back to whole requests first.
+  return achievedRps < SATURATION_RATIO * offeredRps && Math.round((offeredRps - achievedRps) * windowS) > SATURATION_NOISE_REQUESTS;
 }
 
 function ms(x: number | null): string {
