@@ -43,7 +43,9 @@ export function sweepCommand(program: Command, collect: (value: string, previous
     .option('--max-start-skew-ms <ms>', 'a larger measured start skew marks a stage run degraded', nonNegative, 5)
     .option('--clock-tolerance-ms <ms>', 'how far an agent may be from its declared common clock domain', nonNegative, 2)
     .addOption(
-      new Option('--on-clock-mismatch <what>', 'a declared common domain that probes contradict').choices(['fail', 'align']).default('fail'),
+      new Option('--on-clock-mismatch <what>', 'a declared common domain that probes contradict')
+        .choices(['fail', 'align'])
+        .default('fail'),
     )
     .option('--quiet', 'print only the stage verdicts and the answer')
     .addOption(new Option('--sim-arg <arg>', 'extra argument for the embedded engine-sim (repeatable)').argParser(collect).default([]))
