@@ -45,6 +45,12 @@ describe('kneeOf', () => {
       elasticity: 0.25,
     });
   });
+  it('counts an overloaded stage with no departure in its window as a stall', () => {
+    expect(kneeOf([st(1, 'pass'), st(3.5, 'pass'), st(4.125, 'fail', 0), st(6, 'fail', 0)], 'rate')).toMatchObject({
+      value: 3.5,
+      next_value: 4.125,
+    });
+  });
   it('is null while throughput keeps growing, and skips client-limited stages', () => {
     expect(kneeOf([st(2, 'pass'), st(4, 'pass'), st(8, 'pass', 7.8)], 'rate').value).toBeNull();
     expect(kneeOf([st(2, 'pass'), st(4, 'client_limited', 1), st(8, 'pass', 8)], 'rate').value).toBeNull();

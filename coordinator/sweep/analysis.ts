@@ -65,13 +65,14 @@ export interface Knee {
  */
 export function kneeOf(stages: readonly StageSummary[], scale: SweepScale): Knee {
   const pts = stages
-    .filter((s) => (s.verdict === 'pass' || s.verdict === 'fail') && s.achieved_rps !== null && s.achieved_rps > 0)
+    .filter((s) => (s.verdict === 'pass' || s.verdict === 'fail') && s.achieved_rps !== null)
     .map((s) => ({ v: s.value, x: scale === 'rate' ? (s.scheduled_rps ?? s.value) : s.value, a: s.achieved_rps! }))
     .sort((p, q) => p.v - q.v);
   for (let i = 1; i < pts.length; i++) {
     const p = pts[i - 1]!;
     const q = pts[i]!;
-    if (q.x <= p.x) continue;
+    // Nothing departed at p (an overloaded stage whose requests all finished after its window): no base.
+    if (q.x <= p.x || p.a <= 0) continue;
     const e = (q.a - p.a) / p.a / ((q.x - p.x) / p.x);
     if (e < KNEE_ELASTICITY) return { value: p.v, achieved_rps: p.a, next_value: q.v, elasticity: Math.round(e * 1000) / 1000 };
   }

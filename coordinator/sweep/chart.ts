@@ -32,7 +32,7 @@ export interface SweepDoc {
   stop_reason: string | null;
 }
 
-const W = 560;
+const W = 540;
 const H = 300;
 const M = { l: 60, r: 20, t: 20, b: 44 };
 const COLORS = { pass: '#1a7f37', fail: '#cf222e', client_limited: '#9a6700', error: '#6e7781' } as Record<string, string>;
@@ -83,7 +83,7 @@ export function sweepReportHtml(doc: SweepDoc): string {
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sweep ${esc(doc.name)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:24px;max-width:1200px}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:3px 6px;font-size:12px;text-align:right}td:nth-child(10),td:nth-child(11){text-align:left}.charts{display:flex;flex-wrap:wrap;gap:16px}</style>
+<style>body{font:14px system-ui,sans-serif;margin:24px;max-width:1200px}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:3px 6px;font-size:12px;text-align:right}td:nth-child(10),td:nth-child(11){text-align:left}.charts{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0}</style>
 </head><body>
 <h1>Sweep ${esc(doc.name)}: capacity of ${esc(doc.class)}</h1>
 <p><b>Capacity:</b> ${doc.capacity === null ? 'none found' : `${num(doc.capacity)} ${esc(doc.unit)}`}; <b>bracket:</b> [${num(doc.bracket[0])}, ${num(doc.bracket[1])}]; <b>knee:</b> ${num(doc.knee.value)}</p>
@@ -115,12 +115,13 @@ function chart(title: string, yUnit: string, series: Series[], stages: Stage[], 
     parts.push(`<line x1="${M.l}" y1="${py(yv)}" x2="${W - M.r}" y2="${py(yv)}" stroke="#eaeef2"/>`);
     parts.push(`<text x="${M.l - 4}" y="${py(yv) + 3}" font-size="10" text-anchor="end">${num(yv)}</text>`);
   }
-  const vline = (x: number | null, color: string, label: string) =>
+  // The two labels sit on different lines: a narrow bracket puts the lines close together.
+  const vline = (x: number | null, color: string, label: string, dy: number) =>
     x === null
       ? ''
-      : `<line x1="${px(x)}" y1="${M.t}" x2="${px(x)}" y2="${H - M.b}" stroke="${color}" stroke-width="1.5" stroke-dasharray="6 3"/><text x="${px(x) + 3}" y="${M.t + 10}" font-size="10" fill="${color}">${label}</text>`;
-  parts.push(vline(doc.bracket[0], COLORS.pass!, `capacity ${num(doc.bracket[0])}`));
-  parts.push(vline(doc.bracket[1], COLORS.fail!, `fails ${num(doc.bracket[1])}`));
+      : `<line x1="${px(x)}" y1="${M.t}" x2="${px(x)}" y2="${H - M.b}" stroke="${color}" stroke-width="1.5" stroke-dasharray="6 3"/><text x="${px(x) + 3}" y="${M.t + dy}" font-size="10" fill="${color}">${label}</text>`;
+  parts.push(vline(doc.bracket[0], COLORS.pass!, `capacity ${num(doc.bracket[0])}`, 48));
+  parts.push(vline(doc.bracket[1], COLORS.fail!, `fails ${num(doc.bracket[1])}`, 62));
   if (sloLine !== undefined)
     parts.push(
       `<line x1="${M.l}" y1="${py(sloLine)}" x2="${W - M.r}" y2="${py(sloLine)}" stroke="#cf222e" stroke-width="1"/><text x="${W - M.r - 2}" y="${py(sloLine) - 3}" font-size="10" text-anchor="end" fill="#cf222e">SLO p95 ${num(sloLine)} ms</text>`,

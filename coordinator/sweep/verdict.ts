@@ -186,7 +186,9 @@ export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
   const offered = f.scheduled_rps ?? f.offered_rps;
   if (f.offered_rps !== null && offered !== null && f.achieved_rps !== null && saturated(offered, f.achieved_rps, f.measure_s))
     reasons.push(
-      `saturated: achieved ${fmt(f.achieved_rps)} req/s < ${SATURATION_RATIO * 100}% of the ${fmt(offered)} req/s offered in the window (${pct(f.achieved_rps / offered)})`,
+      f.achieved_rps === 0
+        ? `saturated: no request finished inside the measured window while ${fmt(offered)} req/s arrived in it`
+        : `saturated: achieved ${fmt(f.achieved_rps)} req/s < ${SATURATION_RATIO * 100}% of the ${fmt(offered)} req/s offered in the window (${pct(f.achieved_rps / offered)})`,
     );
   return reasons.length > 0
     ? { verdict: 'fail', reasons }
