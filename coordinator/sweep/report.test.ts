@@ -83,6 +83,11 @@ describe('sweepDocument', () => {
       expect(SWEEP_DEFINITIONS[key]).toBeTruthy();
     expect(sweepDocument({ ...state, stop: { rule: 'interrupted', reason: 'SIGINT' } }).status).toBe('interrupted');
   });
+  it('defines every field of a stage', () => {
+    const skip = ['value', 'verdict', 'reason', 'run_dir', 'run_status_reason'];
+    const undefinedKeys = Object.keys(state.stages[0]!).filter((k) => !skip.includes(k) && !SWEEP_DEFINITIONS[`stages[].${k}`]);
+    expect(undefinedKeys).toEqual([]);
+  });
 });
 
 describe('sweepReportHtml', () => {

@@ -38,6 +38,14 @@ export interface SweepState {
   stop: { rule: StopRule; reason: string } | null;
 }
 
+function percentileDefinitions(metric: string, what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of ['p50', 'p95', 'p99'])
+    out[`stages[].${metric}_${p}_ms`] =
+      `nearest-rank ${p} of ${what} over the successful requests of the scaled class in the measured window, ms`;
+  return out;
+}
+
 /** One sentence per figure. */
 export const SWEEP_DEFINITIONS: Record<string, string> = {
   value: 'the stage value of the scaled class: its arrival rate in req/s (scale "rate") or its concurrency (scale "concurrency")',
@@ -50,9 +58,17 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
     'successful requests of the scaled class that finished inside the measured window, whatever their arrival time (the departure rate, counted from requests.ndjson), per second of it',
   'stages[].achieved_tok_s': 'completion tokens of those same requests, per second of the measured window',
   'stages[].all_classes_rps': 'requests of every class the run dispatched, per second of its wall time (the client advice uses it)',
-  'stages[].ttft_p50_ms':
-    'nearest-rank percentiles (p50, p95, p99) of time to first token over the successful requests in the measured window',
-  'stages[].tpot_p50_ms': 'nearest-rank percentiles (p50, p95, p99) of time per output token after the first, over the same requests',
+  ...percentileDefinitions('ttft', 'time to first token'),
+  ...percentileDefinitions('tpot', 'time per output token after the first'),
+  'stages[].index': 'the stage number in the order run, from 0',
+  'stages[].requests': 'requests of the scaled class whose intended (or sent) time fell in the measured window, every status',
+  'stages[].completed': 'those of them that succeeded',
+  'stages[].failed': 'those of them that failed (any status but ok)',
+  'stages[].http_429': 'those of them answered 429',
+  'stages[].agents': 'agents that ran the stage',
+  'stages[].run_status': 'the stage run status from its run.json (completed, degraded, aborted; not_run when it could not start)',
+  'stages[].reasons': 'every reason for the verdict; reason joins them',
+  ignored_passes: 'passing values above a failing one: not believed, so not the capacity',
   'stages[].success_rate':
     'completed / requests of the scaled class in the measured window (429, 503, timeouts and every other failure count as misses)',
   'stages[].error_share': '1 − success_rate: the share the max_error_share stop rule is compared with',
@@ -62,6 +78,7 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
     'failed requests of the scaled class over the whole stage by outcome, and non-200 responses by HTTP status (http_<code>)',
   'stages[].server':
     'server signals over the measured window from run.json server.windows.measure (max running and waiting requests, max KV-cache use %, max pool saturation, max EPP queue); null when the run scraped nothing',
+  'stages[].client_limited': 'run.json client_health.client_limited: some agent could not keep its schedule or its event loop was late',
   'stages[].client_limited_agents':
     'agents whose schedule-lag p99 or event-loop-delay p99 exceeded the run client-health limits, with their dispatched req/s',
   'stages[].verdict':
