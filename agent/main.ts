@@ -22,6 +22,12 @@ function integer(value: string): number {
   return n;
 }
 
+function threads(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('must be an integer from 1 to 64');
+  return n;
+}
+
 const program = new Command('agent')
   .description('A loadfleet agent: joins a coordinator and runs its exact share of the plan.')
   .requiredOption('--coordinator <url>', 'coordinator WebSocket URL, e.g. ws://10.0.0.5:7000')
@@ -33,6 +39,7 @@ const program = new Command('agent')
     'where finished requests are spooled (a restarted agent uploads what it finds)',
     join(tmpdir(), 'loadfleet-spool'),
   )
+  .option('--workers <n>', "worker threads that stripe this agent's share (one core each)", threads, 1)
   .option('--ca <file>', 'PEM CA certificate to trust for a wss:// coordinator')
   .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
   .addOption(new Option('--test-clock-offset-ms <ms>', 'shift this agent wall clock (tests only)').argParser(integer).default(0).hideHelp())
@@ -56,6 +63,7 @@ async function main(): Promise<number> {
     connectTimeoutS: number;
     ca?: string;
     spoolDir: string;
+    workers: number;
     testClockOffsetMs: number;
     testArmDelayMs: number;
     testStarve?: string;
@@ -76,6 +84,7 @@ async function main(): Promise<number> {
     clock: anchoredClock(BigInt(Math.round(o.testClockOffsetMs * 1e6))),
     connectTimeoutMs: o.connectTimeoutS * 1000,
     spoolDir: o.spoolDir,
+    workers: o.workers,
     ...(o.ca ? { ca: readFileSync(o.ca) } : {}),
     armDelayMs: o.testArmDelayMs,
     log,

@@ -21,7 +21,8 @@ import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { PromptBuilder } from './prompt.js';
 import { Recorder } from './recorder.js';
-import type { Spool } from './spool.js';
+import type { ShareRunner, SpoolTarget } from './runner.js';
+import { Spool } from './spool.js';
 import { sleepUntil } from './timing.js';
 
 const RECORD_BATCH_ROWS = 1000;
@@ -44,7 +45,7 @@ interface ClassRuntime {
 }
 
 /** Executes one share of one plan. */
-export class AgentRun {
+export class AgentRun implements ShareRunner {
   private readonly classes: ClassRuntime[];
   private readonly adapter: ApiAdapter;
   private readonly target: Target;
@@ -101,7 +102,7 @@ export class AgentRun {
    * HTTP parser on the first connection, which otherwise stalls the first scheduled sends by
    * ~100 ms. Its outcome is only logged; an unreachable target shows up per request instead.
    */
-  async warmUp(): Promise<string> {
+  private async warmUp(): Promise<string> {
     try {
       const res = await this.dispatcher.request({
         origin: this.origin,
@@ -144,9 +145,10 @@ export class AgentRun {
     await this.finish();
   }
 
-  /** Every finished request is also appended here (see spool.ts). */
-  spoolTo(spool: Spool): void {
-    this.spool = spool;
+  /** Opens the spool every finished request is also appended to (spool.ts), then warms up. */
+  async prepare(spool: SpoolTarget, part = ''): Promise<string> {
+    this.spool = await Spool.open(spool.dir, spool.header, part);
+    return this.warmUp();
   }
 
   /** The run was aborted before it started: nothing to hand over, so the spool goes. */
@@ -166,8 +168,8 @@ export class AgentRun {
     if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
   }
 
-  /** The coordinator took record batch `seq`. */
-  acked(): void {
+  /** The coordinator took a record batch (they are counted, not matched: the window is what matters). */
+  acked(_seq?: number): void {
     this.unacked = Math.max(0, this.unacked - 1);
     this.flushRecords();
     if (this.unacked === 0 && this.rows.length === 0) this.allAcked?.();

@@ -8,8 +8,9 @@ import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { PROTOCOL_VERSION } from '../shared/protocol.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
-import { AgentRun } from './run.js';
-import { findSpool, readSpool, Spool, setAside } from './spool.js';
+import type { ShareRunner } from './runner.js';
+import { createRunner } from './runner.js';
+import { findSpools, readSpool, setAside } from './spool.js';
 import { uploadSpool } from './upload.js';
 
 /** An agent stops its load when the coordinator has been silent this long during a run. */
@@ -28,6 +29,8 @@ export interface SessionOptions {
   ca?: Buffer;
   /** Where finished requests are spooled, and where a restarted agent looks for a spool to upload. */
   spoolDir: string;
+  /** Worker threads that stripe this agent's share (1: the main thread runs it). */
+  workers: number;
   /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
   armDelayMs: number;
   log(line: string): void;
@@ -38,22 +41,25 @@ export const UNKNOWN_RUN_CLOSE = 4404;
 
 /** Runs one session to its end; resolves with the process exit code. A leftover spool is uploaded first. */
 export async function runSession(opts: SessionOptions): Promise<number> {
-  const leftover = await findSpool(opts.spoolDir, opts.agentId);
-  if (leftover) {
+  const leftover = await findSpools(opts.spoolDir, opts.agentId);
+  if (leftover.length > 0) {
     const code = await resumeSession(opts, leftover).catch((err: Error) => {
-      opts.log(`could not hand over ${leftover}: ${err.message}`);
+      opts.log(`could not hand over ${leftover.join(', ')}: ${err.message}`);
       return UNKNOWN_RUN_CLOSE;
     });
     if (code !== UNKNOWN_RUN_CLOSE) return code;
-    opts.log(`kept ${await setAside(leftover)} (its run is not in progress here) and joining as a new agent`);
+    for (const path of leftover) opts.log(`kept ${await setAside(path)} (its run is not in progress here)`);
+    opts.log('joining as a new agent');
   }
   return freshSession(opts);
 }
 
 // Reconnects with `resume_run_id` and uploads the spool; resolves with an exit code, or with
 // UNKNOWN_RUN_CLOSE when the coordinator refused the resume.
-async function resumeSession(opts: SessionOptions, path: string): Promise<number> {
-  const { header, entries } = await readSpool(path);
+async function resumeSession(opts: SessionOptions, paths: readonly string[]): Promise<number> {
+  const spools = await Promise.all(paths.map(readSpool));
+  const header = spools[0]!.header;
+  const entries = spools.flatMap((s) => s.entries);
   opts.log(`found the spool of run ${header.run_id} (${entries.length} requests); offering it to the coordinator`);
   let settle: (code: number) => void = () => {};
   const ended = new Promise<number>((r) => (settle = r));
@@ -72,7 +78,7 @@ async function resumeSession(opts: SessionOptions, path: string): Promise<number
         link.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: opts.clock.nowNs(), t3_ns: opts.clock.nowNs() });
       if (m.type !== 'resume') return;
       void uploadSpool(header, entries, (msg) => link.send(msg), acks).then(async () => {
-        await rename(path, `${path}.done`);
+        for (const path of paths) await rename(path, `${path}.done`);
         opts.log(`uploaded ${entries.length} spooled requests of run ${header.run_id}`);
         settle(0);
       });
@@ -94,11 +100,12 @@ function helloOf(opts: SessionOptions): Extract<AgentMessage, { type: 'hello' }>
     clock_domain_id: opts.clockDomainId,
     clock_domain_declared: opts.clockDomainDeclared,
     clock_anchor_uncertainty_ns: opts.clock.anchorUncertaintyNs,
+    workers: opts.workers,
   };
 }
 
 async function freshSession(opts: SessionOptions): Promise<number> {
-  let run: AgentRun | undefined;
+  let run: ShareRunner | undefined;
   let running: Promise<void> | undefined;
   let link: Link | undefined;
   let settle: (code: number) => void = () => {};
@@ -129,7 +136,7 @@ async function freshSession(opts: SessionOptions): Promise<number> {
       case 'plan': {
         const t0 = performance.now();
         try {
-          run = new AgentRun(m.run_id, m.plan, m.share, opts.clock, (msg) => link!.send(msg));
+          run = createRunner(m.run_id, m.plan, m.share, opts.clock, (msg) => link!.send(msg), opts.workers);
         } catch (err) {
           const e = err instanceof LoadfleetError ? err : new LoadfleetError(ErrorCode.AGENT_FAILED, (err as Error).message);
           link!.send({ type: 'failed', code: e.code, message: e.message });
@@ -137,12 +144,17 @@ async function freshSession(opts: SessionOptions): Promise<number> {
           return;
         }
         const prepared = run;
-        const spooling = Spool.open(opts.spoolDir, { run_id: m.run_id, agent_id: opts.agentId, windows: m.plan.windows ?? [] });
-        void Promise.all([prepared.warmUp(), spooling]).then(([note, spool]) => {
-          prepared.spoolTo(spool);
-          opts.log(note);
-          link!.send({ type: 'prepared', prep_ms: performance.now() - t0, planned_requests: prepared.plannedRequests() });
-        });
+        const spool = { dir: opts.spoolDir, header: { run_id: m.run_id, agent_id: opts.agentId, windows: m.plan.windows ?? [] } };
+        prepared.prepare(spool).then(
+          (note) => {
+            opts.log(note);
+            link!.send({ type: 'prepared', prep_ms: performance.now() - t0, planned_requests: prepared.plannedRequests() });
+          },
+          (err: Error) => {
+            link!.send({ type: 'failed', code: ErrorCode.AGENT_FAILED, message: err.message });
+            settle(1);
+          },
+        );
         return;
       }
       case 'arm':
@@ -154,7 +166,7 @@ async function freshSession(opts: SessionOptions): Promise<number> {
         }, opts.armDelayMs);
         return;
       case 'ack':
-        run?.acked();
+        run?.acked(m.seq);
         return;
       case 'stop':
         opts.log(`coordinator asked to stop: ${m.reason}`);

@@ -32,10 +32,10 @@ export class Spool {
     this.out.on('error', () => {}); // a full disk must not crash the agent; the link still carries the data
   }
 
-  /** Opens the spool of a run and writes its header. */
-  static async open(dir: string, header: SpoolHeader): Promise<Spool> {
+  /** Opens the spool of a run and writes its header; `part` names one worker thread's file. */
+  static async open(dir: string, header: SpoolHeader, part = ''): Promise<Spool> {
     await mkdir(dir, { recursive: true });
-    const spool = new Spool(join(dir, `${header.agent_id}.${header.run_id}${SUFFIX}`));
+    const spool = new Spool(join(dir, `${header.agent_id}.${header.run_id}${part}${SUFFIX}`));
     spool.out.write(`${stringifyExact(header)}\n`);
     return spool;
   }
@@ -52,11 +52,16 @@ export class Spool {
   }
 }
 
-/** The spool an earlier process of `agentId` left behind, if any. */
-export async function findSpool(dir: string, agentId: string): Promise<string | null> {
+/**
+ * The spool files an earlier process of `agentId` left behind for its newest run (one per worker
+ * thread with `--workers`), or none. Run ids start with their UTC start time, so they sort by age.
+ */
+export async function findSpools(dir: string, agentId: string): Promise<string[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const mine = names.filter((n) => n.startsWith(`${agentId}.`) && n.endsWith(SUFFIX)).sort();
-  return mine.length > 0 ? join(dir, mine.at(-1)!) : null;
+  if (mine.length === 0) return [];
+  const { header } = await readSpool(join(dir, mine.at(-1)!));
+  return mine.filter((n) => n.startsWith(`${agentId}.${header.run_id}`)).map((n) => join(dir, n));
 }
 
 /** Reads a spool; a torn last line (the process died mid-write) is dropped. */

@@ -53,6 +53,8 @@ export interface PlanResult {
 /** How to run a plan. */
 export interface RunPlanOptions {
   agents?: number;
+  /** Extra arguments for every local agent (e.g. `--workers=2`). */
+  agentArgs?: string[];
   /** Called every `sampleEveryMs` with the live agent pids (none before they are spawned). */
   onSample?: (agentPids: number[]) => void | Promise<void>;
   sampleEveryMs?: number;
@@ -74,6 +76,7 @@ export async function runPlan(plan: Plan, opts: RunPlanOptions = {}): Promise<Pl
     '--out',
     out,
     '--quiet',
+    ...(opts.agentArgs ?? []).map((a) => `--agent-arg=${a}`),
   ]);
   let running = true;
   const sampling = (async () => {

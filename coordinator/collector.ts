@@ -3,7 +3,7 @@
 // written to histograms.hlog and traffic.csv once every live agent has sent that second; the run
 // histograms of each agent are merged at the end. Percentiles are only ever read from merges.
 import type { Histogram } from '../shared/histogram.js';
-import { decodeHistogram, mergeInto, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
+import { addEncoded, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
 import { getOrCreate } from '../shared/maps.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { windowsAt, windowTimeNs } from '../shared/metrics.js';
@@ -16,21 +16,34 @@ import { HlogWriter } from './artifacts/hlog.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { formatRequestRow } from './artifacts/requests-ndjson.js';
 import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
+import { ClassShape } from './class-shape.js';
 import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
+const NO_HISTOGRAMS: ReadonlyMap<string, Histogram> = new Map();
 
 interface PendingSecond {
   contributors: Set<number>;
   classes: Map<string, { issued: number; completed: number; failed: number; histograms: Map<string, Histogram> }>;
 }
 
-/** Live per-class totals for the progress line. */
-export interface LiveClass {
+/** One class's counts in one merged second. */
+export interface SecondCounts {
   issued: number;
   completed: number;
   failed: number;
-  ttft: Histogram;
+}
+
+/**
+ * What the live view and /metrics hear (they only listen; nothing here changes what is measured).
+ * The histograms handed to `second` are never changed by the collector afterwards, so a listener
+ * may keep them.
+ */
+export interface CollectorListener {
+  /** A merged second of one class was written (late data for a second already written comes again). */
+  second(second: number, cls: string, counts: SecondCounts, histograms: ReadonlyMap<string, Histogram>): void;
+  /** A new (not duplicate) request record arrived. */
+  finished(r: RequestRecord): void;
 }
 
 /** Per-agent totals from its records. */
@@ -46,7 +59,8 @@ export class Collector {
   readonly stats = new Map<string, Map<string, WindowStats>>();
   /** class → window → metric → merged run histogram. */
   readonly merged = new Map<string, Map<string, Map<string, Histogram>>>();
-  readonly live = new Map<string, LiveClass>();
+  /** class → shape and start evidence for the validity gates. */
+  readonly shapes = new Map<string, ClassShape>();
   readonly agentTotals = new Map<number, AgentTotals>();
   /** Seconds written to the interval artifacts, and which agents contributed to each. */
   readonly intervalContributors: { second: number; agents: number[] }[] = [];
@@ -70,6 +84,7 @@ export class Collector {
     dir: string,
     startUnixNs: bigint,
     private readonly liveAgents: () => number[],
+    private readonly listener?: CollectorListener,
   ) {
     this.requests = new AtomicLineStream(`${dir}/requests.ndjson`);
     this.hlog = new HlogWriter(`${dir}/histograms.hlog`, startUnixNs);
@@ -79,7 +94,7 @@ export class Collector {
       const byWindow = new Map<string, WindowStats>([['all', new WindowStats(0, allEnd, cls.slo)]]);
       for (const w of plan.windows ?? []) byWindow.set(w.name, new WindowStats(w.start_s * NS_PER_S, w.end_s * NS_PER_S, cls.slo));
       this.stats.set(cls.name, byWindow);
-      this.live.set(cls.name, { issued: 0, completed: 0, failed: 0, ttft: newHistogram() });
+      this.shapes.set(cls.name, new ClassShape(cls));
     }
   }
 
@@ -107,8 +122,10 @@ export class Collector {
       totals.requests++;
       if (r.status === 'ok') totals.completed++;
       else totals.failed++;
+      this.listener?.finished(r);
       if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
       if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
+      this.shapes.get(r.class)?.add(agent, r);
       const byWindow = this.stats.get(r.class);
       if (!byWindow) continue;
       for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow.get(w)?.add(r);
@@ -134,7 +151,7 @@ export class Collector {
   final(windows: Record<string, Record<string, Record<string, string>>>): void {
     for (const [cls, byWindow] of Object.entries(windows)) {
       for (const [w, metrics] of Object.entries(byWindow)) {
-        for (const [m, encoded] of Object.entries(metrics)) mergeInto(this.mergedHistogram(cls, w, m), decodeHistogram(encoded));
+        for (const [m, encoded] of Object.entries(metrics)) addEncoded(this.mergedHistogram(cls, w, m), encoded);
       }
     }
   }
@@ -187,7 +204,7 @@ export class Collector {
       c.completed += iv.completed;
       c.failed += iv.failed;
       for (const [m, encoded] of Object.entries(iv.histograms)) {
-        mergeInto(getOrCreate(c.histograms, m, newHistogram), decodeHistogram(encoded));
+        addEncoded(getOrCreate(c.histograms, m, newHistogram), encoded);
       }
     }
   }
@@ -213,14 +230,14 @@ export class Collector {
   private writeSecond(second: number, p: PendingSecond): void {
     this.plan.classes.forEach((cls, i) => {
       const c = p.classes.get(cls.name);
-      const live = this.live.get(cls.name)!;
       const issued = c?.issued ?? 0;
       const done = (c?.completed ?? 0) + (c?.failed ?? 0);
-      live.issued += issued;
-      live.completed += c?.completed ?? 0;
-      live.failed += c?.failed ?? 0;
-      const ttft = c?.histograms.get('ttft');
-      if (ttft) mergeInto(live.ttft, ttft);
+      this.listener?.second(
+        second,
+        cls.name,
+        { issued, completed: c?.completed ?? 0, failed: c?.failed ?? 0 },
+        c?.histograms ?? NO_HISTOGRAMS,
+      );
       for (const [m, h] of c?.histograms ?? []) this.hlog.interval(`${cls.name}/${m}`, second, 1, h);
       const outstanding = (this.outstanding.get(cls.name) ?? 0) + issued - done;
       this.outstanding.set(cls.name, outstanding);

@@ -14,6 +14,9 @@ const TAIL_LINES = 40;
 export interface LocalSim {
   baseUrl: string;
   metricsUrl: string;
+  /** Gateway mode: the replicas' and the gateway's metrics apart. */
+  vllmMetricsUrl?: string;
+  eppMetricsUrl?: string;
   model: string;
   stop(): Promise<void>;
 }
@@ -35,9 +38,23 @@ export function startLocalSim(args: readonly string[], log: (line: string) => vo
       const nl = buffered.indexOf('\n');
       if (nl === -1) return;
       try {
-        const line = JSON.parse(buffered.slice(0, nl)) as { event: string; base_url: string; metrics_url: string; model: string };
+        const line = JSON.parse(buffered.slice(0, nl)) as {
+          event: string;
+          base_url: string;
+          metrics_url: string;
+          vllm_metrics_url?: string;
+          epp_metrics_url?: string;
+          model: string;
+        };
         child.removeAllListeners('exit');
-        resolve({ baseUrl: line.base_url, metricsUrl: line.metrics_url, model: line.model, stop: () => stopChild(child) });
+        resolve({
+          baseUrl: line.base_url,
+          metricsUrl: line.metrics_url,
+          ...(line.vllm_metrics_url ? { vllmMetricsUrl: line.vllm_metrics_url } : {}),
+          ...(line.epp_metrics_url ? { eppMetricsUrl: line.epp_metrics_url } : {}),
+          model: line.model,
+          stop: () => stopChild(child),
+        });
       } catch {
         fail(`unexpected first line ${JSON.stringify(buffered.slice(0, nl))}`);
       }

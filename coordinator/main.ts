@@ -1,32 +1,20 @@
 #!/usr/bin/env node
-// `coordinator`: runs a plan across N agents and writes one merged, aligned run directory.
+// `coordinator`: runs a plan across N agents and writes one merged, aligned run directory; runs
+// experiments (arms × repeats) and rebuilds their analysis.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import { loadPlanFile } from '../shared/plan-load.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
-import { DEFAULT_PLAN_FILE, EMBEDDED_SIM_ARGS } from './default-plan.js';
+import { analyzeCommand } from './analysis/command.js';
+import type { RunFlags } from './cli-options.js';
+import { addRunFlags, runOptionsFromFlags } from './cli-options.js';
+import { DEFAULT_PLAN_FILE } from './default-plan.js';
+import { runExperiment } from './experiment/run-experiment.js';
+import { writeReports } from './report/index.js';
 import { executeRun } from './run.js';
 import { sweepCommand } from './sweep/command.js';
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be an integer >= 1');
-  return n;
-}
-
-function nonNegative(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number >= 0');
-  return n;
-}
-
-function count(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be an integer >= 0');
-  return n;
-}
 
 function hostPort(value: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
@@ -34,21 +22,12 @@ function hostPort(value: string): { host: string; port: number } {
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
 }
 
-interface StartOptions {
-  agents: number;
+interface StartOptions extends RunFlags {
   plan?: string;
   out: string;
   listen?: { host: string; port: number };
   token?: string;
   local?: boolean;
-  joinTimeoutS: number;
-  quiet?: boolean;
-  simArg: string[];
-  agentArg: string[];
-  clockToleranceMs: number;
-  onClockMismatch: 'fail' | 'align';
-  maxStartSkewMs: number;
-  maxAgentLoss: number;
   tlsCert?: string;
   tlsKey?: string;
 }
@@ -61,26 +40,17 @@ async function start(o: StartOptions): Promise<number> {
     throw new LoadfleetError(ErrorCode.USAGE, `--listen needs a shared token: pass --token or set $${TOKEN_ENV}`, {
       exitCode: ExitCode.INVALID_INPUT,
     });
-  const log = (line: string): void => void (o.quiet ? undefined : process.stderr.write(`[coordinator] ${line}\n`));
+  const flags = await runOptionsFromFlags(o);
   const result = await executeRun({
+    ...flags.options,
     plan,
-    agents: o.agents,
     outDir: o.out,
     listenHost: o.listen?.host ?? '127.0.0.1',
     listenPort: o.listen?.port ?? 0,
     token,
     spawnLocal,
-    joinTimeoutMs: o.joinTimeoutS * 1000,
-    simArgs: [...EMBEDDED_SIM_ARGS, ...o.simArg],
-    agentArgs: o.agentArg,
-    clockToleranceNs: o.clockToleranceMs * 1e6,
-    onClockMismatch: o.onClockMismatch,
-    maxStartSkewNs: o.maxStartSkewMs * 1e6,
-    maxAgentLoss: o.maxAgentLoss,
     ...(await tlsFiles(o)),
-    log,
-    progress: (line) => void (o.quiet ? undefined : process.stderr.write(`${line}\n`)),
-  });
+  }).finally(() => flags.close());
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
   return result.status === 'aborted' ? ExitCode.ABORTED : ExitCode.OK;
 }
@@ -92,38 +62,60 @@ async function tlsFiles(o: StartOptions): Promise<{ tls?: { cert: Buffer; key: B
   return { tls: { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) } };
 }
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
-
 const program = new Command('coordinator')
   .description('loadfleet coordinator: one plan, N agents, one merged and aligned run.')
   .exitOverride();
 
-program
-  .command('start')
-  .description('run a plan (default: the built-in realtime + batch plan against engine-sim)')
-  .option('--agents <n>', 'number of agents', positiveInt, 1)
+addRunFlags(program.command('start').description('run a plan (default: the built-in realtime + batch plan against engine-sim)'))
   .option('--plan <file>', 'plan file (JSON or YAML, loadfleet.plan/v1)')
   .option('--out <dir>', 'directory for run directories', 'runs')
   .option('--listen <host:port>', 'accept remote agents here instead of spawning local ones', hostPort)
   .option('--token <token>', `shared secret agents must present (default: $${TOKEN_ENV}; local mode generates one)`)
   .option('--local', 'spawn the agents on this machine (the default without --listen)')
-  .option('--join-timeout-s <s>', 'how long to wait for the agents', positiveInt, 60)
-  .option('--quiet', 'print only the final summary')
-  .option('--clock-tolerance-ms <ms>', 'how far an agent may be from its declared common clock domain', nonNegative, 2)
-  .addOption(
-    new Option('--on-clock-mismatch <what>', 'a declared common domain that probes contradict').choices(['fail', 'align']).default('fail'),
-  )
-  .option('--max-start-skew-ms <ms>', 'a larger measured start skew marks the run degraded', nonNegative, 5)
   .option('--tls-cert <file>', 'PEM certificate: agents connect with wss://')
   .option('--tls-key <file>', 'PEM private key for --tls-cert')
-  .option('--max-agent-loss <n>', 'agents that may be lost before the run aborts (within it: degraded)', count, 0)
-  .addOption(new Option('--sim-arg <arg>', 'extra argument for the embedded engine-sim (repeatable)').argParser(collect).default([]))
-  .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp())
   .action(async (o: StartOptions) => {
     process.exitCode = await start(o);
   });
 
-sweepCommand(program, collect);
+addRunFlags(program.command('experiment').description('run an experiment (loadfleet.experiment/v1): arms × repeats, then analysis.json'))
+  .argument('<file>', 'experiment file (JSON or YAML)')
+  .option('--out <dir>', 'directory for experiment directories', 'experiments')
+  .option('--resume [dir]', 'continue an experiment directory (default: the newest of this experiment under --out)')
+  .action(async (file: string, o: RunFlags & { out: string; resume?: string | true }) => {
+    const flags = await runOptionsFromFlags(o);
+    process.exitCode = await runExperiment({
+      file,
+      outDir: o.out,
+      ...(o.resume !== undefined && { resume: o.resume }),
+      run: flags.options,
+      print,
+    }).finally(() => flags.close());
+  });
+
+program
+  .command('analyze')
+  .description('rebuild analysis.json from an experiment directory, or from run directories of one experiment')
+  .argument('<dir...>', 'an experiment directory, or run directories')
+  .option('--experiment <file>', 'the experiment file, for run directories outside their experiment directory')
+  .option('--out <file>', 'where to write analysis.json (default: in the experiment directory)')
+  .action(async (dirs: string[], o: { experiment?: string; out?: string }) => {
+    process.exitCode = await analyzeCommand(dirs, o, print, (line) => void process.stderr.write(`${line}\n`));
+  });
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+program
+  .command('report')
+  .description('(re)write report.html in a run directory or an experiment directory (and its runs)')
+  .argument('<dir>', 'a run directory (run.json) or an experiment directory (analysis.json)')
+  .action(async (dir: string) => {
+    for (const path of await writeReports(dir)) process.stdout.write(`${path}\n`);
+  });
+
+sweepCommand(program);
 
 async function main(): Promise<void> {
   try {

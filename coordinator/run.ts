@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
-import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
@@ -16,11 +16,17 @@ import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
+import type { MetricsEndpoint } from './live/metrics-server.js';
+import { LiveMonitor } from './live/monitor.js';
+import { serverSource } from './live/server-sample.js';
 import type { LocalAgent, LocalSim } from './local.js';
 import { spawnLocalAgents, startLocalSim } from './local.js';
 import { planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
-import { ProgressView } from './progress.js';
+import { writeRunReport } from './report/index.js';
+import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from './scrape/names.js';
+import { Scraper } from './scrape/scraper.js';
+import { scrapeTargets } from './scrape/targets.js';
 import type { AgentConn } from './server.js';
 import { AgentServer } from './server.js';
 
@@ -41,8 +47,16 @@ export interface RunOptions {
   maxStartSkewNs: number;
   maxAgentLoss: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** Set when the run is one of an experiment's; written into run.json as `experiment`. */
+  experiment?: { name: string; arm: string; repeat: number };
+  /** Whether the gateway's flow control should engage in this run (an experiment arm's expectation); slo_proof checks it only when set. */
+  expectFlowControlEngaged?: boolean;
   log(line: string): void;
   progress(line: string): void;
+  /** When set (stderr is a terminal), the live view is this block redrawn each second instead of progress lines. */
+  liveBlock?: ((lines: string[]) => void) | undefined;
+  /** Serves the run's live client-side figures at /metrics while it goes. */
+  metrics?: MetricsEndpoint | undefined;
 }
 
 /** Per-agent state during a run. */
@@ -124,7 +138,9 @@ export async function executeRun(opts: RunOptions): Promise<RunResult> {
         exitCode: ExitCode.ABORTED,
       });
     });
-    const session = new RunSession(opts, plan, runId, dir, clock, server.agents);
+    const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, clock);
+    cleanups.unshift(() => scraper.close());
+    const session = new RunSession(opts, plan, runId, dir, clock, server.agents, scraper);
     server.onResume = (conn) => session.resume(conn);
     return await session.run();
   } finally {
@@ -150,12 +166,14 @@ class RunSession {
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly agents: readonly AgentConn[],
+    private readonly scraper: Scraper,
   ) {
     this.schedule = buildSchedule(plan);
   }
 
   async run(): Promise<RunResult> {
     const { opts } = this;
+    await this.scraper.snapshot('pre');
     for (const a of this.agents) a.send({ type: 'welcome', agent_index: a.index, agent_count: this.agents.length, run_id: this.runId });
     const offsets = await probeAll(this.agents, this.clock);
     const decision = decideAlignment(
@@ -188,16 +206,35 @@ class RunSession {
     this.startNs = chooseStartNs(this.clock.nowNs(), worstRtt, Math.max(...prepMs));
     // Each agent hears the start instant in its own clock: the common domain's, or its measured one.
     for (const s of this.states) s.startLocalNs = this.startNs + BigInt(explicit ? decision.domainOffsetNs : s.offset.offset_ns);
+    this.scraper.setRunStart(this.startNs, this.runStartNs() - this.startNs);
     const timebases: AgentTimebase[] = this.states.map((s) => ({
       agentId: s.conn.hello.agent_id,
       startLocalNs: s.startLocalNs,
       alignNs: explicit ? 0n : BigInt(s.offset.offset_ns),
     }));
-    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.runStartNs(), () => this.liveIndices());
+    const live = new LiveMonitor(
+      this.plan,
+      this.schedule,
+      this.runId,
+      {
+        progress: opts.progress,
+        block: opts.liveBlock,
+        metrics: opts.metrics,
+        server: serverSource(() => this.scraper.results(), {
+          running: VLLM_RUNNING,
+          waiting: VLLM_WAITING,
+          saturation: EPP_POOL_SATURATION,
+        }),
+      },
+      {
+        elapsedS: () => Number(this.clock.nowNs() - this.startNs) / 1e9,
+        agents: () => this.states.map((s) => ({ id: s.conn.hello.agent_id, lost: s.lost, final: s.final, health: s.health })),
+      },
+    );
+    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.runStartNs(), () => this.liveIndices(), live.state);
     for (const s of this.states) this.wire(s);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
-    const progress = new ProgressView(this.plan, this.collector, opts.progress);
     const ticker = setInterval(() => this.everySecond(), 1000);
     try {
       if (decision.refusal) {
@@ -214,12 +251,13 @@ class RunSession {
         return await this.writeAndSummarize();
       }
       opts.log(`all ${this.agents.length} agents armed; start in ${Number(this.startNs - this.clock.nowNs()) / 1e6} ms`);
-      progress.start();
+      live.start();
+      this.scraper.start(this.startNs);
       await this.waitForFinals();
       return await this.writeAndSummarize();
     } finally {
       clearInterval(ticker);
-      progress.stop();
+      live.stop();
       process.off('SIGINT', onSigint);
     }
   }
@@ -386,6 +424,9 @@ class RunSession {
   private async writeAndSummarize(): Promise<RunResult> {
     const c = this.collector!;
     await c.close();
+    await this.scraper.stop();
+    await this.scraper.snapshot('post');
+    await this.scraper.close();
     const starts = this.states.map((s) => s.firstSendErrorNs).filter((x): x is number => x !== null);
     const skewNs = starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : 0;
     if (skewNs > this.opts.maxStartSkewNs) {
@@ -406,7 +447,12 @@ class RunSession {
       coordinatorAnchorUncertaintyNs: this.clock.anchorUncertaintyNs,
       abortReason: this.abortReason,
       degradeReasons: this.degradeReasons,
+      scrapes: this.scraper.results(),
+      ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
+      ...(this.opts.experiment && { experiment: this.opts.experiment }),
     });
+    // The report is a view of the artifacts just written: its failure must never cost the run.
+    await writeRunReport(this.dir).catch((err: unknown) => this.opts.log(`report.html not written: ${formatError(err)}`));
     return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
   }
 }

@@ -8,6 +8,24 @@ export interface Clock {
   nowNs(): bigint;
   /** Half the width of the bracket that placed the anchor: the bound on this clock's error vs the wall clock it read. */
   readonly anchorUncertaintyNs: number;
+  /** The anchor itself, so worker threads (same process, same hrtime) can share this exact clock. */
+  readonly anchor: ClockAnchor;
+}
+
+/** A wall-clock reading (ns, offset applied) and the hrtime read it corresponds to. */
+export interface ClockAnchor {
+  wallNs: bigint;
+  hr: bigint;
+  uncertaintyNs: number;
+}
+
+/** The clock an anchor defines (hrtime is process-wide, so every thread reads the same clock). */
+export function clockFromAnchor(anchor: ClockAnchor): Clock {
+  return {
+    nowNs: () => anchor.wallNs + (process.hrtime.bigint() - anchor.hr),
+    anchorUncertaintyNs: anchor.uncertaintyNs,
+    anchor,
+  };
 }
 
 /**
@@ -38,12 +56,7 @@ export function anchoredClock(offsetNs = 0n): Clock {
     const width = after - prevBefore;
     if (best === undefined || width < best.width) best = { hr: prevBefore + width / 2n, ms, width };
   }
-  const anchorWallNs = BigInt(best!.ms) * 1_000_000n + offsetNs;
-  const anchorHr = best!.hr;
-  return {
-    nowNs: () => anchorWallNs + (process.hrtime.bigint() - anchorHr),
-    anchorUncertaintyNs: Number(best!.width / 2n),
-  };
+  return clockFromAnchor({ wallNs: BigInt(best!.ms) * 1_000_000n + offsetNs, hr: best!.hr, uncertaintyNs: Number(best!.width / 2n) });
 }
 
 /** The default clock domain: this machine since its last boot (only valid on one host). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  addEncoded,
   decodeHistogram,
   encodeHistogram,
   mergeInto,
@@ -52,6 +53,25 @@ describe('HDR histograms', () => {
     }
     expect(merged.totalCount).toBe(single.totalCount);
     expect(percentilesNs(merged, Q)).toEqual(percentilesNs(single, Q));
+  });
+
+  it('addEncoded equals decode + merge exactly (counts, total, min, max), large counts included', () => {
+    const viaDecode = newHistogram();
+    const direct = newHistogram();
+    const parts = [lognormalNs(3000, 'd1'), [], [1, 2, 3, 3_600_000_000_000], lognormalNs(50, 'd2')];
+    for (const part of parts) {
+      const h = newHistogram();
+      for (const v of part) recordNs(h, v);
+      if (part.length === 3) h.recordValueWithCount(7_000_000, 2 ** 40 + 3);
+      const enc = encodeHistogram(h);
+      mergeInto(viaDecode, decodeHistogram(enc));
+      addEncoded(direct, enc);
+    }
+    expect(direct.totalCount).toBe(viaDecode.totalCount);
+    expect(direct.maxValue).toBe(viaDecode.maxValue);
+    expect(direct.minNonZeroValue).toBe(viaDecode.minNonZeroValue);
+    expect(encodeHistogram(direct)).toBe(encodeHistogram(viaDecode));
+    expect(() => addEncoded(direct, 'bm90IGEgaGlzdG9ncmFt')).toThrow(/not a V2/);
   });
 
   it('keeps counts past 2^32 (no 32-bit wrap) through encode and decode', () => {

@@ -1,5 +1,6 @@
 // One fixed HDR histogram configuration everywhere (so `add()` is the fast same-layout path),
 // 64-bit float counts (no 32-bit wrap), JS-backed (nothing to destroy), ns values.
+import { inflateSync } from 'node:zlib';
 import * as hdr from 'hdr-histogram-js';
 
 /** The histogram type used everywhere. */
@@ -34,6 +35,71 @@ export function decodeHistogram(encoded: string): Histogram {
   const h = hdr.decodeFromCompressedBase64(encoded, 64, false) as Histogram;
   h.autoResize = false;
   return h;
+}
+
+// V2 encoding (HdrHistogram's wire format): a compressed envelope around a 40-byte header and
+// ZigZag LEB128 words, positive = a count, negative = a run of empty buckets.
+const V2_COMPRESSED_COOKIE_BASE = 0x1c849304;
+const V2_COOKIE_BASE = 0x1c849303;
+const V2_HEADER_BYTES = 40;
+
+// The internals `add()` itself uses; typed here because the package declares them private.
+interface CountsAccess {
+  addToCountAtIndex(index: number, value: number): void;
+  updatedMaxValue(value: number): void;
+  updateMinNonZeroValue(value: number): void;
+}
+
+/**
+ * Adds an encoded histogram into `into` without building the intermediate histogram that
+ * `decodeHistogram` + `mergeInto` would (a full counts array, 270 KB, per merge): the coordinator
+ * merges one per agent, class and metric every second. The result is identical to
+ * `mergeInto(into, decodeHistogram(encoded))`, counts, total, min and max.
+ */
+export function addEncoded(into: Histogram, encoded: string): void {
+  const env = Buffer.from(encoded, 'base64');
+  if (env.length < 8 || ((env.readInt32BE(0) & ~0xf0) | 0) !== V2_COMPRESSED_COOKIE_BASE) throw new Error('not a V2 compressed histogram');
+  const raw = inflateSync(env.subarray(8, 8 + env.readInt32BE(4)));
+  if (raw.length < V2_HEADER_BYTES || ((raw.readInt32BE(0) & ~0xf0) | 0) !== V2_COOKIE_BASE) throw new Error('not a V2 histogram payload');
+  const payloadEnd = V2_HEADER_BYTES + raw.readInt32BE(4);
+  if (raw.readInt32BE(12) !== into.numberOfSignificantValueDigits || Number(raw.readBigInt64BE(16)) !== HISTOGRAM_CONFIG.lowest_ns)
+    throw new Error('encoded histogram has another configuration');
+  const access = into as unknown as CountsAccess;
+  let pos = V2_HEADER_BYTES;
+  let index = 0;
+  let total = 0;
+  let minIndex = -1;
+  let maxIndex = -1;
+  while (pos < payloadEnd) {
+    // LEB128: 7 bits a byte (the 9th byte carries 8); arithmetic, not bit ops, past 2^31.
+    let value = 0;
+    let scale = 1;
+    for (let b = 0; b < 9; b++) {
+      const byte = raw[pos++]!;
+      if (b === 8 || byte < 0x80) {
+        value += byte * scale;
+        break;
+      }
+      value += (byte & 0x7f) * scale;
+      scale *= 128;
+    }
+    const word = value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+    if (word < 0) {
+      index -= word;
+      continue;
+    }
+    if (word > 0) {
+      if (index >= into.countsArrayLength) throw new Error("encoded histogram includes values outside this histogram's range");
+      access.addToCountAtIndex(index, word);
+      total += word;
+      maxIndex = index;
+      if (minIndex === -1 && index !== 0) minIndex = index;
+    }
+    index++;
+  }
+  into.setTotalCount(into.totalCount + total);
+  if (maxIndex >= 0) access.updatedMaxValue(Math.max(into.maxValue, into.highestEquivalentValue(into.valueFromIndex(maxIndex))));
+  if (minIndex >= 0) access.updateMinNonZeroValue(Math.min(into.minNonZeroValue, into.valueFromIndex(minIndex)));
 }
 
 /** Adds `from` into `into` (histograms, never percentiles, are merged). */

@@ -30,10 +30,10 @@ export async function loadPlanFile(path: string): Promise<Plan> {
   return parsePlanText(text, path);
 }
 
-/** A parsed JSON or YAML document, or its syntax problems as `$: …` lines. */
+/** A parsed JSON/YAML document, or its syntax problems as `$: …` lines. */
 export type Parsed = { ok: true; value: unknown } | { ok: false; problems: string[] };
 
-/** Parses JSON or YAML text the way plans are parsed (also used for sweep files). */
+/** Parses JSON or YAML text (the same rules for every file format: plans, experiments, sweeps). */
 export function parseDocumentText(text: string, sourceName: string): Parsed {
   const body = text.replace(/^\uFEFF/, ''); // editors on Windows add a BOM that JSON.parse rejects
   return isYamlSource(body, sourceName) ? parseYaml(body) : parseJson(body);

@@ -46,6 +46,8 @@ export type AgentMessage =
       clock_domain_declared: boolean;
       /** Half-width of the bracket that anchored the agent's clock to its wall clock (absent from old agents). */
       clock_anchor_uncertainty_ns?: number;
+      /** Worker threads striping the agent's share (absent from old agents: 1). */
+      workers?: number;
       /** Set by a restarted agent that holds the spool of this run: it uploads, it sends no load. */
       resume_run_id?: string;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from './plan.js';
 import { buildSchedule } from './schedule.js';
-import { ownsOrdinal, shareLabel, splitInteger, takeStripe } from './shares.js';
+import { ownsOrdinal, shareLabel, splitInteger, subShare, takeStripe } from './shares.js';
 
 const plan: Plan = {
   schema: 'loadfleet.plan/v1',
@@ -76,6 +76,29 @@ describe('shares', () => {
       c.concurrency.forEach((step, k) => {
         expect(stripes.reduce((s, st) => s + st.concurrency[k]!.value, 0)).toBe(step.value);
       });
+    }
+  });
+
+  it("splits a share over worker threads exactly: the parts' stripes union to the share's (N = 1..8, W = 1..6)", () => {
+    const schedule = buildSchedule(plan);
+    for (let n = 1; n <= 8; n++) {
+      for (let w = 1; w <= 6; w++) {
+        for (let i = 0; i < n; i++) {
+          const share = { index: i, count: n };
+          schedule.classes.forEach((cls, ci) => {
+            const whole = takeStripe(cls, share, ci);
+            const parts = Array.from({ length: w }, (_, p) => takeStripe(cls, subShare(share, p, w), ci));
+            expect(parts.flatMap((p) => p.requestIndices).sort((a, b) => a - b)).toEqual(whole.requestIndices);
+            whole.concurrency.forEach((step, k) => {
+              expect(parts.reduce((sum, p) => sum + p.concurrency[k]!.value, 0)).toBe(step.value);
+            });
+          });
+          for (let total = 0; total <= 3 * n * w; total++) {
+            const viaParts = Array.from({ length: w }, (_, p) => splitInteger(total, subShare(share, p, w), 1)).reduce((a, b) => a + b, 0);
+            expect(viaParts).toBe(splitInteger(total, share, 1));
+          }
+        }
+      }
     }
   });
 

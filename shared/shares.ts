@@ -39,6 +39,16 @@ export function splitInteger(total: number, share: Share, classIndex: number): n
   return base + (rotated < extra ? 1 : 0);
 }
 
+/**
+ * Part `part` of `parts` of a share (an agent striping its share over worker threads): the share
+ * (i + N·part) of N·parts. The stripes of those parts are exactly share i's stripe of N: arrival
+ * k goes to (k + c) mod N·parts, which is ≡ i mod N exactly when (k + c) mod N = i; and the
+ * integer split of a concurrency target over the parts sums to share i's split of N.
+ */
+export function subShare(share: Share, part: number, parts: number): Share {
+  return { index: share.index + share.count * part, count: share.count * parts };
+}
+
 /** One agent's part of a class: the request indices and intended times it owns, or its concurrency steps. */
 export interface ClassStripe {
   className: string;

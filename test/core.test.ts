@@ -62,8 +62,11 @@ describe('coordinator + 3 agents + engine-sim', () => {
 
   it('sends exactly the global schedule, split across the agents', () => {
     const schedule = buildSchedule(PLAN);
-    // A shared 2-core CI machine may stall an agent; that must then be said, never hidden.
-    if (run3.status !== 'completed') expect(run3.status_reason).toMatch(/^client limited/);
+    // A shared 2-core CI machine may stall an agent (late start, lagging sends); that must then be
+    // said, never hidden, and nothing else may have gone wrong.
+    if (run3.status !== 'completed') {
+      for (const reason of run3.status_reason.split('; ')) expect(reason).toMatch(/^(client limited|start skew)/);
+    }
     expect(run3.failed).toBe(0);
     expect(run3.agents).toHaveLength(3);
     for (const [ci, cls] of ['realtime', 'steady'].entries()) {

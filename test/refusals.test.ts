@@ -158,7 +158,20 @@ describe('refusals and early ends', () => {
     const res = await coord.done;
     expect(res.code).toBe(3);
     const dir = onlyRunDir(join(work, 'out'));
-    expect(readdirSync(dir).sort()).toEqual(['histograms.hlog', 'requests.ndjson', 'run.json', 'traffic.csv']);
+    // The embedded engine-sim was scraped until the stop, and the report drawn from what there is.
+    expect(readdirSync(dir).sort()).toEqual([
+      'epp.post.prom',
+      'epp.pre.prom',
+      'histograms.hlog',
+      'report.html',
+      'requests.ndjson',
+      'run.json',
+      'server-metrics.csv',
+      'server-scrapes.csv',
+      'traffic.csv',
+      'vllm.post.prom',
+      'vllm.pre.prom',
+    ]);
     const run = readRunJson(dir);
     expect(run.status).toBe('aborted');
     expect(run.status_reason).toMatch(/interrupted by the user/);

@@ -13,7 +13,10 @@ import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
 import type { AgentState } from '../run.js';
+import { serverBlock } from '../scrape/server-block.js';
+import type { SourceResult } from '../scrape/types.js';
 import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
+import { assessRun, gateLine } from '../validity/index.js';
 import { writeFileAtomic } from './atomic.js';
 
 /** The run schema id. */
@@ -51,11 +54,19 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].clock_anchor_uncertainty_ns':
     "half the width of the bracket that placed the agent's hrtime anchor on its wall clock: how far its clock may sit from the wall clock it read (the offsets already include it)",
   'clock.coordinator_anchor_uncertainty_ns': 'the same bound for the coordinator clock that every aligned time is mapped into',
+  'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
+  server:
+    'what the coordinator scraped from the serving stack: capture health per source and the derived figures per window (each defined in server.definitions)',
+  data_quality:
+    'valid only when every named check passed (each with its evidence; not_evaluated never counts as a pass; see data_quality.definitions)',
+  slo_proof:
+    'whether the SLO evaluation can be trusted (not whether the SLOs were met: attainment is evidence); valid only when every check passed; see slo_proof.definitions',
+  experiment: 'the experiment, arm and repeat (from 1) this run belongs to; absent for a run outside an experiment',
 };
 
 /** Inputs of run.json. */
@@ -73,6 +84,12 @@ export interface RunJsonInput {
   abortReason: string | null;
   /** Reasons found during the run that make it `degraded` (lost agents, clock fallback, start skew). */
   degradeReasons: readonly string[];
+  /** What the scraper recorded per source (empty when nothing was scraped). */
+  scrapes?: readonly SourceResult[];
+  /** The run's declared flow-control expectation (slo_proof checks it only when present). */
+  expectFlowControlEngaged?: boolean;
+  /** The experiment, arm and repeat this run belongs to, if any. */
+  experiment?: { name: string; arm: string; repeat: number };
 }
 
 /** Writes run.json; returns the status and a short human summary. */
@@ -108,9 +125,25 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
   if (status === 'completed' && reasons.length > 0) status = 'degraded';
   const offered = offeredScheduleSha(input);
   const starts = states.map((s) => s.firstSendErrorNs).filter((x): x is number => x !== null);
+  const server = serverBlock(plan, input.scrapes ?? []);
+  const gates = assessRun({
+    plan,
+    schedule: input.schedule,
+    collector: c,
+    classes,
+    offeredScheduleSha256: offered,
+    abortReason: input.abortReason,
+    clientLimited: health.client_limited,
+    clientReasons: health.reasons,
+    lostAgents: states.filter((s) => s.lost).map((s) => s.conn.hello.agent_id),
+    server,
+    scrapes: input.scrapes ?? [],
+    ...(input.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: input.expectFlowControlEngaged }),
+  });
   const run = {
     schema: RUN_SCHEMA,
     run_id: input.runId,
+    ...(input.experiment && { experiment: input.experiment }),
     status,
     status_reason: reasons.length > 0 ? reasons.join('; ') : null,
     plan,
@@ -152,6 +185,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
         clock_anchor_uncertainty_ns: s.conn.hello.clock_anchor_uncertainty_ns ?? null,
         rtt_ns: s.offset.rtt_ns,
         ...driftFields(s),
+        workers: s.conn.hello.workers ?? 1,
         share: shareLabel({ index: s.conn.index, count: states.length }),
         segment: shareSegment({ index: s.conn.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
@@ -177,11 +211,16 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     client_health: health,
     duplicates_dropped: c.duplicatesDropped,
     intervals: { length_s: 1, written: c.intervalContributors.length, contributors: c.intervalContributors },
+    server,
+    data_quality: gates.data_quality,
+    slo_proof: gates.slo_proof,
     timing_methodology: TIMING_METHODOLOGY,
     field_definitions: FIELD_DEFINITIONS,
   };
   await writeFileAtomic(join(input.dir, 'run.json'), `${stringifyExact(run, 2)}\n`);
-  return { status, summaryLines: summaryLines(run.status, run.status_reason, classes, plan, input) };
+  const lines = summaryLines(run.status, run.status_reason, classes, plan, input);
+  lines.splice(-1, 0, gateLine('data quality', gates.data_quality), gateLine('slo proof', gates.slo_proof));
+  return { status, summaryLines: lines };
 }
 
 function driftFields(s: AgentState): { run_probes: number; drift_ppm: number | null; offset_max_deviation_ns: number | null } {

@@ -34,7 +34,13 @@ export interface SweepResult {
 }
 
 /** Runs a validated sweep; writes `<outDir>/<sweep_id>/{sweep.json,report.html,stages/}`. */
-export async function executeSweep(loaded: LoadedSweep, sweepFile: string, outDir: string, run: StageRunOptions): Promise<SweepResult> {
+export async function executeSweep(
+  loaded: LoadedSweep,
+  sweepFile: string,
+  outDir: string,
+  run: StageRunOptions,
+  say: (line: string) => void,
+): Promise<SweepResult> {
   const { sweep, plan } = loaded;
   const sweepId = newRunId(sweep.name);
   const dir = join(outDir, sweepId);
@@ -113,7 +119,7 @@ export async function executeSweep(loaded: LoadedSweep, sweepFile: string, outDi
       const checked = validatePlan(stage.plan);
       if (!checked.ok) throw new LoadfleetError(ErrorCode.INTERNAL, `stage ${index + 1} plan is invalid`, { details: checked.problems });
       const unit = sweep.scale === 'rate' ? 'req/s' : 'concurrency';
-      run.log(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
+      say(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
       const t0 = Date.now();
       let record: StageRecord;
       try {
@@ -167,7 +173,7 @@ export async function executeSweep(loaded: LoadedSweep, sweepFile: string, outDi
       }
       overheads.push((Date.now() - t0) / 1000 - sweep.stage_duration_s);
       state.stages.push(record);
-      run.log(`stage ${index + 1}: ${fmt(step.value)} ${unit} → ${record.verdict} (${record.reason})`);
+      say(`stage ${index + 1}: ${fmt(step.value)} ${unit} → ${record.verdict} (${record.reason})`);
       await save();
     }
   } finally {

@@ -1,0 +1,56 @@
+// Exact per-class evidence for the validity gates, over every record of the run: did each
+// request have the planned shape (prompt tokens near the target, exactly the requested output),
+// did any 200 end without a clean stream, and when did each agent send its first request of the
+// class (the per-class start spread). Pure; the collector feeds it.
+import type { RequestRecord } from '../shared/metrics.js';
+import type { TrafficClass } from '../shared/plan.js';
+
+/** A prompt within this share of its target length has the planned shape (domain.md §5). */
+export const PROMPT_TOLERANCE = 0.1;
+
+/** Shape and start evidence of one class. */
+export class ClassShape {
+  /** Successful requests (their usage is known). */
+  ok = 0;
+  promptTokensMin: number | null = null;
+  promptTokensMax: number | null = null;
+  /** Successful requests whose prompt_tokens is more than PROMPT_TOLERANCE off the target. */
+  promptOutside = 0;
+  /** Successful requests whose completion_tokens differs from the requested output_tokens. */
+  completionMismatch = 0;
+  /** Responses with HTTP 200 that did not end as a clean stream (cut, no usage, malformed, timed out). */
+  http200NotOk = 0;
+  /** Open-loop requests the agents dispatched (they carry an intended time). */
+  dispatched = 0;
+  /** Per agent: lateness of its first request of the class (sent − intended, or − phase start in a closed loop), ns. */
+  readonly firstByAgent = new Map<number, { sentNs: number; lagNs: number }>();
+  private readonly firstPhaseNs: number;
+
+  constructor(private readonly cls: TrafficClass) {
+    this.firstPhaseNs = Math.min(...cls.load.phases.map((p) => p.start_s)) * 1e9;
+  }
+
+  /** Adds one record of this class from agent `agent`. */
+  add(agent: number, r: RequestRecord): void {
+    if (r.intended_ns !== null) this.dispatched++;
+    const first = this.firstByAgent.get(agent);
+    if (first === undefined || r.sent_ns < first.sentNs)
+      this.firstByAgent.set(agent, { sentNs: r.sent_ns, lagNs: r.sent_ns - (r.intended_ns ?? this.firstPhaseNs) });
+    if (r.http_status === 200 && r.status !== 'ok') this.http200NotOk++;
+    if (r.status !== 'ok') return;
+    this.ok++;
+    const target = this.cls.prompt.input_tokens;
+    if (r.prompt_tokens !== null) {
+      this.promptTokensMin = Math.min(this.promptTokensMin ?? r.prompt_tokens, r.prompt_tokens);
+      this.promptTokensMax = Math.max(this.promptTokensMax ?? r.prompt_tokens, r.prompt_tokens);
+    }
+    if (r.prompt_tokens === null || Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
+    if (r.completion_tokens !== this.cls.prompt.output_tokens) this.completionMismatch++;
+  }
+
+  /** Max − min over agents of their first-request lateness, ms (null before any request). */
+  startSpreadMs(): number | null {
+    const lags = [...this.firstByAgent.values()].map((f) => f.lagNs);
+    return lags.length === 0 ? null : (Math.max(...lags) - Math.min(...lags)) / 1e6;
+  }
+}

@@ -1,0 +1,199 @@
+// `coordinator experiment`: runs every arm × repeat as a normal run (executeRun) into
+// `<expdir>/runs/`, keeps manifest.json current after every change, and writes analysis.json once
+// every run has finished. `--resume` continues a directory: finished runs (completed or degraded)
+// are kept, aborted, crashed or missing ones are run again.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
+import { loadExperimentFile } from '../../shared/experiment-load.js';
+import { analysisTable, analyzeExperimentDir } from '../analysis/analyze.js';
+import { writeExperimentReport } from '../report/index.js';
+import type { RunOptions } from '../run.js';
+import { executeRun, newRunId } from '../run.js';
+import type { ExperimentRecord, Manifest, ManifestEntry } from './record.js';
+import { experimentRecord, isFinished, newManifest, readExperimentDir, writeManifest, writeRecord } from './record.js';
+
+/** The RunOptions every run of the experiment shares (from the shared run flags). */
+export type SharedRunOptions = Omit<RunOptions, 'plan' | 'outDir' | 'listenHost' | 'listenPort' | 'token' | 'spawnLocal' | 'experiment'>;
+
+/** What `coordinator experiment` was asked to do. */
+export interface ExperimentOptions {
+  file: string;
+  /** Where new experiment directories go. */
+  outDir: string;
+  /** Resume this directory; `true` means the newest directory of this experiment under outDir. */
+  resume?: string | true;
+  run: SharedRunOptions;
+  /** Lines for the terminal (stdout). */
+  print(line: string): void;
+}
+
+/** Runs (or resumes) an experiment; returns the process exit code. */
+export async function runExperiment(o: ExperimentOptions): Promise<number> {
+  const loaded = await loadExperimentFile(o.file); // every problem, before anything runs
+  const record = experimentRecord(loaded, resolve(o.file));
+  const { dir, manifest } = o.resume === undefined ? await createDir(o.outDir, record) : await resumeDir(o, record);
+  const log = o.run.log;
+  const pending = manifest.runs.filter((e) => !isFinished(e));
+  log(
+    `experiment ${record.experiment.name}: ${manifest.runs.length - pending.length} of ${manifest.runs.length} runs already finished; directory ${dir}`,
+  );
+  const interrupt = new Interrupt(log);
+  try {
+    for (const entry of pending) {
+      if (interrupt.requested) break;
+      await runSlot(dir, manifest, entry, record, o, interrupt);
+    }
+  } finally {
+    interrupt.dispose();
+  }
+  const unfinished = manifest.runs.filter((e) => !isFinished(e));
+  if (unfinished.length > 0) {
+    o.print(
+      `experiment ${record.experiment.name}: ${unfinished.length} of ${manifest.runs.length} runs not finished; no analysis.json yet`,
+    );
+    o.print(`  continue with: coordinator experiment ${o.file} --resume ${dir}`);
+    return ExitCode.ABORTED;
+  }
+  const { path, analysis } = await analyzeExperimentDir(dir);
+  for (const line of analysisTable(analysis, record.experiment)) o.print(line);
+  o.print(`  analysis: ${path}`);
+  // The pictures are a view of analysis.json: failing to draw them must not fail the experiment.
+  await writeExperimentReport(dir).then(
+    (report) => o.print(`  report: ${report}`),
+    (err: unknown) => o.print(`  report.html not written: ${formatError(err)}`),
+  );
+  return ExitCode.OK;
+}
+
+async function createDir(outDir: string, record: ExperimentRecord): Promise<{ dir: string; manifest: Manifest }> {
+  const dir = join(outDir, newRunId(record.experiment.name));
+  await mkdir(join(dir, 'runs'), { recursive: true });
+  await writeRecord(dir, record);
+  const manifest = newManifest(record);
+  await writeManifest(dir, manifest);
+  return { dir, manifest };
+}
+
+async function resumeDir(o: ExperimentOptions, record: ExperimentRecord): Promise<{ dir: string; manifest: Manifest }> {
+  const dir = o.resume === true ? await newestDir(o.outDir, record.experiment.name) : o.resume!;
+  const { manifest } = await readExperimentDir(dir);
+  if (manifest.experiment_sha256 !== record.sha256) {
+    throw new LoadfleetError(
+      ErrorCode.USAGE,
+      `${dir} was started from a different experiment or plan (sha256 ${manifest.experiment_sha256.slice(0, 12)}…, now ${record.sha256.slice(0, 12)}…); resuming would mix two experiments, start a new one instead`,
+      { exitCode: ExitCode.INVALID_INPUT },
+    );
+  }
+  return { dir, manifest };
+}
+
+// Experiment directories are named <UTC stamp>-<name>-<hex>, so the newest sorts last.
+async function newestDir(outDir: string, name: string): Promise<string> {
+  const names = await readdir(outDir).catch(() => [] as string[]);
+  const mine = names.filter((n) => new RegExp(`^\\d{8}T\\d{6}Z-${name.replace(/[.]/g, '\\.')}-[0-9a-f]{4}$`).test(n)).sort();
+  if (mine.length === 0) {
+    throw new LoadfleetError(ErrorCode.USAGE, `--resume: no directory of experiment ${name} under ${outDir}`, {
+      exitCode: ExitCode.INVALID_INPUT,
+    });
+  }
+  return join(outDir, mine[mine.length - 1]!);
+}
+
+async function runSlot(
+  dir: string,
+  manifest: Manifest,
+  entry: ManifestEntry,
+  record: ExperimentRecord,
+  o: ExperimentOptions,
+  interrupt: Interrupt,
+): Promise<void> {
+  const arm = record.experiment.arms.find((a) => a.name === entry.arm)!;
+  if (entry.status === 'aborted' || entry.status === 'running')
+    entry.aborted_attempts.push({ run_dir: entry.run_dir, status_reason: entry.status_reason });
+  const index = manifest.runs.indexOf(entry) + 1;
+  Object.assign(entry, { status: 'running', run_dir: null, status_reason: null, started_at: new Date().toISOString(), finished_at: null });
+  await writeManifest(dir, manifest);
+  o.run.log(`run ${index}/${manifest.runs.length}: arm "${entry.arm}" repeat ${entry.repeat}`);
+  interrupt.runStarted();
+  try {
+    const result = await executeRun({
+      ...o.run,
+      plan: record.arm_plans[arm.name]!,
+      outDir: join(dir, 'runs'),
+      listenHost: '127.0.0.1',
+      listenPort: 0,
+      // Local agents only: a fresh secret per run, never written anywhere.
+      token: randomBytes(24).toString('base64url'),
+      spawnLocal: true,
+      experiment: { name: record.experiment.name, arm: arm.name, repeat: entry.repeat },
+      ...(arm.expect_flow_control_engaged !== undefined && { expectFlowControlEngaged: arm.expect_flow_control_engaged }),
+    });
+    Object.assign(entry, { status: result.status, run_dir: relative(dir, result.dir), status_reason: statusReason(result.summaryLines) });
+    o.run.log(`run ${index}/${manifest.runs.length}: arm "${entry.arm}" repeat ${entry.repeat} ${result.status} (${result.dir})`);
+  } catch (err) {
+    Object.assign(entry, { status: 'aborted', status_reason: (err as Error).message });
+    throw err;
+  } finally {
+    interrupt.runEnded();
+    entry.finished_at = new Date().toISOString();
+    await writeManifest(dir, manifest);
+  }
+}
+
+// The run summary's first line is `run <id>: <status> (<reason>)`.
+function statusReason(summaryLines: readonly string[]): string | null {
+  return /^run \S+: \w+ \((.*)\)$/.exec(summaryLines[0] ?? '')?.[1] ?? null;
+}
+
+/**
+ * Ctrl-C during an experiment stops the current run (which still writes its directory, status
+ * aborted) and then the experiment. The run's own SIGINT handler exists only while its load is
+ * going; a signal that arrives while a run is starting up is handed on once that handler is there,
+ * so the run stops instead of running to its end.
+ */
+class Interrupt {
+  requested = false;
+  private inRun = false;
+  private redelivering = false;
+  private poll: NodeJS.Timeout | undefined;
+  private readonly onSigint = (): void => {
+    if (this.redelivering) return;
+    if (!this.requested) this.log('interrupted: stopping the current run, then the experiment (resume with --resume)');
+    this.requested = true;
+    if (this.inRun && !this.poll) this.poll = setInterval(() => this.handOn(), 100);
+  };
+
+  constructor(private readonly log: (line: string) => void) {
+    process.on('SIGINT', this.onSigint);
+  }
+
+  runStarted(): void {
+    this.inRun = true;
+  }
+
+  runEnded(): void {
+    this.inRun = false;
+    this.stopPoll();
+  }
+
+  dispose(): void {
+    this.stopPoll();
+    process.off('SIGINT', this.onSigint);
+  }
+
+  // Another SIGINT listener besides ours is the run's: it stops the run when it hears the signal.
+  private handOn(): void {
+    if (process.listenerCount('SIGINT') < 2) return;
+    this.redelivering = true;
+    process.emit('SIGINT', 'SIGINT');
+    this.redelivering = false;
+    this.stopPoll();
+  }
+
+  private stopPoll(): void {
+    if (this.poll) clearInterval(this.poll);
+    this.poll = undefined;
+  }
+}

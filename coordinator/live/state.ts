@@ -1,0 +1,197 @@
+// The live state of one run, built only by listening: merged 1 s intervals and new records from
+// the collector, agent health from the run's agent states, and the latest server sample from
+// whoever scrapes. `snapshot()` freezes it into plain data that the terminal view and the
+// /metrics exposition render; neither ever drives the run.
+import type { Histogram } from '../../shared/histogram.js';
+import { mergeInto, newHistogram, nsToMs, percentilesNs } from '../../shared/histogram.js';
+import { getOrCreate } from '../../shared/maps.js';
+import type { RequestRecord } from '../../shared/metrics.js';
+import type { Plan } from '../../shared/plan.js';
+import type { AgentHealth } from '../../shared/protocol.js';
+import type { GlobalSchedule } from '../../shared/schedule.js';
+import { arrivalsBetween, concurrencyAt } from '../../shared/schedule.js';
+import type { CollectorListener, SecondCounts } from '../collector.js';
+
+/** The latency metrics kept as cumulative live histograms (and exported by /metrics). */
+export const LIVE_METRICS = ['ttft', 'tpot', 'e2e'] as const;
+
+/** One of LIVE_METRICS. */
+export type LiveMetric = (typeof LIVE_METRICS)[number];
+
+/** How many of the latest merged seconds the "recent" p95 TTFT spans. */
+export const RECENT_S = 10;
+
+const NS_PER_S = 1e9;
+
+/** The latest server sample (from the scraper); any figure the server does not expose is null. */
+export interface ServerSample {
+  running: number | null;
+  waiting: number | null;
+  saturation: number | null;
+}
+
+/** Where the live view reads the server's state; `null` until something was scraped. */
+export interface ServerSource {
+  latestServer(): ServerSample | null;
+}
+
+/** How the run sees one agent right now. */
+export interface AgentView {
+  id: string;
+  lost: boolean;
+  final: boolean;
+  health: AgentHealth | null;
+}
+
+/** One class at one instant. */
+export interface ClassSnapshot {
+  name: string;
+  closedLoop: boolean;
+  /** Open loop: arrivals the global schedule placed before the end of the latest merged second. */
+  offered: number | null;
+  /** Closed loop: the target concurrency now. */
+  targetConcurrency: number | null;
+  sent: number;
+  inFlight: number;
+  completed: number;
+  failed: number;
+  ttftP95RecentMs: number | null;
+  ttftP95RunMs: number | null;
+  /** Cumulative merged histograms (ns) of the seconds merged so far. */
+  histograms: ReadonlyMap<LiveMetric, Histogram>;
+  /** Finished requests by status and HTTP status (from records, which arrive as requests end). */
+  outcomes: readonly { status: string; httpStatus: number | null; count: number }[];
+}
+
+/** One agent at one instant. */
+export interface AgentSnapshot {
+  id: string;
+  state: 'running' | 'finished' | 'lost';
+  lagP99Ms: number | null;
+  lagMaxMs: number | null;
+  loopP99Ms: number | null;
+  loopMaxMs: number | null;
+}
+
+/** Everything the views show, as plain data. */
+export interface LiveSnapshot {
+  runId: string;
+  planName: string;
+  elapsedS: number;
+  durationS: number;
+  /** Seconds of interval data merged across agents so far (the class counts are as of then). */
+  mergedS: number;
+  classes: ClassSnapshot[];
+  agents: AgentSnapshot[];
+  server: ServerSample | null;
+}
+
+interface ClassState {
+  sent: number;
+  completed: number;
+  failed: number;
+  histograms: Map<LiveMetric, Histogram>;
+  /** second → that second's TTFT histograms (several when late data arrived). */
+  recentTtft: Map<number, Histogram[]>;
+  outcomes: Map<string, { status: string; httpStatus: number | null; count: number }>;
+}
+
+/** Accumulates the live state of one run (listens to the collector). */
+export class LiveState implements CollectorListener {
+  private readonly classes = new Map<string, ClassState>();
+  private mergedS = 0;
+  private readonly scratch = newHistogram();
+
+  constructor(
+    private readonly plan: Plan,
+    private readonly schedule: GlobalSchedule,
+    private readonly runId: string,
+  ) {
+    for (const cls of plan.classes) this.classes.set(cls.name, emptyClass());
+  }
+
+  second(second: number, cls: string, counts: SecondCounts, histograms: ReadonlyMap<string, Histogram>): void {
+    const c = this.classes.get(cls);
+    if (!c) return;
+    c.sent += counts.issued;
+    c.completed += counts.completed;
+    c.failed += counts.failed;
+    for (const m of LIVE_METRICS) {
+      const h = histograms.get(m);
+      if (h) mergeInto(getOrCreate(c.histograms, m, newHistogram), h);
+    }
+    const ttft = histograms.get('ttft');
+    if (ttft) getOrCreate(c.recentTtft, second, () => []).push(ttft);
+    this.mergedS = Math.max(this.mergedS, second + 1);
+    for (const s of c.recentTtft.keys()) if (s <= this.mergedS - 1 - RECENT_S) c.recentTtft.delete(s);
+  }
+
+  finished(r: RequestRecord): void {
+    const c = this.classes.get(r.class);
+    if (!c) return;
+    const key = `${r.status} ${r.http_status}`;
+    getOrCreate(c.outcomes, key, () => ({ status: r.status, httpStatus: r.http_status, count: 0 })).count++;
+  }
+
+  /** The state at `elapsedS` seconds after the start. */
+  snapshot(elapsedS: number, agents: readonly AgentView[], server: ServerSample | null): LiveSnapshot {
+    return {
+      runId: this.runId,
+      planName: this.plan.name,
+      elapsedS,
+      durationS: this.plan.duration_s,
+      mergedS: this.mergedS,
+      classes: this.plan.classes.map((cls, i) => this.classSnapshot(cls.name, i, elapsedS)),
+      agents: agents.map(agentSnapshot),
+      server,
+    };
+  }
+
+  private classSnapshot(name: string, index: number, elapsedS: number): ClassSnapshot {
+    const c = this.classes.get(name)!;
+    const sched = this.schedule.classes[index]!;
+    const ttft = c.histograms.get('ttft');
+    return {
+      name,
+      closedLoop: sched.closedLoop,
+      offered: sched.closedLoop ? null : arrivalsBetween(sched.arrivalsNs, 0, this.mergedS * NS_PER_S),
+      targetConcurrency: sched.closedLoop ? concurrencyAt(sched.concurrency, Math.max(0, elapsedS) * NS_PER_S) : null,
+      sent: c.sent,
+      inFlight: c.sent - c.completed - c.failed,
+      completed: c.completed,
+      failed: c.failed,
+      ttftP95RecentMs: this.recentP95Ms(c),
+      ttftP95RunMs: ttft ? p95Ms(ttft) : null,
+      histograms: c.histograms,
+      outcomes: [...c.outcomes.values()]
+        .sort((a, b) => (a.status + a.httpStatus).localeCompare(b.status + b.httpStatus))
+        .map((o) => ({ ...o })),
+    };
+  }
+
+  // Merges the last RECENT_S seconds' TTFT histograms into one scratch histogram (never averaging p95s).
+  private recentP95Ms(c: ClassState): number | null {
+    this.scratch.reset();
+    for (const [s, hs] of c.recentTtft) if (s > this.mergedS - 1 - RECENT_S) for (const h of hs) mergeInto(this.scratch, h);
+    return p95Ms(this.scratch);
+  }
+}
+
+function emptyClass(): ClassState {
+  return { sent: 0, completed: 0, failed: 0, histograms: new Map(), recentTtft: new Map(), outcomes: new Map() };
+}
+
+function p95Ms(h: Histogram): number | null {
+  return h.totalCount > 0 ? nsToMs(percentilesNs(h, [0.95])[0]!) : null;
+}
+
+function agentSnapshot(a: AgentView): AgentSnapshot {
+  return {
+    id: a.id,
+    state: a.lost ? 'lost' : a.final ? 'finished' : 'running',
+    lagP99Ms: a.health?.schedule_lag_p99_ms ?? null,
+    lagMaxMs: a.health?.schedule_lag_max_ms ?? null,
+    loopP99Ms: a.health?.event_loop_delay_p99_ms ?? null,
+    loopMaxMs: a.health?.event_loop_delay_max_ms ?? null,
+  };
+}

@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeReports } from './index.js';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'lf-report-unit-'));
+
+describe('writeReports', () => {
+  it('refuses a directory with neither run.json nor analysis.json, and a run.json that is not JSON', async () => {
+    await expect(writeReports(dir())).rejects.toMatchObject({ code: 'LF_REPORT_INPUT', exitCode: 2 });
+    const d = dir();
+    writeFileSync(join(d, 'run.json'), '{"run_id": ');
+    await expect(writeReports(d)).rejects.toMatchObject({ code: 'LF_REPORT_INPUT', message: expect.stringContaining('not valid JSON') });
+  });
+
+  it('writes a run report from run.json alone, saying which files are absent', async () => {
+    const d = dir();
+    writeFileSync(join(d, 'run.json'), JSON.stringify({ run_id: 'x', status: 'aborted', started_at_unix_ns: 1 }));
+    expect(await writeReports(d)).toEqual([join(d, 'report.html')]);
+    const html = readFileSync(join(d, 'report.html'), 'utf8');
+    expect(html).toContain('<span class="badge bad">aborted</span>');
+    expect(html).toContain('histograms.hlog is absent');
+    expect(html).toContain('requests.ndjson is absent');
+  });
+
+  it('writes an experiment report after its runs, linking the runs found by arm and repeat', async () => {
+    const d = dir();
+    mkdirSync(join(d, 'runs', 'a1'), { recursive: true });
+    writeFileSync(join(d, 'runs', 'a1', 'run.json'), JSON.stringify({ run_id: 'a1', experiment: { name: 'e', arm: 'A', repeat: 1 } }));
+    writeFileSync(
+      join(d, 'analysis.json'),
+      JSON.stringify({
+        experiment: 'e',
+        by_arm: { A: { runs: 1, m_ms: { median: 1, min: 1, max: 1 } } },
+        runs: [{ arm: 'A', repeat: 1, m_ms: 1, run_name: 'A - repeat 1' }],
+      }),
+    );
+    expect(await writeReports(d)).toEqual([join(d, 'runs', 'a1', 'report.html'), join(d, 'report.html')]);
+    expect(readFileSync(join(d, 'report.html'), 'utf8')).toContain('<a href="runs/a1/report.html">A - repeat 1</a>');
+  });
+});

@@ -1,0 +1,122 @@
+// The report's only I/O on the way in: reads the files of one run or experiment directory and
+// turns them into the pure renderers' inputs. A missing optional file becomes null (its chart says
+// so); a missing or unreadable run.json / analysis.json is an error with a stable code.
+import { createReadStream } from 'node:fs';
+import { access, readdir, readFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { parseExact } from '../../shared/json.js';
+import type { ExperimentReportInput } from './experiment-page.js';
+import type { Obj } from './fields.js';
+import { arr, bigOrNull, numOrNull, obj, strOrNull } from './fields.js';
+import { metricIntervals } from './hlog-series.js';
+import { LagAccumulator, lagFields } from './lag-series.js';
+import type { RunReportInput } from './run-page.js';
+import { serverSeries } from './server-series.js';
+import { trafficByClass } from './traffic-series.js';
+
+/** Reads a run directory's artifacts for its report. */
+export async function loadRunReportInput(runDir: string): Promise<RunReportInput> {
+  const run = await readJsonFile(join(runDir, 'run.json'));
+  const [hlog, traffic, server] = await Promise.all([
+    readOptional(join(runDir, 'histograms.hlog')),
+    readOptional(join(runDir, 'traffic.csv')),
+    readOptional(join(runDir, 'server-metrics.csv')),
+  ]);
+  const startNs = bigOrNull(run.started_at_unix_ns);
+  return {
+    run,
+    ttft: hlog === null ? null : metricIntervals(hlog, 'ttft', [0.5, 0.95]),
+    traffic: traffic === null ? null : trafficByClass(traffic),
+    server: server === null ? null : serverSeries(server),
+    lag: startNs === null ? null : await readLag(join(runDir, 'requests.ndjson'), startNs),
+  };
+}
+
+/** Reads an experiment directory's analysis.json and finds each run's report. */
+export async function loadExperimentReportInput(expDir: string): Promise<ExperimentReportInput> {
+  const analysis = await readJsonFile(join(expDir, 'analysis.json'));
+  const byArmRepeat = await runDirsByArmRepeat(expDir);
+  const runLinks = await Promise.all(
+    arr(analysis.runs).map(async (r) => {
+      const row = obj(r);
+      const dir = strOrNull(row.run_dir) ?? byArmRepeat.get(`${strOrNull(row.arm)}\u0000${numOrNull(row.repeat)}`) ?? null;
+      if (dir === null) return null;
+      const abs = isAbsolute(dir) ? dir : resolve(expDir, dir);
+      return (await exists(join(abs, 'report.html'))) ? relative(expDir, join(abs, 'report.html')).split('\\').join('/') : null;
+    }),
+  );
+  return { analysis, runLinks };
+}
+
+/** Run directories under `<expDir>/runs/`, keyed by the arm and repeat their run.json names. */
+async function runDirsByArmRepeat(expDir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let names: string[];
+  try {
+    names = await readdir(join(expDir, 'runs'));
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const text = await readOptional(join(expDir, 'runs', name, 'run.json'));
+    if (text === null) continue;
+    try {
+      const exp = obj(obj(parseExact(text)).experiment);
+      out.set(`${strOrNull(exp.arm)}\u0000${numOrNull(exp.repeat)}`, join('runs', name));
+    } catch {
+      // An unreadable run.json only costs that run its link.
+    }
+  }
+  return out;
+}
+
+async function readLag(path: string, startNs: bigint): Promise<RunReportInput['lag']> {
+  if (!(await exists(path))) return null;
+  const acc = new LagAccumulator(startNs);
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    const f = lagFields(line);
+    acc.add(f.agentId, f.intendedNs, f.sentNs);
+  }
+  return acc.p99PerSecond();
+}
+
+async function readJsonFile(path: string): Promise<Obj> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new LoadfleetError(ErrorCode.REPORT_INPUT, `cannot read ${path}: ${(err as Error).message}`, {
+      exitCode: ExitCode.INVALID_INPUT,
+    });
+  }
+  try {
+    return obj(parseExact(text));
+  } catch (err) {
+    throw new LoadfleetError(ErrorCode.REPORT_INPUT, `${path} is not valid JSON: ${(err as Error).message}`, {
+      exitCode: ExitCode.INVALID_INPUT,
+    });
+  }
+}
+
+async function readOptional(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/** Whether a path exists. */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,203 @@
+// Pure: the data-quality gate (domain.md §5), one small function per named check.
+import type { Check, Gate, ValidityInput } from './types.js';
+import { decide, gate, notEvaluated } from './types.js';
+
+/** Limits of the schedule-kept check (domain.md §5). */
+export const SCHEDULE_LIMITS = { start_spread_ms: 50, schedule_lag_p99_ms: 100, schedule_lag_max_ms: 500 } as const;
+
+/** One sentence per check. */
+export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
+  schedule_kept: `every planned open-loop request was dispatched; per class, the spread over agents of their first request's lateness (sent − intended, or sent − phase start in a closed loop) is ≤ ${SCHEDULE_LIMITS.start_spread_ms} ms; per open-loop class the exact schedule lag p99 ≤ ${SCHEDULE_LIMITS.schedule_lag_p99_ms} ms and max ≤ ${SCHEDULE_LIMITS.schedule_lag_max_ms} ms; and the offered schedule hash equals the plan's`,
+  metric_capture_healthy:
+    'every scrape source answered its pre and post snapshots and every interval tick (no scrape errors, no skipped ticks, samples_ok = ticks_due > 0), and no source restarted (process_start_time_seconds never changed); not evaluated when nothing is scraped',
+  headers_honoured:
+    "for each class that sends a fairness id header and dispatched requests, the gateway's flow-control series carry that fairness_id with the class's declared priority (or any priority when the class declares none); not evaluated without gateway metrics",
+  cache_evidence_matches_declaration:
+    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; not evaluated when a class shares a prefix (hits then depend on server settings the plan does not declare) or the server exposes no prefix-cache counters',
+  stream_integrity:
+    'no HTTP 200 ended without a clean stream ([DONE] and usage), and every successful request of an ignore_eos class returned exactly its output_tokens as completion_tokens',
+  request_shape: 'every successful request reported prompt_tokens within ±10% of its class input_tokens',
+};
+
+/** All planned requests dispatched, start spread, schedule lag, offered schedule hash. */
+export function scheduleKept(input: ValidityInput): Check {
+  const problems: string[] = [];
+  const classes: Record<string, unknown> = {};
+  for (const c of input.classes) {
+    classes[c.name] = {
+      planned: c.planned,
+      dispatched: c.openLoop ? c.dispatched : null,
+      start_spread_ms: round3(c.startSpreadMs),
+      schedule_lag_p99_ms: c.scheduleLagP99Ms,
+      schedule_lag_max_ms: c.scheduleLagMaxMs,
+    };
+    if (c.planned !== null && c.dispatched < c.planned)
+      problems.push(`${c.name}: ${c.dispatched} of ${c.planned} planned requests dispatched`);
+    if (c.startSpreadMs !== null && c.startSpreadMs > SCHEDULE_LIMITS.start_spread_ms)
+      problems.push(`${c.name}: start spread ${round3(c.startSpreadMs)} ms > ${SCHEDULE_LIMITS.start_spread_ms} ms`);
+    if (c.scheduleLagP99Ms !== null && c.scheduleLagP99Ms > SCHEDULE_LIMITS.schedule_lag_p99_ms)
+      problems.push(`${c.name}: schedule lag p99 ${c.scheduleLagP99Ms} ms > ${SCHEDULE_LIMITS.schedule_lag_p99_ms} ms`);
+    if (c.scheduleLagMaxMs !== null && c.scheduleLagMaxMs > SCHEDULE_LIMITS.schedule_lag_max_ms)
+      problems.push(`${c.name}: schedule lag max ${c.scheduleLagMaxMs} ms > ${SCHEDULE_LIMITS.schedule_lag_max_ms} ms`);
+  }
+  const matches = input.offeredScheduleSha256 === input.scheduleSha256;
+  if (!matches) problems.push('the offered schedule hash differs from the plan schedule hash');
+  return decide('schedule_kept', problems, {
+    classes,
+    limits: SCHEDULE_LIMITS,
+    schedule_sha256: input.scheduleSha256,
+    offered_schedule_sha256: input.offeredScheduleSha256,
+    offered_schedule_matches: matches,
+  });
+}
+
+/** No scrape errors or skipped ticks, every source sampled every tick, no restart. */
+export function metricCaptureHealthy(input: ValidityInput): Check {
+  if (input.sources.length === 0)
+    return notEvaluated('metric_capture_healthy', 'nothing was scraped (the plan has a target and no scrape list)');
+  const problems: string[] = [];
+  for (const s of input.sources) {
+    if (s.errors > 0)
+      problems.push(
+        `${s.name}: ${s.errors} scrape error(s) (${Object.entries(s.error_counts)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ')})`,
+      );
+    if (s.skipped_ticks > 0) problems.push(`${s.name}: ${s.skipped_ticks} skipped tick(s)`);
+    if (s.ticks_due === 0) problems.push(`${s.name}: no interval tick was due`);
+    else if (s.samples_ok < s.ticks_due) problems.push(`${s.name}: ${s.samples_ok} of ${s.ticks_due} ticks sampled`);
+    if (s.pre_snapshot !== 'ok') problems.push(`${s.name}: pre snapshot ${s.pre_snapshot}`);
+    if (s.post_snapshot !== 'ok') problems.push(`${s.name}: post snapshot ${s.post_snapshot}`);
+    if ((s.restarts ?? 0) > 0) problems.push(`${s.name}: restarted ${s.restarts} time(s)`);
+  }
+  return decide('metric_capture_healthy', problems, {
+    sources: input.sources.map((s) => ({
+      name: s.name,
+      ticks_due: s.ticks_due,
+      samples_ok: s.samples_ok,
+      errors: s.errors,
+      error_counts: s.error_counts,
+      first_errors: s.first_errors,
+      skipped_ticks: s.skipped_ticks,
+      pre_snapshot: s.pre_snapshot,
+      post_snapshot: s.post_snapshot,
+      restarts: s.restarts,
+    })),
+    gateway_restarts: input.server.gateway_restarts ?? null,
+  });
+}
+
+/** Each class's priority is visible in the gateway's labels for its fairness id. */
+export function headersHonoured(input: ValidityInput): Check {
+  const name = 'headers_honoured';
+  const seen = input.fairnessPriorities;
+  const evaluated = input.classes.filter((c) => c.fairnessId !== null && c.dispatched + c.ok > 0);
+  const evidence: Record<string, unknown> = {
+    seen_on_gateway: seen,
+    classes: Object.fromEntries(
+      input.classes.map((c) => [
+        c.name,
+        {
+          fairness_id: c.fairnessId,
+          declared_priority: c.priority,
+          priorities_seen: c.fairnessId === null ? null : (seen[c.fairnessId] ?? []),
+        },
+      ]),
+    ),
+  };
+  if (input.server.max_pool_saturation === null && Object.keys(seen).length === 0)
+    return notEvaluated(name, 'no scrape source exposes gateway flow-control metrics', evidence);
+  if (evaluated.length === 0) return notEvaluated(name, 'no class that sent requests carries a fairness id header', evidence);
+  const problems: string[] = [];
+  for (const c of evaluated) {
+    const priorities = seen[c.fairnessId!];
+    if (priorities === undefined) problems.push(`${c.name}: fairness id ${c.fairnessId} never appears in the gateway's labels`);
+    else if (c.priority !== null && !priorities.some((p) => Number(p) === c.priority))
+      problems.push(
+        `${c.name}: fairness id ${c.fairnessId} appears with priority ${priorities.join(', ')}, not the declared ${c.priority}`,
+      );
+  }
+  return decide(name, problems, evidence);
+}
+
+/** Unique prompts declared ⇒ the prefix cache found nothing. */
+export function cacheEvidence(input: ValidityInput): Check {
+  const name = 'cache_evidence_matches_declaration';
+  const queries = input.server.vllm_prefix_cache_queries_delta ?? null;
+  const hits = input.server.vllm_prefix_cache_hits_delta ?? null;
+  const evidence = {
+    declared: Object.fromEntries(input.classes.map((c) => [c.name, c.cache])),
+    vllm_prefix_cache_queries_delta: queries,
+    vllm_prefix_cache_hits_delta: hits,
+    prefix_caching_inferred: typeof queries === 'number' ? (queries > 0 ? 'on' : 'off') : null,
+  };
+  const shared = input.classes.filter((c) => c.cache === 'shared').map((c) => c.name);
+  if (shared.length > 0)
+    return notEvaluated(
+      name,
+      `class(es) ${shared.join(', ')} share a prefix; their hits depend on server settings the plan does not declare`,
+      evidence,
+    );
+  if (typeof hits !== 'number') return notEvaluated(name, 'no scrape source exposes vllm:prefix_cache_hits_total', evidence);
+  return decide(name, hits === 0 ? [] : [`${hits} prompt tokens hit the prefix cache although every prompt was declared unique`], evidence);
+}
+
+/** Every 200 is a clean stream with exactly the requested output (ignore_eos). */
+export function streamIntegrity(input: ValidityInput): Check {
+  const problems: string[] = [];
+  const classes: Record<string, unknown> = {};
+  let http200 = 0;
+  for (const c of input.classes) {
+    http200 += c.httpCounts['200'] ?? 0;
+    classes[c.name] = {
+      http_200: c.httpCounts['200'] ?? 0,
+      http_200_not_clean: c.http200NotOk,
+      ignore_eos: c.ignoreEos,
+      output_tokens: c.outputTokens,
+      completion_tokens_mismatch: c.ignoreEos ? c.completionMismatch : null,
+    };
+    if (c.http200NotOk > 0) problems.push(`${c.name}: ${c.http200NotOk} HTTP 200 response(s) without a clean stream`);
+    if (c.ignoreEos && c.completionMismatch > 0)
+      problems.push(`${c.name}: ${c.completionMismatch} successful request(s) without exactly ${c.outputTokens} completion tokens`);
+  }
+  if (http200 === 0) return notEvaluated('stream_integrity', 'no request got HTTP 200', { classes });
+  return decide('stream_integrity', problems, { classes });
+}
+
+/** Prompt tokens within ±10% of the class target. */
+export function requestShape(input: ValidityInput): Check {
+  const problems: string[] = [];
+  const classes: Record<string, unknown> = {};
+  for (const c of input.classes) {
+    classes[c.name] = {
+      input_tokens: c.inputTokens,
+      successful: c.ok,
+      prompt_tokens_min: c.promptTokensMin,
+      prompt_tokens_max: c.promptTokensMax,
+      outside_tolerance: c.promptOutside,
+    };
+    if (c.promptOutside > 0) problems.push(`${c.name}: ${c.promptOutside} request(s) with prompt tokens outside ±10% of ${c.inputTokens}`);
+  }
+  if (input.classes.every((c) => c.ok === 0))
+    return notEvaluated('request_shape', 'no successful request reported its prompt tokens', { classes });
+  return decide('request_shape', problems, { classes, tolerance: 0.1 });
+}
+
+/** The data-quality gate. */
+export function dataQuality(input: ValidityInput): Gate {
+  return gate(
+    [
+      scheduleKept(input),
+      metricCaptureHealthy(input),
+      headersHonoured(input),
+      cacheEvidence(input),
+      streamIntegrity(input),
+      requestShape(input),
+    ],
+    DATA_QUALITY_DEFINITIONS,
+  );
+}
+
+function round3(x: number | null): number | null {
+  return x === null ? null : Math.round(x * 1000) / 1000;
+}

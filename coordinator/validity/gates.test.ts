@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cacheEvidence,
+  dataQuality,
+  headersHonoured,
+  metricCaptureHealthy,
+  requestShape,
+  scheduleKept,
+  streamIntegrity,
+} from './data-quality.js';
+import { declaredSlosEvaluated, noSafetyCeilingHit, openLoopArrivals, sloProof } from './slo-proof.js';
+import type { ClassEvidence, SourceEvidence, ValidityInput } from './types.js';
+import { gate } from './types.js';
+
+function cls(over: Partial<ClassEvidence> = {}): ClassEvidence {
+  return {
+    name: 'realtime',
+    openLoop: true,
+    planned: 100,
+    dispatched: 100,
+    statusCounts: { ok: 100 },
+    httpCounts: { '200': 100 },
+    scheduleLagP99Ms: 2.5,
+    scheduleLagMaxMs: 12,
+    startSpreadMs: 1.2,
+    fairnessId: 'realtime-chat',
+    priority: 100,
+    inputTokens: 4096,
+    outputTokens: 128,
+    ignoreEos: true,
+    cache: 'unique',
+    ok: 100,
+    promptTokensMin: 4096,
+    promptTokensMax: 4096,
+    promptOutside: 0,
+    completionMismatch: 0,
+    http200NotOk: 0,
+    slo: { ttft_p95_ms: 250, success_rate_min: 0.99 },
+    windows: {
+      all: { requests: 100, completed: 100, slo_attainment: 0.4, ttft_p95_ms: 900, tpot_p95_ms: 7, e2e_p95_ms: 1900 },
+      surge: { requests: 50, completed: 50, slo_attainment: 0, ttft_p95_ms: 15000, tpot_p95_ms: 7, e2e_p95_ms: 16000 },
+    },
+    ...over,
+  };
+}
+
+function source(over: Partial<SourceEvidence> = {}): SourceEvidence {
+  return {
+    name: 'vllm',
+    ticks_due: 20,
+    scrapes: 20,
+    samples_ok: 20,
+    errors: 0,
+    error_counts: {},
+    first_errors: [],
+    skipped_ticks: 0,
+    pre_snapshot: 'ok',
+    post_snapshot: 'ok',
+    restarts: 0,
+    ...over,
+  };
+}
+
+function input(over: Partial<ValidityInput> = {}): ValidityInput {
+  return {
+    classes: [cls()],
+    scheduleSha256: 'abc',
+    offeredScheduleSha256: 'abc',
+    abortReason: null,
+    clientLimited: false,
+    clientReasons: [],
+    lostAgents: [],
+    sources: [source(), source({ name: 'epp' })],
+    server: {
+      vllm_prefix_cache_queries_delta: 0,
+      vllm_prefix_cache_hits_delta: 0,
+      max_pool_saturation: 1.2,
+      flow_control_materially_engaged: true,
+      gateway_restarts: 0,
+    },
+    fairnessPriorities: { 'realtime-chat': ['100'] },
+    ...over,
+  };
+}
+
+describe('data quality', () => {
+  it('is valid when every check passes', () => {
+    const g = dataQuality(input());
+    expect(g.checks.map((c) => [c.name, c.status])).toEqual([
+      ['schedule_kept', 'pass'],
+      ['metric_capture_healthy', 'pass'],
+      ['headers_honoured', 'pass'],
+      ['cache_evidence_matches_declaration', 'pass'],
+      ['stream_integrity', 'pass'],
+      ['request_shape', 'pass'],
+    ]);
+    expect(g.valid).toBe(true);
+    expect(Object.keys(g.definitions)).toEqual(g.checks.map((c) => c.name));
+  });
+
+  it('schedule kept fails on each limit, at the limit passing', () => {
+    expect(scheduleKept(input({ classes: [cls({ startSpreadMs: 50, scheduleLagP99Ms: 100, scheduleLagMaxMs: 500 })] })).status).toBe(
+      'pass',
+    );
+    const c = scheduleKept(
+      input({
+        classes: [cls({ dispatched: 97, startSpreadMs: 50.5, scheduleLagP99Ms: 100.1, scheduleLagMaxMs: 501 })],
+        offeredScheduleSha256: 'xyz',
+      }),
+    );
+    expect(c.status).toBe('fail');
+    expect(c.reason).toBe(
+      'realtime: 97 of 100 planned requests dispatched; realtime: start spread 50.5 ms > 50 ms; realtime: schedule lag p99 100.1 ms > 100 ms; realtime: schedule lag max 501 ms > 500 ms; the offered schedule hash differs from the plan schedule hash',
+    );
+    expect(c.evidence.offered_schedule_matches).toBe(false);
+  });
+
+  it('metric capture: not evaluated without sources, fails on errors, skips, gaps, snapshots and restarts', () => {
+    expect(metricCaptureHealthy(input({ sources: [] })).status).toBe('not_evaluated');
+    const c = metricCaptureHealthy(
+      input({
+        sources: [
+          source({ name: 'a', errors: 3, error_counts: { timeout: 2, garbled: 1 }, samples_ok: 18 }),
+          source({ name: 'b', skipped_ticks: 1, scrapes: 19, samples_ok: 19, restarts: 1, post_snapshot: 'unreachable: ECONNREFUSED' }),
+        ],
+      }),
+    );
+    expect(c.status).toBe('fail');
+    expect(c.reason).toBe(
+      'a: 3 scrape error(s) (2 timeout, 1 garbled); a: 18 of 20 ticks sampled; b: 1 skipped tick(s); b: 19 of 20 ticks sampled; b: post snapshot unreachable: ECONNREFUSED; b: restarted 1 time(s)',
+    );
+  });
+
+  it('headers honoured: checks the declared priority for the fairness id', () => {
+    const wrong = headersHonoured(input({ fairnessPriorities: { 'realtime-chat': ['0'] } }));
+    expect(wrong.status).toBe('fail');
+    expect(wrong.reason).toMatch(/appears with priority 0, not the declared 100/);
+    expect(headersHonoured(input({ fairnessPriorities: {} })).reason).toMatch(/never appears/);
+    expect(headersHonoured(input({ classes: [cls({ priority: null })], fairnessPriorities: { 'realtime-chat': ['7'] } })).status).toBe(
+      'pass',
+    );
+    expect(headersHonoured(input({ classes: [cls({ fairnessId: null })] })).status).toBe('not_evaluated');
+    expect(headersHonoured(input({ fairnessPriorities: {}, server: { max_pool_saturation: null } })).status).toBe('not_evaluated');
+  });
+
+  it('cache evidence: hits with unique prompts fail; shared prompts and missing counters are not evaluated', () => {
+    expect(
+      cacheEvidence(input({ server: { vllm_prefix_cache_queries_delta: 9000, vllm_prefix_cache_hits_delta: 0 } })).evidence
+        .prefix_caching_inferred,
+    ).toBe('on');
+    const hit = cacheEvidence(input({ server: { vllm_prefix_cache_queries_delta: 9000, vllm_prefix_cache_hits_delta: 64 } }));
+    expect(hit.status).toBe('fail');
+    expect(hit.reason).toMatch(/^64 prompt tokens hit/);
+    expect(cacheEvidence(input({ classes: [cls({ cache: 'shared' })] })).status).toBe('not_evaluated');
+    expect(cacheEvidence(input({ server: {} })).status).toBe('not_evaluated');
+  });
+
+  it('stream integrity and request shape count the exceptions', () => {
+    const s = streamIntegrity(input({ classes: [cls({ completionMismatch: 2, http200NotOk: 1 })] }));
+    expect(s.reason).toBe(
+      'realtime: 1 HTTP 200 response(s) without a clean stream; realtime: 2 successful request(s) without exactly 128 completion tokens',
+    );
+    expect(streamIntegrity(input({ classes: [cls({ completionMismatch: 2, ignoreEos: false })] })).status).toBe('pass');
+    expect(streamIntegrity(input({ classes: [cls({ httpCounts: { '429': 5 } })] })).status).toBe('not_evaluated');
+    const r = requestShape(input({ classes: [cls({ promptOutside: 3, promptTokensMin: 3000 })] }));
+    expect(r.status).toBe('fail');
+    expect(r.evidence.classes).toEqual({
+      realtime: { input_tokens: 4096, successful: 100, prompt_tokens_min: 3000, prompt_tokens_max: 4096, outside_tolerance: 3 },
+    });
+    expect(requestShape(input({ classes: [cls({ ok: 0 })] })).status).toBe('not_evaluated');
+  });
+});
+
+describe('slo proof', () => {
+  it('is valid with a badly missed SLO: attainment is evidence, not the verdict', () => {
+    const g = sloProof(input());
+    expect(g.valid).toBe(true);
+    const c = g.checks.find((x) => x.name === 'declared_slos_evaluated')!;
+    expect(c.evidence.classes).toEqual({
+      realtime: {
+        slo: { ttft_p95_ms: 250, success_rate_min: 0.99 },
+        slo_attainment: 0.4,
+        windows: {
+          all: { requests: 100, slo_attainment: 0.4, ttft_p95_ms: 900, ttft_p95_met: false, success_rate: 1, success_rate_met: true },
+          surge: { requests: 50, slo_attainment: 0, ttft_p95_ms: 15000, ttft_p95_met: false, success_rate: 1, success_rate_met: true },
+        },
+      },
+    });
+    expect(g.checks.map((x) => x.name)).toEqual(['open_loop_arrivals', 'no_safety_ceiling_hit', 'declared_slos_evaluated']);
+  });
+
+  it('fails on closed loops, ceilings and SLO classes without requests; not evaluated without SLOs', () => {
+    expect(openLoopArrivals(input({ classes: [cls({ openLoop: false })] })).status).toBe('fail');
+    const ceiling = noSafetyCeilingHit(
+      input({
+        classes: [cls({ statusCounts: { ok: 90, timeout: 10 } })],
+        clientLimited: true,
+        clientReasons: ['agent-1 schedule lag p99 80 ms > 50 ms'],
+      }),
+    );
+    expect(ceiling.reason).toBe('10 request(s) hit the client timeout; client limited: agent-1 schedule lag p99 80 ms > 50 ms');
+    expect(noSafetyCeilingHit(input({ abortReason: 'SIGINT', lostAgents: ['agent-2'] })).reason).toBe(
+      'aborted: SIGINT; lost agent(s): agent-2',
+    );
+    const empty = cls({
+      windows: { all: { requests: 0, completed: 0, slo_attainment: null, ttft_p95_ms: null, tpot_p95_ms: null, e2e_p95_ms: null } },
+    });
+    expect(declaredSlosEvaluated(input({ classes: [empty] })).reason).toBe('realtime declares an SLO but sent no request');
+    const none = sloProof(input({ classes: [cls({ slo: null })] }));
+    expect(none.valid).toBe(false);
+    expect(none.checks.filter((x) => x.status === 'not_evaluated').map((x) => x.name)).toEqual([
+      'open_loop_arrivals',
+      'declared_slos_evaluated',
+    ]);
+  });
+
+  it('checks flow control only when an expectation is declared', () => {
+    expect(sloProof(input({ expectFlowControlEngaged: true })).checks.at(-1)).toMatchObject({
+      name: 'flow_control_as_expected',
+      status: 'pass',
+    });
+    expect(sloProof(input({ expectFlowControlEngaged: false })).checks.at(-1)).toMatchObject({ status: 'fail' });
+    expect(sloProof(input({ expectFlowControlEngaged: false, server: {} })).checks.at(-1)).toMatchObject({ status: 'not_evaluated' });
+    expect(sloProof(input({ expectFlowControlEngaged: false })).valid).toBe(false);
+  });
+
+  it('never passes an empty gate', () => {
+    expect(gate([], {}).valid).toBe(false);
+  });
+});

@@ -1,0 +1,95 @@
+// Gathers what the validity gates read from the run's collector, schedule, summaries and scrapes
+// into one plain ValidityInput, so the gates themselves stay pure and testable with known numbers.
+import { nearestRank } from '../../shared/histogram.js';
+import type { Plan } from '../../shared/plan.js';
+import { isClosedLoop } from '../../shared/plan.js';
+import type { GlobalSchedule } from '../../shared/schedule.js';
+import type { Collector } from '../collector.js';
+import { fairnessPriorities } from '../scrape/derive.js';
+import { classFairness, toSamples } from '../scrape/server-block.js';
+import type { SourceResult } from '../scrape/types.js';
+import type { ClassEvidence, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
+
+/** The run facts the gates need beyond the collector. */
+export interface RunFacts {
+  plan: Plan;
+  schedule: GlobalSchedule;
+  collector: Collector;
+  /** run.json's `classes` section. */
+  classes: Record<string, unknown>;
+  offeredScheduleSha256: string;
+  abortReason: string | null;
+  clientLimited: boolean;
+  clientReasons: string[];
+  lostAgents: string[];
+  /** run.json's `server` block and the raw scrapes behind it. */
+  server: { sources: unknown[]; windows: Record<string, unknown> };
+  scrapes: readonly SourceResult[];
+  expectFlowControlEngaged?: boolean;
+}
+
+/** The gates' input. */
+export function validityInput(f: RunFacts): ValidityInput {
+  const fairness = new Map(classFairness(f.plan).map((c) => [c.name, c.fairnessId]));
+  const seen = fairnessPriorities(toSamples(f.scrapes.flatMap((s) => s.records)));
+  return {
+    classes: f.plan.classes.map((cls, i) => {
+      const all = f.collector.stats.get(cls.name)!.get('all')!;
+      const shape = f.collector.shapes.get(cls.name)!;
+      const lags = Float64Array.from(all.values.get('schedule_lag') ?? []).sort();
+      const summary = f.classes[cls.name] as { windows: Record<string, Record<string, unknown>> };
+      const evidence: ClassEvidence = {
+        name: cls.name,
+        openLoop: !isClosedLoop(cls),
+        planned: isClosedLoop(cls) ? null : f.schedule.classes[i]!.arrivalsNs.length,
+        dispatched: shape.dispatched,
+        statusCounts: all.statusCounts,
+        httpCounts: all.httpCounts,
+        scheduleLagP99Ms: lags.length > 0 ? round3(nearestRank(lags, 0.99) / 1e6) : null,
+        scheduleLagMaxMs: lags.length > 0 ? round3(lags[lags.length - 1]! / 1e6) : null,
+        startSpreadMs: shape.startSpreadMs(),
+        fairnessId: fairness.get(cls.name) ?? null,
+        priority: cls.priority ?? null,
+        inputTokens: cls.prompt.input_tokens,
+        outputTokens: cls.prompt.output_tokens,
+        ignoreEos: cls.prompt.ignore_eos ?? true,
+        cache: cls.prompt.cache ?? 'unique',
+        ok: shape.ok,
+        promptTokensMin: shape.promptTokensMin,
+        promptTokensMax: shape.promptTokensMax,
+        promptOutside: shape.promptOutside,
+        completionMismatch: shape.completionMismatch,
+        http200NotOk: shape.http200NotOk,
+        slo: cls.slo ?? null,
+        windows: Object.fromEntries(Object.entries(summary.windows).map(([w, m]) => [w, windowEvidence(m)])),
+      };
+      return evidence;
+    }),
+    scheduleSha256: f.schedule.sha256,
+    offeredScheduleSha256: f.offeredScheduleSha256,
+    abortReason: f.abortReason,
+    clientLimited: f.clientLimited,
+    clientReasons: f.clientReasons,
+    lostAgents: f.lostAgents,
+    sources: f.server.sources as SourceEvidence[],
+    server: (f.server.windows.all ?? {}) as Record<string, number | boolean | null>,
+    fairnessPriorities: Object.fromEntries([...seen].map(([id, p]) => [id, [...p].sort()])),
+    ...(f.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: f.expectFlowControlEngaged }),
+  };
+}
+
+function windowEvidence(m: Record<string, unknown>): WindowEvidence {
+  const num = (k: string): number | null => (typeof m[k] === 'number' ? (m[k] as number) : null);
+  return {
+    requests: num('requests') ?? 0,
+    completed: num('completed') ?? 0,
+    slo_attainment: num('slo_attainment'),
+    ttft_p95_ms: num('ttft_p95_ms'),
+    tpot_p95_ms: num('tpot_p95_ms'),
+    e2e_p95_ms: num('e2e_p95_ms'),
+  };
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

@@ -1,0 +1,98 @@
+// Pure: the SLO-proof gate (domain.md §5). It says whether the run's SLO evaluation can be
+// trusted — open-loop arrivals, no ceiling that truncated latencies, every declared SLO
+// evaluated, flow control as expected — not whether the SLOs were met: attainment is evidence.
+import type { Check, ClassEvidence, Gate, ValidityInput } from './types.js';
+import { decide, gate, notEvaluated } from './types.js';
+
+/** One sentence per check. */
+export const SLO_PROOF_DEFINITIONS: Record<string, string> = {
+  open_loop_arrivals:
+    'every class that declares an SLO offers open-loop arrivals (a rate model), so its latencies are not shaped by its own responses (coordinated omission)',
+  no_safety_ceiling_hit:
+    "the run was not aborted, no agent was lost, no request ended at the client's timeout_s ceiling (status timeout), and no agent was client-limited (schedule lag or event-loop delay p99 above 50 ms)",
+  declared_slos_evaluated:
+    "every class's declared SLO was evaluated over its requests: per window the p95 of each bounded metric against its bound, the success rate (completed / attempted; 429, 5xx and timeouts count as misses) against success_rate_min, and slo_attainment (the share of attempted requests that succeeded and met every bound); fails when a class declaring an SLO sent no request",
+  flow_control_as_expected:
+    'present only when the run declares an expectation: the server block flow_control_materially_engaged (window all) equals it',
+};
+
+/** SLO classes offer open-loop arrivals. */
+export function openLoopArrivals(input: ValidityInput): Check {
+  const slo = input.classes.filter((c) => c.slo !== null);
+  const evidence = { classes: Object.fromEntries(slo.map((c) => [c.name, { open_loop: c.openLoop }])) };
+  if (slo.length === 0) return notEvaluated('open_loop_arrivals', 'no class declares an SLO', evidence);
+  return decide(
+    'open_loop_arrivals',
+    slo.filter((c) => !c.openLoop).map((c) => `${c.name} declares an SLO but runs a closed loop`),
+    evidence,
+  );
+}
+
+/** Nothing cut the run or its latencies short. */
+export function noSafetyCeilingHit(input: ValidityInput): Check {
+  const timeouts = input.classes.reduce((n, c) => n + (c.statusCounts.timeout ?? 0), 0);
+  const problems: string[] = [];
+  if (input.abortReason) problems.push(`aborted: ${input.abortReason}`);
+  if (input.lostAgents.length > 0) problems.push(`lost agent(s): ${input.lostAgents.join(', ')}`);
+  if (timeouts > 0) problems.push(`${timeouts} request(s) hit the client timeout`);
+  if (input.clientLimited) problems.push(`client limited: ${input.clientReasons.join('; ')}`);
+  return decide('no_safety_ceiling_hit', problems, {
+    aborted: input.abortReason !== null,
+    lost_agents: input.lostAgents,
+    timeouts,
+    client_limited: input.clientLimited,
+  });
+}
+
+/** Every declared SLO evaluated, with per-class attainment as evidence. */
+export function declaredSlosEvaluated(input: ValidityInput): Check {
+  const slo = input.classes.filter((c) => c.slo !== null);
+  const classes = Object.fromEntries(slo.map((c) => [c.name, sloEvidence(c)]));
+  if (slo.length === 0) return notEvaluated('declared_slos_evaluated', 'no class declares an SLO');
+  const problems = slo.filter((c) => (c.windows.all?.requests ?? 0) === 0).map((c) => `${c.name} declares an SLO but sent no request`);
+  return decide('declared_slos_evaluated', problems, { classes });
+}
+
+// Per window: each declared bound against the window's p95, the success rate, and slo_attainment.
+function sloEvidence(c: ClassEvidence): Record<string, unknown> {
+  const slo = c.slo!;
+  const windows: Record<string, unknown> = {};
+  for (const [w, m] of Object.entries(c.windows)) {
+    const row: Record<string, unknown> = { requests: m.requests, slo_attainment: m.slo_attainment };
+    const bound = (key: string, p95: number | null, limit: number | undefined): void => {
+      if (limit === undefined) return;
+      row[`${key}_p95_ms`] = p95;
+      row[`${key}_p95_met`] = p95 === null ? null : p95 <= limit;
+    };
+    bound('ttft', m.ttft_p95_ms, slo.ttft_p95_ms);
+    bound('tpot', m.tpot_p95_ms, slo.tpot_p95_ms);
+    bound('e2e', m.e2e_p95_ms, slo.e2e_p95_ms);
+    const rate = m.requests > 0 ? Math.round((m.completed / m.requests) * 1e6) / 1e6 : null;
+    row.success_rate = rate;
+    if (slo.success_rate_min !== undefined) row.success_rate_met = rate === null ? null : rate >= slo.success_rate_min;
+    windows[w] = row;
+  }
+  return { slo, slo_attainment: c.windows.all?.slo_attainment ?? null, windows };
+}
+
+/** Flow control engaged (or not) as the run declared; null when no expectation was declared. */
+export function flowControlAsExpected(input: ValidityInput): Check | null {
+  if (input.expectFlowControlEngaged === undefined) return null;
+  const engaged = input.server.flow_control_materially_engaged ?? null;
+  const evidence = { expected: input.expectFlowControlEngaged, flow_control_materially_engaged: engaged };
+  if (engaged === null)
+    return notEvaluated('flow_control_as_expected', 'no scrape source exposes the gateway flow-control metrics', evidence);
+  return decide(
+    'flow_control_as_expected',
+    engaged === input.expectFlowControlEngaged ? [] : [`flow control ${engaged ? 'engaged' : 'did not engage'}, expected the opposite`],
+    evidence,
+  );
+}
+
+/** The SLO-proof gate. */
+export function sloProof(input: ValidityInput): Gate {
+  const checks = [openLoopArrivals(input), noSafetyCeilingHit(input), declaredSlosEvaluated(input)];
+  const flow = flowControlAsExpected(input);
+  if (flow) checks.push(flow);
+  return gate(checks, SLO_PROOF_DEFINITIONS);
+}

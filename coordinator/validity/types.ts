@@ -1,0 +1,110 @@
+// The validity gates' shapes (domain.md §5): each gate is a list of named checks, each decided by
+// the evidence it carries. A check that cannot be evaluated says so and never counts as a pass.
+import type { Slo } from '../../shared/plan.js';
+
+/** How a check came out. */
+export type CheckStatus = 'pass' | 'fail' | 'not_evaluated';
+
+/** One named check with the evidence that decided it. */
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  evidence: Record<string, unknown>;
+  /** Why it failed or could not be evaluated, in one sentence (null when it passed). */
+  reason: string | null;
+}
+
+/** A gate: valid only when every check passed. */
+export interface Gate {
+  valid: boolean;
+  checks: Check[];
+  definitions: Record<string, string>;
+}
+
+/** Figures of one class in one window, as run.json's `classes` reports them. */
+export interface WindowEvidence {
+  requests: number;
+  completed: number;
+  slo_attainment: number | null;
+  ttft_p95_ms: number | null;
+  tpot_p95_ms: number | null;
+  e2e_p95_ms: number | null;
+}
+
+/** What the gates know about one plan class. */
+export interface ClassEvidence {
+  name: string;
+  openLoop: boolean;
+  /** Arrivals the global schedule plans (null in a closed loop, which plans no count). */
+  planned: number | null;
+  /** Open-loop requests the agents dispatched. */
+  dispatched: number;
+  statusCounts: Record<string, number>;
+  httpCounts: Record<string, number>;
+  scheduleLagP99Ms: number | null;
+  scheduleLagMaxMs: number | null;
+  startSpreadMs: number | null;
+  fairnessId: string | null;
+  priority: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  ignoreEos: boolean;
+  cache: 'unique' | 'shared';
+  ok: number;
+  promptTokensMin: number | null;
+  promptTokensMax: number | null;
+  promptOutside: number;
+  completionMismatch: number;
+  http200NotOk: number;
+  slo: Slo | null;
+  /** `all` and every plan window. */
+  windows: Record<string, WindowEvidence>;
+}
+
+/** The capture health of one scrape source (run.json server.sources[]). */
+export interface SourceEvidence {
+  name: string;
+  ticks_due: number;
+  scrapes: number;
+  samples_ok: number;
+  errors: number;
+  error_counts: Record<string, number>;
+  first_errors: unknown[];
+  skipped_ticks: number;
+  pre_snapshot: string;
+  post_snapshot: string;
+  restarts: number | null;
+}
+
+/** Everything the gates read. */
+export interface ValidityInput {
+  classes: ClassEvidence[];
+  scheduleSha256: string;
+  offeredScheduleSha256: string;
+  abortReason: string | null;
+  clientLimited: boolean;
+  clientReasons: string[];
+  lostAgents: string[];
+  sources: SourceEvidence[];
+  /** The server block's window `all`. */
+  server: Record<string, number | boolean | null>;
+  /** fairness_id → priority labels seen on the gateway's flow-control series. */
+  fairnessPriorities: Record<string, string[]>;
+  /** Whether flow control should engage; the check exists only when this is declared. */
+  expectFlowControlEngaged?: boolean;
+}
+
+/** A gate from its checks. */
+export function gate(checks: Check[], definitions: Record<string, string>): Gate {
+  return { valid: checks.length > 0 && checks.every((c) => c.status === 'pass'), checks, definitions };
+}
+
+/** A check from the problems found: pass when none, else fail with them as the reason. */
+export function decide(name: string, problems: string[], evidence: Record<string, unknown>): Check {
+  return { name, status: problems.length === 0 ? 'pass' : 'fail', evidence, reason: problems.length === 0 ? null : problems.join('; ') };
+}
+
+/** A check that could not be evaluated, and why. */
+export function notEvaluated(name: string, reason: string, evidence: Record<string, unknown> = {}): Check {
+  return { name, status: 'not_evaluated', evidence, reason };
+}
