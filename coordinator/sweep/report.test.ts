@@ -42,6 +42,9 @@ function stage(index: number, value: number, verdict: StageRecord['verdict'], ac
     server: null,
     client_limited: false,
     client_limited_agents: [],
+    data_quality_valid: true,
+    slo_proof_valid: true,
+    failed_checks: [],
   };
 }
 

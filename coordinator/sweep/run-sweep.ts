@@ -222,6 +222,9 @@ function emptyFigures(): StageFigures {
     server: null,
     client_limited: false,
     client_limited_agents: [],
+    data_quality_valid: null,
+    slo_proof_valid: null,
+    failed_checks: [],
   };
 }
 

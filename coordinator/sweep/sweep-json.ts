@@ -79,6 +79,10 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   'stages[].server':
     'server signals over the measured window from run.json server.windows.measure (max running and waiting requests, max KV-cache use %, max pool saturation, max EPP queue); null when the run scraped nothing',
   'stages[].client_limited': 'run.json client_health.client_limited: some agent could not keep its schedule or its event loop was late',
+  'stages[].data_quality_valid':
+    'run.json data_quality.valid of the stage run (every validity check passed; not_evaluated counts as not passed); reported, not used in the verdict',
+  'stages[].slo_proof_valid': 'run.json slo_proof.valid of the stage run; reported, not used in the verdict',
+  'stages[].failed_checks': 'names of the data_quality and slo_proof checks of the stage run whose status is fail',
   'stages[].client_limited_agents':
     'agents whose schedule-lag p99 or event-loop-delay p99 exceeded the run client-health limits, with their dispatched req/s',
   'stages[].verdict':

@@ -39,6 +39,14 @@ function runJson(over: { window?: object; agents?: object[]; limited?: boolean; 
       },
     },
     ...(over.server ? { server: { windows: { measure: over.server } } } : {}),
+    data_quality: {
+      valid: false,
+      checks: [
+        { name: 'schedule_kept', status: 'pass' },
+        { name: 'headers_honoured', status: 'not_evaluated' },
+        { name: 'stream_integrity', status: 'fail' },
+      ],
+    },
   };
 }
 
@@ -64,6 +72,9 @@ describe('stageFigures', () => {
       client_limited: false,
       client_limited_agents: [],
       failures_by_status: { http_error: 4, timeout: 1, http_429: 3, http_503: 1, http_none: 1 },
+      data_quality_valid: false,
+      slo_proof_valid: null,
+      failed_checks: ['stream_integrity'],
     });
     expect(figures(runJson()).achieved_rps).toBe(9.5); // without departures: run.json throughput_rps
   });

@@ -58,6 +58,11 @@ export interface StageFigures {
   server: ServerSignals | null;
   client_limited: boolean;
   client_limited_agents: LimitedAgent[];
+  /** run.json data_quality.valid and slo_proof.valid (null when the run has no such gate). */
+  data_quality_valid: boolean | null;
+  slo_proof_valid: boolean | null;
+  /** Names of the gates' checks that failed (not_evaluated ones are not listed). */
+  failed_checks: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -122,6 +127,13 @@ export function stageFigures(
     failures_by_status: failures,
     server: serverSignals(obj(obj(run.server).windows)[window]),
     client_limited: health.client_limited === true,
+    data_quality_valid: gateValid(run.data_quality),
+    slo_proof_valid: gateValid(run.slo_proof),
+    failed_checks: [run.data_quality, run.slo_proof].flatMap((g) =>
+      (Array.isArray(obj(g).checks) ? (obj(g).checks as unknown[]) : [])
+        .map(obj)
+        .flatMap((c) => (c.status === 'fail' ? [String(c.name)] : [])),
+    ),
     client_limited_agents: agents
       .filter(
         (a) =>
@@ -135,6 +147,11 @@ export function stageFigures(
         requests_per_s: wallS && wallS > 0 ? round3((num(a.requests) ?? 0) / wallS) : 0,
       })),
   };
+}
+
+function gateValid(g: unknown): boolean | null {
+  const v = obj(g).valid;
+  return typeof v === 'boolean' ? v : null;
 }
 
 function serverSignals(v: unknown): ServerSignals | null {
