@@ -44,6 +44,9 @@ const program = new Command('agent')
   .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
   .addOption(new Option('--test-clock-offset-ms <ms>', 'shift this agent wall clock (tests only)').argParser(integer).default(0).hideHelp())
   .addOption(new Option('--test-arm-delay-ms <ms>', 'delay answering arm (tests only)').argParser(integer).default(0).hideHelp())
+  .addOption(
+    new Option('--test-starve <id>', 'the agent with this id keeps its event loop busy 60 ms of every 100 ms (tests only)').hideHelp(),
+  )
   .exitOverride();
 
 async function main(): Promise<number> {
@@ -63,7 +66,10 @@ async function main(): Promise<number> {
     workers: number;
     testClockOffsetMs: number;
     testArmDelayMs: number;
+    testStarve?: string;
   }>();
+  // One flag for every local agent, so a test can starve exactly one of them: a client-limited agent.
+  if (o.testStarve === o.id) starveEventLoop();
   const token = o.token ?? process.env[TOKEN_ENV];
   if (!token)
     throw new LoadfleetError(ErrorCode.USAGE, `no token: pass --token or set $${TOKEN_ENV}`, { exitCode: ExitCode.INVALID_INPUT });
@@ -83,6 +89,13 @@ async function main(): Promise<number> {
     armDelayMs: o.testArmDelayMs,
     log,
   });
+}
+
+function starveEventLoop(): void {
+  setInterval(() => {
+    const until = performance.now() + 60;
+    while (performance.now() < until) {}
+  }, 40).unref();
 }
 
 main().then(

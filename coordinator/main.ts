@@ -14,6 +14,7 @@ import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { writeReports } from './report/index.js';
 import { executeRun } from './run.js';
+import { sweepCommand } from './sweep/command.js';
 
 function hostPort(value: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
@@ -113,6 +114,8 @@ program
   .action(async (dir: string) => {
     for (const path of await writeReports(dir)) process.stdout.write(`${path}\n`);
   });
+
+sweepCommand(program);
 
 async function main(): Promise<void> {
   try {

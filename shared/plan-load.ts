@@ -33,7 +33,7 @@ export async function loadPlanFile(path: string): Promise<Plan> {
 /** A parsed JSON/YAML document, or its syntax problems as `$: …` lines. */
 export type Parsed = { ok: true; value: unknown } | { ok: false; problems: string[] };
 
-/** Parses JSON or YAML text (the same rules for every file format: plans, experiments). */
+/** Parses JSON or YAML text (the same rules for every file format: plans, experiments, sweeps). */
 export function parseDocumentText(text: string, sourceName: string): Parsed {
   const body = text.replace(/^\uFEFF/, ''); // editors on Windows add a BOM that JSON.parse rejects
   return isYamlSource(body, sourceName) ? parseYaml(body) : parseJson(body);

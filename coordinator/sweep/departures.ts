@@ -1,0 +1,33 @@
+// The achieved throughput of a stage: successful requests of the class that *finished* inside the
+// measured window, whatever their arrival time (the departure rate). run.json's throughput_rps counts
+// only requests that also arrived in the window, which under a queue (and at the window's end, for
+// any request still in flight) undercounts what the server delivered; so the stage reads its
+// requests.ndjson, streaming, and counts departures itself.
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+/** Departures of one class in [startNs, endNs) (unix ns as numbers: sub-µs rounding is irrelevant here). */
+export interface Departures {
+  requests: number;
+  completionTokens: number;
+}
+
+/** Counts one row (a parsed requests.ndjson line) into `acc` when it departed in the window. */
+export function countDeparture(acc: Departures, row: Record<string, unknown>, cls: string, startNs: number, endNs: number): void {
+  if (row.class !== cls || row.status !== 'ok') return;
+  const done = Number(row.done_unix_ns);
+  if (!(done >= startNs && done < endNs)) return;
+  acc.requests++;
+  acc.completionTokens += typeof row.completion_tokens === 'number' ? row.completion_tokens : 0;
+}
+
+/** Streams `path` (requests.ndjson) and counts the class's departures in the window. */
+export async function readDepartures(path: string, cls: string, startNs: number, endNs: number): Promise<Departures> {
+  const acc: Departures = { requests: 0, completionTokens: 0 };
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    if (line.length === 0) continue;
+    countDeparture(acc, JSON.parse(line) as Record<string, unknown>, cls, startNs, endNs);
+  }
+  return acc;
+}

@@ -1,0 +1,234 @@
+// `coordinator sweep FILE`, the I/O side: for each value the strategy picks, run one stage (a
+// normal run via executeRun under <sweepdir>/stages/), judge it from its run.json, and rewrite
+// sweep.json and report.html — so a sweep ended by a stop rule, a dead endpoint or Ctrl-C always
+// leaves what it measured. The decisions are pure modules beside this one.
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { PLAN_DEFAULTS } from '../../shared/plan.js';
+import { validatePlan } from '../../shared/plan-validate.js';
+import type { LoadedSweep } from '../../shared/sweep-load.js';
+import { writeFileAtomic } from '../artifacts/atomic.js';
+import type { RunOptions } from '../run.js';
+import { executeRun, newRunId } from '../run.js';
+import { checkBudget } from './budget.js';
+import type { SweepDoc } from './chart.js';
+import { sweepReportHtml } from './chart.js';
+import { readDepartures } from './departures.js';
+import { endpointProblem } from './endpoint.js';
+import { buildStagePlan, MEASURE_WINDOW } from './stage-plan.js';
+import type { Outcome } from './strategy.js';
+import { fmt, nextStep, rulesOf } from './strategy.js';
+import type { StageRecord, SweepState } from './sweep-json.js';
+import { writeSweepJson } from './sweep-json.js';
+import type { StageFigures } from './verdict.js';
+import { judgeStage, stageFigures } from './verdict.js';
+
+/** How to run each stage: everything executeRun needs except the plan and where it goes. */
+export type StageRunOptions = Omit<RunOptions, 'plan' | 'outDir'>;
+
+/** What the CLI reports. */
+export interface SweepResult {
+  dir: string;
+  doc: Record<string, unknown>;
+}
+
+/** Runs a validated sweep; writes `<outDir>/<sweep_id>/{sweep.json,report.html,stages/}`. */
+export async function executeSweep(
+  loaded: LoadedSweep,
+  sweepFile: string,
+  outDir: string,
+  run: StageRunOptions,
+  say: (line: string) => void,
+): Promise<SweepResult> {
+  const { sweep, plan } = loaded;
+  const sweepId = newRunId(sweep.name);
+  const dir = join(outDir, sweepId);
+  const stagesDir = join(dir, 'stages');
+  await mkdir(stagesDir, { recursive: true });
+  const scaled = plan.classes.find((c) => c.name === sweep.class)!;
+  const state: SweepState = {
+    sweepId,
+    sweep,
+    sweepFile: resolve(sweepFile),
+    planFile: loaded.planPath,
+    background: plan.classes.filter((c) => c.name !== sweep.class).map((c) => c.name),
+    slo: { ...pickSlo(scaled.slo), ...sweep.slo },
+    agents: run.agents,
+    startedAt: new Date(),
+    finishedAt: null,
+    stages: [],
+    stop: null,
+  };
+  const rules = rulesOf(sweep.stop);
+  const budgetS = sweep.stop?.time_budget_s ?? null;
+  const overheads: number[] = [];
+  let interrupted = false;
+  // While a stage runs, its own handler stops that run; this one stops the sweep (and keeps Node
+  // from exiting between stages, so sweep.json is still written).
+  const onSigint = (): void => {
+    interrupted = true;
+  };
+  process.on('SIGINT', onSigint);
+  const save = async (): Promise<Record<string, unknown>> => {
+    const doc = await writeSweepJson(dir, state);
+    await writeFileAtomic(join(dir, 'report.html'), sweepReportHtml(doc as unknown as SweepDoc));
+    return doc;
+  };
+  try {
+    await save();
+    for (;;) {
+      if (interrupted) {
+        state.stop = { rule: 'interrupted', reason: 'interrupted by the user (SIGINT)' };
+        break;
+      }
+      // A user's endpoint is probed before the strategy decides: one that died during the last stage
+      // ends the sweep for that reason, not for the errors it caused.
+      if (plan.target) {
+        const dead = await endpointProblem(plan.target.base_url);
+        if (dead) {
+          state.stop = { rule: 'endpoint_failed', reason: dead };
+          break;
+        }
+      }
+      const outcomes: Outcome[] = state.stages.map((s) => ({
+        value: s.value,
+        verdict: s.verdict,
+        errorShare: s.error_share,
+        reason: s.reason,
+      }));
+      const step = nextStep(sweep.strategy, sweep.scale, rules, outcomes);
+      if (step.kind === 'stop') {
+        state.stop = { rule: step.rule, reason: step.reason };
+        break;
+      }
+      const elapsedS = (Date.now() - state.startedAt.getTime()) / 1000;
+      const budget = checkBudget(
+        sweep.stage_duration_s,
+        elapsedS,
+        overheads,
+        budgetS,
+        plan.drain_timeout_s ?? PLAN_DEFAULTS.drain_timeout_s,
+      );
+      if (!budget.fits) {
+        state.stop = { rule: 'time_budget', reason: budget.reason };
+        break;
+      }
+      const index = state.stages.length;
+      const stage = buildStagePlan(plan, sweep, step.value, index, budget.drainCapS);
+      const checked = validatePlan(stage.plan);
+      if (!checked.ok) throw new LoadfleetError(ErrorCode.INTERNAL, `stage ${index + 1} plan is invalid`, { details: checked.problems });
+      const unit = sweep.scale === 'rate' ? 'req/s' : 'concurrency';
+      say(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
+      const t0 = Date.now();
+      let record: StageRecord;
+      try {
+        // Each stage's agents spool into the sweep directory: a leftover spool elsewhere (same agent
+        // ids, other runs) must never be offered to this stage's coordinator.
+        const spool = `--spool-dir=${join(dir, 'spool', `stage${index + 1}`)}`;
+        const result = await executeRun({ ...run, agentArgs: [spool, ...run.agentArgs], plan: checked.plan, outDir: stagesDir });
+        const runJson = JSON.parse(await readFile(join(result.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+        const t = Number(runJson.started_at_unix_ns);
+        const departures = await readDepartures(
+          join(result.dir, 'requests.ndjson'),
+          sweep.class,
+          t + stage.measure.start_s * 1e9,
+          t + stage.measure.end_s * 1e9,
+        ).catch(() => null);
+        const figures = stageFigures(
+          runJson,
+          sweep.class,
+          MEASURE_WINDOW,
+          stage.measure,
+          sweep.scale,
+          step.value,
+          scaled.prompt.output_tokens,
+          departures,
+        );
+        const judged = interrupted
+          ? { verdict: 'error' as const, reasons: ['interrupted by the user (SIGINT) during the stage'] }
+          : judgeStage(figures, state.slo);
+        record = {
+          index,
+          value: step.value,
+          ...figures,
+          ...judged,
+          reason: judged.reasons.join('; '),
+          measure_window: stage.measure,
+          run_dir: result.dir,
+        };
+      } catch (err) {
+        // The stage could not run at all (engine-sim did not start, agents did not join, …).
+        const why = err instanceof Error ? err.message : String(err);
+        record = {
+          index,
+          value: step.value,
+          ...emptyFigures(),
+          verdict: 'error',
+          reasons: [why],
+          reason: why,
+          measure_window: stage.measure,
+          run_dir: null,
+        };
+      }
+      overheads.push((Date.now() - t0) / 1000 - sweep.stage_duration_s);
+      state.stages.push(record);
+      say(`stage ${index + 1}: ${fmt(step.value)} ${unit} → ${record.verdict} (${record.reason})`);
+      await save();
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  state.finishedAt = new Date();
+  return { dir, doc: await save() };
+}
+
+function pickSlo(slo: { ttft_p95_ms?: number; tpot_p95_ms?: number; success_rate_min?: number } | undefined) {
+  const out: { ttft_p95_ms?: number; tpot_p95_ms?: number; success_rate_min?: number } = {};
+  if (slo?.ttft_p95_ms !== undefined) out.ttft_p95_ms = slo.ttft_p95_ms;
+  if (slo?.tpot_p95_ms !== undefined) out.tpot_p95_ms = slo.tpot_p95_ms;
+  if (slo?.success_rate_min !== undefined) out.success_rate_min = slo.success_rate_min;
+  return out;
+}
+
+function emptyFigures(): StageFigures {
+  return {
+    run_status: 'not_run',
+    run_status_reason: null,
+    agents: 0,
+    run_wall_s: null,
+    measure_s: 0,
+    offered_rps: null,
+    offered_concurrency: null,
+    scheduled_rps: null,
+    offered_tok_s: null,
+    achieved_rps: null,
+    achieved_tok_s: null,
+    all_classes_rps: null,
+    ttft_p50_ms: null,
+    ttft_p95_ms: null,
+    ttft_p99_ms: null,
+    tpot_p50_ms: null,
+    tpot_p95_ms: null,
+    tpot_p99_ms: null,
+    requests: 0,
+    completed: 0,
+    failed: 0,
+    http_429: 0,
+    success_rate: null,
+    error_share: null,
+    slo_attainment: null,
+    failures_by_status: {},
+    server: null,
+    client_limited: false,
+    client_limited_agents: [],
+    data_quality_valid: null,
+    slo_proof_valid: null,
+    failed_checks: [],
+  };
+}
+
+/** Exit status of a finished sweep: interrupted → 130-like ABORTED, otherwise OK. */
+export function sweepExitCode(doc: Record<string, unknown>): number {
+  return doc.status === 'interrupted' || doc.status === 'aborted' ? ExitCode.ABORTED : ExitCode.OK;
+}

@@ -1,0 +1,238 @@
+// Pure: a stage's figures read out of its run.json, and its verdict. A stage passes when the scaled
+// class met its SLO in the measured window (p95 TTFT, p95 TPOT, success rate — 429/503/timeouts
+// count as misses) and, for a rate, achieved at least 90% of the offered throughput. A stage any
+// agent could not drive honestly is `client_limited`: neither a pass nor a fail of the server.
+import type { SweepScale, SweepSlo } from '../../shared/sweep.js';
+import { SATURATION_RATIO } from '../../shared/sweep.js';
+import type { Verdict } from './strategy.js';
+import { fmt } from './strategy.js';
+
+/** Signals the server reported in the measured window (run.json `server.windows.measure`), when scraped. */
+export interface ServerSignals {
+  max_vllm_running: number | null;
+  max_vllm_waiting: number | null;
+  max_vllm_kv_cache_usage_pct: number | null;
+  max_pool_saturation: number | null;
+  max_epp_queue: number | null;
+}
+
+/** An agent that could not keep its schedule in the stage. */
+export interface LimitedAgent {
+  agent_id: string;
+  schedule_lag_p99_ms: number | null;
+  event_loop_delay_p99_ms: number | null;
+  /** Requests (every class) the agent dispatched per second of the run. */
+  requests_per_s: number;
+}
+
+/** Everything sweep.json says about one stage apart from its value, verdict and directory. */
+export interface StageFigures {
+  run_status: string;
+  run_status_reason: string | null;
+  agents: number;
+  run_wall_s: number | null;
+  /** Length of the measured window, s. */
+  measure_s: number;
+  offered_rps: number | null;
+  offered_concurrency: number | null;
+  scheduled_rps: number | null;
+  offered_tok_s: number | null;
+  achieved_rps: number | null;
+  achieved_tok_s: number | null;
+  /** Requests per second of every class together over the run (for the client advice). */
+  all_classes_rps: number | null;
+  ttft_p50_ms: number | null;
+  ttft_p95_ms: number | null;
+  ttft_p99_ms: number | null;
+  tpot_p50_ms: number | null;
+  tpot_p95_ms: number | null;
+  tpot_p99_ms: number | null;
+  requests: number;
+  completed: number;
+  failed: number;
+  http_429: number;
+  success_rate: number | null;
+  error_share: number | null;
+  slo_attainment: number | null;
+  failures_by_status: Record<string, number>;
+  server: ServerSignals | null;
+  client_limited: boolean;
+  client_limited_agents: LimitedAgent[];
+  /** run.json data_quality.valid and slo_proof.valid (null when the run has no such gate). */
+  data_quality_valid: boolean | null;
+  slo_proof_valid: boolean | null;
+  /** Names of the gates' checks that failed (not_evaluated ones are not listed). */
+  failed_checks: string[];
+}
+
+type Json = Record<string, unknown>;
+
+/** The object at `v`, or an empty one: run.json is read defensively (a field another branch adds may be absent). */
+const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Reads a stage's figures from its parsed run.json. */
+export function stageFigures(
+  run: Json,
+  cls: string,
+  window: string,
+  measure: { start_s: number; end_s: number },
+  scale: SweepScale,
+  value: number,
+  outputTokens: number,
+  departures: { requests: number; completionTokens: number } | null,
+): StageFigures {
+  const c = obj(obj(run.classes)[cls]);
+  const w = obj(obj(c.windows)[window]);
+  const lengthS = measure.end_s - measure.start_s;
+  const requests = num(w.requests) ?? 0;
+  const completed = num(w.completed) ?? 0;
+  const failed = num(w.failed) ?? 0;
+  const wallMs = num(run.wall_clock_ms);
+  const wallS = wallMs === null ? null : wallMs / 1000;
+  const agents: Json[] = Array.isArray(run.agents) ? run.agents.map(obj) : [];
+  const health = obj(run.client_health);
+  const limits = obj(health.limits);
+  const offeredRps = scale === 'rate' ? value : null;
+  const failures: Record<string, number> = {};
+  for (const [k, n] of Object.entries(obj(c.outcome_counts))) if (k !== 'ok' && typeof n === 'number') failures[k] = n;
+  for (const [k, n] of Object.entries(obj(c.status_counts))) if (k !== '200' && typeof n === 'number') failures[`http_${k}`] = n;
+  return {
+    run_status: String(run.status ?? 'unknown'),
+    run_status_reason: typeof run.status_reason === 'string' ? run.status_reason : null,
+    agents: agents.length,
+    run_wall_s: wallS,
+    measure_s: lengthS,
+    offered_rps: offeredRps,
+    offered_concurrency: scale === 'concurrency' ? value : null,
+    scheduled_rps: lengthS > 0 ? round3(requests / lengthS) : null,
+    offered_tok_s: offeredRps === null ? null : round3(offeredRps * outputTokens),
+    achieved_rps: departures && lengthS > 0 ? round3(departures.requests / lengthS) : num(w.throughput_rps),
+    achieved_tok_s: departures && lengthS > 0 ? round3(departures.completionTokens / lengthS) : num(w.throughput_tok_s),
+    all_classes_rps: wallS && wallS > 0 ? round3((num(run.requests) ?? 0) / wallS) : null,
+    ttft_p50_ms: num(w.ttft_p50_ms),
+    ttft_p95_ms: num(w.ttft_p95_ms),
+    ttft_p99_ms: num(w.ttft_p99_ms),
+    tpot_p50_ms: num(w.tpot_p50_ms),
+    tpot_p95_ms: num(w.tpot_p95_ms),
+    tpot_p99_ms: num(w.tpot_p99_ms),
+    requests,
+    completed,
+    failed,
+    http_429: num(w.http_429) ?? 0,
+    success_rate: requests > 0 ? round6(completed / requests) : null,
+    error_share: requests > 0 ? round6(failed / requests) : null,
+    slo_attainment: num(w.slo_attainment),
+    failures_by_status: failures,
+    server: serverSignals(obj(obj(run.server).windows)[window]),
+    client_limited: health.client_limited === true,
+    data_quality_valid: gateValid(run.data_quality),
+    slo_proof_valid: gateValid(run.slo_proof),
+    failed_checks: [run.data_quality, run.slo_proof].flatMap((g) =>
+      (Array.isArray(obj(g).checks) ? (obj(g).checks as unknown[]) : [])
+        .map(obj)
+        .flatMap((c) => (c.status === 'fail' ? [String(c.name)] : [])),
+    ),
+    client_limited_agents: agents
+      .filter(
+        (a) =>
+          (num(a.schedule_lag_p99_ms) ?? 0) > (num(limits.schedule_lag_p99_ms) ?? 50) ||
+          (num(a.event_loop_delay_p99_ms) ?? 0) > (num(limits.event_loop_delay_p99_ms) ?? 50),
+      )
+      .map((a) => ({
+        agent_id: String(a.agent_id),
+        schedule_lag_p99_ms: num(a.schedule_lag_p99_ms),
+        event_loop_delay_p99_ms: num(a.event_loop_delay_p99_ms),
+        requests_per_s: wallS && wallS > 0 ? round3((num(a.requests) ?? 0) / wallS) : 0,
+      })),
+  };
+}
+
+function gateValid(g: unknown): boolean | null {
+  const v = obj(g).valid;
+  return typeof v === 'boolean' ? v : null;
+}
+
+function serverSignals(v: unknown): ServerSignals | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const w = obj(v);
+  return {
+    max_vllm_running: num(w.max_vllm_running),
+    max_vllm_waiting: num(w.max_vllm_waiting),
+    max_vllm_kv_cache_usage_pct: num(w.max_vllm_kv_cache_usage_pct),
+    max_pool_saturation: num(w.max_pool_saturation),
+    max_epp_queue: num(w.max_epp_queue),
+  };
+}
+
+/** A stage's verdict and every reason for it. */
+export interface Judgement {
+  verdict: Verdict;
+  reasons: string[];
+}
+
+/** Judges a stage against the SLO and the saturation test. */
+export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
+  if (f.run_status === 'aborted') return { verdict: 'error', reasons: [`the run aborted: ${f.run_status_reason ?? 'no reason given'}`] };
+  if (f.client_limited) {
+    const who = f.client_limited_agents.map(
+      (a) => `${a.agent_id} (schedule lag p99 ${ms(a.schedule_lag_p99_ms)}, event-loop delay p99 ${ms(a.event_loop_delay_p99_ms)})`,
+    );
+    return { verdict: 'client_limited', reasons: [`client-limited: ${who.length > 0 ? who.join(', ') : 'see run.json client_health'}`] };
+  }
+  // Nothing but refused connections: the endpoint is gone, which says nothing about its capacity.
+  const connectErrors = f.failures_by_status.connect_error ?? 0;
+  if (f.requests > 0 && f.completed === 0 && f.failed > 0 && connectErrors >= f.failed)
+    return { verdict: 'error', reasons: [`the endpoint did not answer (${connectErrors} connect errors, nothing completed)`] };
+  const reasons: string[] = [];
+  if (f.requests === 0) return { verdict: 'fail', reasons: ['no request of the class fell in the measured window'] };
+  if (slo.ttft_p95_ms !== undefined) {
+    if (f.ttft_p95_ms === null) reasons.push('no successful request to measure p95 TTFT on');
+    else if (f.ttft_p95_ms > slo.ttft_p95_ms) reasons.push(`p95 TTFT ${ms(f.ttft_p95_ms)} > SLO ${ms(slo.ttft_p95_ms)}`);
+  }
+  if (slo.tpot_p95_ms !== undefined) {
+    if (f.tpot_p95_ms === null) reasons.push('no successful request to measure p95 TPOT on');
+    else if (f.tpot_p95_ms > slo.tpot_p95_ms) reasons.push(`p95 TPOT ${ms(f.tpot_p95_ms)} > SLO ${ms(slo.tpot_p95_ms)}`);
+  }
+  if (slo.success_rate_min !== undefined && f.success_rate !== null && f.success_rate < slo.success_rate_min)
+    reasons.push(
+      `success rate ${pct(f.success_rate)} < SLO ${pct(slo.success_rate_min)} (${f.failed} of ${f.requests} failed; 429/503/timeouts count as misses)`,
+    );
+  // Against the arrivals the schedule put in the window (a Poisson draw is not exactly the nominal rate).
+  const offered = f.scheduled_rps ?? f.offered_rps;
+  if (f.offered_rps !== null && offered !== null && f.achieved_rps !== null && saturated(offered, f.achieved_rps, f.measure_s))
+    reasons.push(
+      f.achieved_rps === 0
+        ? `saturated: no request finished inside the measured window while ${fmt(offered)} req/s arrived in it`
+        : `saturated: achieved ${fmt(f.achieved_rps)} req/s < ${SATURATION_RATIO * 100}% of the ${fmt(offered)} req/s offered in the window (${pct(f.achieved_rps / offered)})`,
+    );
+  return reasons.length > 0
+    ? { verdict: 'fail', reasons }
+    : { verdict: 'pass', reasons: ['met the SLO and achieved ≥ 90% of the offered throughput'] };
+}
+
+/** A shortfall of this many requests or fewer is counting noise: requests in flight across a window edge. */
+export const SATURATION_NOISE_REQUESTS = 2;
+
+/** Achieved below 90% of offered, by more than the counting noise of a short window. */
+export function saturated(offeredRps: number, achievedRps: number, windowS: number): boolean {
+  // Rates carry 3 decimals, so the shortfall is rounded back to whole requests first.
+  return achievedRps < SATURATION_RATIO * offeredRps && Math.round((offeredRps - achievedRps) * windowS) > SATURATION_NOISE_REQUESTS;
+}
+
+function ms(x: number | null): string {
+  return x === null ? '-' : `${Math.round(x * 10) / 10} ms`;
+}
+
+function pct(x: number): string {
+  return `${(Math.round(x * 1000) / 10).toFixed(1)}%`;
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

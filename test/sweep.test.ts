@@ -1,0 +1,222 @@
+// `coordinator sweep` end to end: real coordinator, agents and engine-sim processes on loopback.
+// Stages are short (6 s) against the simple engine, whose capacity follows from its timing.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startNode, startSim, tempDir, writePlan } from './harness.js';
+
+// The simple engine generates at most C requests at once (the gateway in front admits
+// ⌊C·1.1⌋ = C for C = 2, so nothing else queues). A request holds its slot for
+//   ttft + (output_tokens − 1) · itl + the wait for the next step of the shared 20 ms grid (itl/2 on average)
+//   = 300 + 10 · 20 + 10 = 510 ms,
+// so the server completes at most C / 0.51 s = 2 / 0.51 = 3.92 req/s. With constant-rate arrivals
+// below that nothing waits (TTFT ≈ 300–320 ms); above it the queue grows for the whole stage, so
+// p95 TTFT passes 450 ms within seconds. The capacity under that SLO is therefore 3.92 req/s.
+const C = 2;
+const TTFT_MS = 300;
+const ITL_MS = 20;
+const OUTPUT_TOKENS = 11;
+const COMPUTED_CAPACITY = C / ((TTFT_MS + (OUTPUT_TOKENS - 1) * ITL_MS + ITL_MS / 2) / 1000);
+const SIM_ARGS = [
+  '--sim-arg=--engine=simple',
+  `--sim-arg=--max-concurrency=${C}`,
+  `--sim-arg=--ttft-ms=${TTFT_MS}`,
+  `--sim-arg=--itl-ms=${ITL_MS}`,
+  '--sim-arg=--prefill-us-per-token=0',
+];
+
+function plan(target?: string) {
+  return {
+    schema: 'loadfleet.plan/v1',
+    name: 'cap',
+    seed: 1,
+    duration_s: 10,
+    drain_timeout_s: 10,
+    ...(target ? { target: { base_url: target, api: 'chat', model: 'loadfleet-sim' } } : {}),
+    classes: [
+      {
+        name: 'rt',
+        prompt: { input_tokens: 10, output_tokens: OUTPUT_TOKENS },
+        load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 10, rate_per_s: 1 }] },
+        slo: { ttft_p95_ms: 450 },
+      },
+    ],
+  };
+}
+
+function writeSweep(dir: string, sweep: object, target?: string): string {
+  writePlan(dir, plan(target));
+  const path = join(dir, 'sweep.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      schema: 'loadfleet.sweep/v1',
+      name: 'cap',
+      plan: 'plan.json',
+      class: 'rt',
+      scale: 'rate',
+      stage_duration_s: 6,
+      warmup_s: 1.5,
+      ...sweep,
+    }),
+  );
+  return path;
+}
+
+function runSweep(file: string, out: string, extra: string[] = []) {
+  return startNode('coordinator/main.js', ['sweep', file, '--agents', '2', '--out', out, '--quiet', ...SIM_ARGS, ...extra]);
+}
+
+function readSweep(out: string): any {
+  const [dir] = readdirSync(out);
+  return { ...JSON.parse(readFileSync(join(out, dir!, 'sweep.json'), 'utf8')), dir: join(out, dir!) };
+}
+
+describe('coordinator sweep', () => {
+  it('bisect finds the computed capacity within ±15%', async () => {
+    const dir = tempDir();
+    const file = writeSweep(dir, { strategy: { type: 'bisect', pass: 3, fail: 6, resolution: 0.5 } });
+    const done = await runSweep(file, join(dir, 'out')).done;
+    expect(done.code, done.stderr).toBe(0);
+    const s = readSweep(join(dir, 'out'));
+    expect(s.stop_rule, s.stop_reason).toBe('done');
+    expect(s.stages.map((x: any) => x.verdict)).not.toContain('client_limited');
+    expect(Math.abs(s.capacity - COMPUTED_CAPACITY) / COMPUTED_CAPACITY, `capacity ${s.capacity} vs ${COMPUTED_CAPACITY}`).toBeLessThan(
+      0.15,
+    );
+    expect(s.bracket[1] - s.bracket[0]).toBeLessThanOrEqual(0.5);
+    // The failing end saturated: achieved throughput is the server's, not the offered 6 req/s.
+    const at6 = s.stages.find((x: any) => x.value === 6);
+    expect(at6.verdict).toBe('fail');
+    expect(Math.abs(at6.achieved_rps - COMPUTED_CAPACITY) / COMPUTED_CAPACITY).toBeLessThan(0.15);
+    for (const st of s.stages) expect(existsSync(join(st.run_dir, 'run.json'))).toBe(true);
+    expect(s.answer).toContain(`Capacity ${s.capacity} req/s`);
+    expect(done.stdout).toContain(`capacity ${s.capacity} req/s, bracket [${s.bracket[0]}, ${s.bracket[1]}]`);
+    const html = readFileSync(join(s.dir, 'report.html'), 'utf8');
+    expect(html).toContain(`capacity ${s.capacity}`);
+    expect(html.match(/<svg /g)).toHaveLength(2);
+  });
+
+  it('stops escalating after max_failing_stages and never starts the heavier stage', async () => {
+    const dir = tempDir();
+    const file = writeSweep(dir, { strategy: { type: 'stages', values: [1, 8, 12] }, stop: { max_failing_stages: 1 } });
+    const done = await runSweep(file, join(dir, 'out')).done;
+    expect(done.code, done.stderr).toBe(0);
+    const s = readSweep(join(dir, 'out'));
+    expect(s.stages.map((x: any) => [x.value, x.verdict])).toEqual([
+      [1, 'pass'],
+      [8, 'fail'],
+    ]);
+    expect(s.stop_rule).toBe('max_failing_stages');
+    expect(s.bracket).toEqual([1, 8]);
+    expect(readdirSync(join(s.dir, 'stages'))).toHaveLength(2);
+  });
+
+  it('a stage run by a starved agent is client_limited, never capacity, and says how many agents to add', async () => {
+    const dir = tempDir();
+    const file = writeSweep(dir, { strategy: { type: 'stages', values: [3, 4] } });
+    const done = await runSweep(file, join(dir, 'out'), ['--agent-arg=--test-starve=agent-2']).done;
+    expect(done.code, done.stderr).toBe(0);
+    const s = readSweep(join(dir, 'out'));
+    expect(s.stages).toHaveLength(1);
+    expect(s.stages[0].verdict).toBe('client_limited');
+    expect(s.stages[0].client_limited_agents.map((a: any) => a.agent_id)).toEqual(['agent-2']);
+    expect(s.capacity).toBeNull();
+    expect(s.stop_rule).toBe('client_limited');
+    expect(s.client_advice.agents_needed).toBeGreaterThanOrEqual(3);
+    expect(s.answer).toContain('add agents or workers');
+  });
+
+  it('an endpoint that dies mid-sweep ends it with the stages so far and the reason', async () => {
+    const dir = tempDir();
+    const sim = await startSim(['--engine', 'simple', '--ttft-ms', '50', '--itl-ms', '10']);
+    const file = writeSweep(dir, { strategy: { type: 'stages', values: [1, 2, 3] } }, sim.baseUrl);
+    const out = join(dir, 'out');
+    const run = runSweep(file, out);
+    // Kill the endpoint once the first stage is in sweep.json.
+    const poll = setInterval(() => {
+      try {
+        if (readSweep(out).stages.length >= 1) {
+          sim.stop();
+          clearInterval(poll);
+        }
+      } catch {}
+    }, 200);
+    const done = await run.done;
+    clearInterval(poll);
+    sim.stop();
+    expect(done.code, done.stderr).toBe(3);
+    const s = readSweep(out);
+    expect(s.status).toBe('aborted');
+    expect(s.stop_rule).toBe('endpoint_failed');
+    expect(s.stop_reason).toMatch(/did not answer/);
+    expect(s.stages[0]).toMatchObject({ value: 1, verdict: 'pass' });
+  });
+
+  it('Ctrl-C writes what was measured', async () => {
+    const dir = tempDir();
+    const file = writeSweep(dir, { strategy: { type: 'stages', values: [1, 2, 3] } });
+    const out = join(dir, 'out');
+    const run = runSweep(file, out);
+    const poll = setInterval(() => {
+      try {
+        if (readSweep(out).stages.length >= 1) {
+          clearInterval(poll);
+          setTimeout(() => run.child.kill('SIGINT'), 2500); // inside stage 2
+        }
+      } catch {}
+    }, 200);
+    const done = await run.done;
+    clearInterval(poll);
+    expect(done.code).toBe(3);
+    const s = readSweep(out);
+    expect(s.status).toBe('interrupted');
+    expect(s.stages.map((x: any) => x.verdict)).toEqual(['pass', 'error']);
+    expect(s.stages[1].reason).toMatch(/interrupted/);
+    expect(s.capacity).toBe(1);
+    expect(existsSync(join(s.dir, 'report.html'))).toBe(true);
+  });
+
+  it('an invalid sweep file fails before any load, listing every problem', async () => {
+    const dir = tempDir();
+    writePlan(dir, plan());
+    const file = join(dir, 'bad.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema: 'loadfleet.sweep/v1',
+        name: 'x',
+        plan: 'plan.json',
+        class: 'rt',
+        scale: 'rte',
+        strategy: { type: 'bisect', pass: 4, fail: 2, resolution: 1 },
+        stage_duration_s: 5,
+        warmup_s: 9,
+      }),
+    );
+    const done = await startNode('coordinator/main.js', ['sweep', file, '--out', join(dir, 'out')]).done;
+    expect(done.code).toBe(2);
+    expect(done.stderr).toContain('error LF_SWEEP_INVALID');
+    expect(done.stderr).toContain('scale: must be one of "rate", "concurrency"');
+    expect(done.stderr).toContain('warmup_s: must be < stage_duration_s (5), or nothing is measured');
+    expect(done.stderr).toContain('strategy.fail: must be > pass (4)');
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+    // A class the plan lacks is found too, still before any load.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema: 'loadfleet.sweep/v1',
+        name: 'x',
+        plan: 'plan.json',
+        class: 'nope',
+        scale: 'rate',
+        strategy: { type: 'stages', values: [1] },
+        stage_duration_s: 5,
+        warmup_s: 1,
+      }),
+    );
+    const again = await startNode('coordinator/main.js', ['sweep', file, '--out', join(dir, 'out')]).done;
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('class: no class "nope" in plan plan.json (it has "rt")');
+  });
+});
