@@ -2,7 +2,8 @@
 // target, gather agents, measure their clocks, hand out shares, start them together, collect
 // everything they send, and write the run directory — also when the run ends early.
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rmdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
@@ -127,10 +128,21 @@ export async function executeRun(opts: RunOptions): Promise<RunResult> {
     opts.log(`waiting for ${opts.agents} agent(s) at ${url}`);
     let local: LocalAgent[] = [];
     if (opts.spawnLocal) {
-      local = spawnLocalAgents(opts.agents, url.replace('0.0.0.0', '127.0.0.1'), opts.token, opts.agentArgs, opts.log);
+      // Local agents are this run's alone, so they spool under the run's id: the ids agent-1… repeat
+      // in every run, and another run's spool must never look like theirs (a --agent-arg wins).
+      const spoolDir = join(tmpdir(), 'loadfleet-spool', runId);
+      local = spawnLocalAgents(
+        opts.agents,
+        url.replace('0.0.0.0', '127.0.0.1'),
+        opts.token,
+        [`--spool-dir=${spoolDir}`, ...opts.agentArgs],
+        opts.log,
+      );
       cleanups.push(async () => {
         await Promise.race([Promise.all(local.map((a) => a.exited)), new Promise((r) => setTimeout(r, 5000))]);
         await Promise.all(local.map((a) => a.stop()));
+        // Only an empty directory goes: a spool left by an agent that died mid-run is kept.
+        await rmdir(spoolDir).catch(() => {});
       });
     }
     await server.waitForAgents(opts.joinTimeoutMs).catch((err: Error) => {
