@@ -131,7 +131,16 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // A parent that embeds the simulator (the coordinator) sets this and keeps our stdin open: when
+  // the parent dies, even by SIGKILL, the pipe closes and the simulator goes with it.
+  if (process.env[EXIT_WITH_STDIN_ENV] === '1') {
+    process.stdin.once('close', stop);
+    process.stdin.resume();
+  }
 }
+
+/** The environment variable that ties the simulator's life to its stdin (see main). */
+const EXIT_WITH_STDIN_ENV = 'ENGINE_SIM_EXIT_WITH_STDIN';
 
 main().catch((err: unknown) => {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : EXIT_INVALID_INPUT); // commander already printed it

@@ -1,9 +1,31 @@
 // A coordinator that dies mid-run: its agents stop sending load at once, exit, and keep their
 // spools (endpoints are expensive; nobody would take the results).
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { constantRatePlan, listeningCoordinator, startNode, tempDir, waitFor, writePlan } from './harness.js';
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+// The processes whose parent is `pid` (Linux /proc: field 4 of stat, after the command in parentheses).
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((p) => {
+      try {
+        return Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    });
+}
 
 describe('the coordinator goes away', () => {
   it('agents stop, exit non-zero and keep their spool', async () => {
@@ -13,7 +35,11 @@ describe('the coordinator goes away', () => {
       ['--agents', '1', '--plan', writePlan(work, constantRatePlan('gone', 30, 10)), '--out', join(work, 'out')],
       { LOADFLEET_TOKEN: 'gone' },
     );
-    void waitFor(coord.child.stderr!, /t=2s/).then(() => coord.child.kill('SIGKILL'));
+    let simPid: number | undefined;
+    void waitFor(coord.child.stderr!, /t=2s/).then(() => {
+      simPid = childrenOf(coord.child.pid!).find((pid) => cmdline(pid).includes('sim/main.js'));
+      coord.child.kill('SIGKILL');
+    });
     const agent = startNode('agent/main.js', ['--coordinator', url, '--id', 'orphan', '--spool-dir', spool], { LOADFLEET_TOKEN: 'gone' });
     const started = Date.now();
     const res = await agent.done;
@@ -21,5 +47,10 @@ describe('the coordinator goes away', () => {
     expect(Date.now() - started).toBeLessThan(20_000); // long before the 30 s plan would end
     const kept = readdirSync(spool).filter((n) => n.endsWith('.spool.ndjson'));
     expect(kept).toHaveLength(1);
+    // The embedded engine-sim went with its coordinator (its stdin pipe closed), not left behind.
+    expect(simPid).toBeGreaterThan(0);
+    const deadline = Date.now() + 5000;
+    while (existsSync(`/proc/${simPid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(`/proc/${simPid}`)).toBe(false);
   });
 });
