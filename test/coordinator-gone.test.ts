@@ -1,31 +1,10 @@
 // A coordinator that dies mid-run: its agents stop sending load at once, exit, and keep their
 // spools (endpoints are expensive; nobody would take the results).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { childPids } from '../bench/proc.js';
 import { constantRatePlan, listeningCoordinator, startNode, tempDir, waitFor, writePlan } from './harness.js';
-
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-// The processes whose parent is `pid` (Linux /proc: field 4 of stat, after the command in parentheses).
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((p) => {
-      try {
-        return Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    });
-}
 
 describe('the coordinator goes away', () => {
   it('agents stop, exit non-zero and keep their spool', async () => {
@@ -37,7 +16,7 @@ describe('the coordinator goes away', () => {
     );
     let simPid: number | undefined;
     void waitFor(coord.child.stderr!, /t=2s/).then(() => {
-      simPid = childrenOf(coord.child.pid!).find((pid) => cmdline(pid).includes('sim/main.js'));
+      simPid = childPids(coord.child.pid!, 'sim/main.js')[0];
       coord.child.kill('SIGKILL');
     });
     const agent = startNode('agent/main.js', ['--coordinator', url, '--id', 'orphan', '--spool-dir', spool], { LOADFLEET_TOKEN: 'gone' });
