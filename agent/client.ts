@@ -2,6 +2,7 @@
 // every timestamp taken when the bytes arrive, before the SSE parser or any JSON work.
 import type { Dispatcher } from 'undici';
 import type { RequestRecord, RequestStatus } from '../shared/metrics.js';
+import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 
@@ -72,7 +73,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     private readonly nowNs: () => number,
     private readonly resolve: (r: RequestResult) => void,
   ) {
-    this.record = newRecord(spec);
+    this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);
@@ -189,28 +190,4 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
 function numberOrNull(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
-function newRecord(spec: RequestSpec): RequestRecord {
-  return {
-    class: spec.className,
-    request_index: spec.requestIndex,
-    status: 'aborted',
-    http_status: null,
-    intended_ns: spec.intendedNs,
-    sent_ns: 0,
-    headers_ns: null,
-    first_output_ns: null,
-    first_content_ns: null,
-    last_token_ns: null,
-    done_ns: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    cached_tokens: null,
-    reasoning_chunks: 0,
-    content_chunks: 0,
-    retry_after_s: null,
-    dropped_reason: null,
-    error: null,
-  };
 }

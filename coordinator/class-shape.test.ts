@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../shared/metrics.js';
+import { blankRecord } from '../shared/metrics.js';
 import type { TrafficClass } from '../shared/plan.js';
 import { ClassShape } from './class-shape.js';
 
@@ -11,25 +12,12 @@ const CLS: TrafficClass = {
 
 function rec(over: Partial<RequestRecord>): RequestRecord {
   return {
-    class: 'rt',
-    request_index: 0,
+    ...blankRecord('rt', 0, 2e9),
     status: 'ok',
     http_status: 200,
-    intended_ns: 2e9,
     sent_ns: 2e9 + 1e6,
-    headers_ns: null,
-    first_output_ns: null,
-    first_content_ns: null,
-    last_token_ns: null,
-    done_ns: null,
     prompt_tokens: 100,
     completion_tokens: 8,
-    cached_tokens: null,
-    reasoning_chunks: 0,
-    content_chunks: 0,
-    retry_after_s: null,
-    dropped_reason: null,
-    error: null,
     ...over,
   };
 }

@@ -94,7 +94,7 @@ describe('experiment files', () => {
     );
     const problems = await problemsOf({ ...GOOD, plan: join(dir, 'p.json') });
     expect(problems).toEqual([
-      'plan (' + join(dir, 'p.json') + '): typo: unknown key',
+      `plan (${join(dir, 'p.json')}): typo: unknown key`,
       `plan (${join(dir, 'p.json')}): classes: must not be empty`,
     ]);
   });

@@ -37,6 +37,31 @@ export interface RequestRecord {
   error: string | null;
 }
 
+/** A request's record before anything happened to it: `aborted` until an outcome is known. */
+export function blankRecord(className: string, requestIndex: number, intendedNs: number | null): RequestRecord {
+  return {
+    class: className,
+    request_index: requestIndex,
+    status: 'aborted',
+    http_status: null,
+    intended_ns: intendedNs,
+    sent_ns: 0,
+    headers_ns: null,
+    first_output_ns: null,
+    first_content_ns: null,
+    last_token_ns: null,
+    done_ns: null,
+    prompt_tokens: null,
+    completion_tokens: null,
+    cached_tokens: null,
+    reasoning_chunks: 0,
+    content_chunks: 0,
+    retry_after_s: null,
+    dropped_reason: null,
+    error: null,
+  };
+}
+
 /** Latency distributions reported per class and window, all recorded in ns. */
 export const LATENCY_METRICS = ['ttft', 'ttfo', 'tpot', 'ntpot', 'itl', 'e2e', 'e2e_from_intended', 'schedule_lag'] as const;
 

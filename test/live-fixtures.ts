@@ -3,6 +3,7 @@
 import type { Histogram } from '../shared/histogram.js';
 import { newHistogram, recordNs } from '../shared/histogram.js';
 import type { RequestRecord } from '../shared/metrics.js';
+import { blankRecord } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 
 /** 10 req/s open loop for 30 s, and 4 in flight closed loop for the first 20 s. */
@@ -34,25 +35,5 @@ export function hist(...valuesMs: number[]): Histogram {
 
 /** A record with only the fields the live state reads filled in meaningfully. */
 export function record(cls: string, status: RequestRecord['status'], httpStatus: number | null, index: number): RequestRecord {
-  return {
-    class: cls,
-    request_index: index,
-    status,
-    http_status: httpStatus,
-    intended_ns: null,
-    sent_ns: 0,
-    headers_ns: null,
-    first_output_ns: null,
-    first_content_ns: null,
-    last_token_ns: null,
-    done_ns: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    cached_tokens: null,
-    reasoning_chunks: 0,
-    content_chunks: 0,
-    retry_after_s: null,
-    dropped_reason: null,
-    error: null,
-  };
+  return { ...blankRecord(cls, index, null), status, http_status: httpStatus };
 }
