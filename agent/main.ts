@@ -82,6 +82,7 @@ async function main(): Promise<number> {
     clockDomainId: o.clockDomain ?? hostClockDomain(),
     clockDomainDeclared: o.clockDomain !== undefined,
     clock: anchoredClock(BigInt(Math.round(o.testClockOffsetMs * 1e6))),
+    shareHostAnchor: o.testClockOffsetMs === 0,
     connectTimeoutMs: o.connectTimeoutS * 1000,
     spoolDir: o.spoolDir,
     workers: o.workers,

@@ -3,6 +3,7 @@
 
 import { rename } from 'node:fs/promises';
 import type { Clock } from '../shared/clock.js';
+import { clockFromAnchor } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { PROTOCOL_VERSION } from '../shared/protocol.js';
@@ -29,6 +30,8 @@ export interface SessionOptions {
   ca?: Buffer;
   /** Where finished requests are spooled, and where a restarted agent looks for a spool to upload. */
   spoolDir: string;
+  /** Adopt the coordinator's clock anchor when it runs on this machine (off when a test shifts our clock). */
+  shareHostAnchor: boolean;
   /** Worker threads that stripe this agent's share (1: the main thread runs it). */
   workers: number;
   /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
@@ -106,6 +109,7 @@ function helloOf(opts: SessionOptions): Extract<AgentMessage, { type: 'hello' }>
 
 async function freshSession(opts: SessionOptions): Promise<number> {
   let run: ShareRunner | undefined;
+  let clock = opts.clock;
   let running: Promise<void> | undefined;
   let link: Link | undefined;
   let settle: (code: number) => void = () => {};
@@ -127,16 +131,21 @@ async function freshSession(opts: SessionOptions): Promise<number> {
     switch (m.type) {
       case 'welcome':
         opts.log(`joined run ${m.run_id} as agent ${m.agent_index + 1} of ${m.agent_count}`);
+        // Same machine, same boot: the monotonic clock is the coordinator's, so its anchor is ours too.
+        if (opts.shareHostAnchor && !opts.clockDomainDeclared && m.anchor && m.host_domain === opts.clockDomainId) {
+          clock = clockFromAnchor({ wallNs: m.anchor.wall_ns, hr: m.anchor.hr, uncertaintyNs: m.anchor.uncertainty_ns });
+          opts.log("on the coordinator's host: using its clock anchor");
+        }
         return;
       case 'probe': {
-        const t2 = opts.clock.nowNs();
-        link!.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: t2, t3_ns: opts.clock.nowNs() });
+        const t2 = clock.nowNs();
+        link!.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: t2, t3_ns: clock.nowNs() });
         return;
       }
       case 'plan': {
         const t0 = performance.now();
         try {
-          run = createRunner(m.run_id, m.plan, m.share, opts.clock, (msg) => link!.send(msg), opts.workers);
+          run = createRunner(m.run_id, m.plan, m.share, clock, (msg) => link!.send(msg), opts.workers);
         } catch (err) {
           const e = err instanceof LoadfleetError ? err : new LoadfleetError(ErrorCode.AGENT_FAILED, (err as Error).message);
           link!.send({ type: 'failed', code: e.code, message: e.message });

@@ -186,7 +186,19 @@ class RunSession {
   async run(): Promise<RunResult> {
     const { opts } = this;
     await this.scraper.snapshot('pre');
-    for (const a of this.agents) a.send({ type: 'welcome', agent_index: a.index, agent_count: this.agents.length, run_id: this.runId });
+    // Agents on this very machine (same boot, so the same monotonic clock) take the coordinator's
+    // anchor: one hrtime-to-wall mapping for all of them, so a wall clock being slewed between
+    // their start-ups cannot make them disagree by milliseconds.
+    const anchor = { wall_ns: this.clock.anchor.wallNs, hr: this.clock.anchor.hr, uncertainty_ns: this.clock.anchor.uncertaintyNs };
+    for (const a of this.agents)
+      a.send({
+        type: 'welcome',
+        agent_index: a.index,
+        agent_count: this.agents.length,
+        run_id: this.runId,
+        host_domain: hostClockDomain(),
+        anchor,
+      });
     const offsets = await probeAll(this.agents, this.clock);
     const decision = decideAlignment(
       this.agents.map((a, i) => ({ agentId: a.hello.agent_id, domain: a.hello.clock_domain_id, offset: offsets[i]! })),

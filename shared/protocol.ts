@@ -63,7 +63,15 @@ export type AgentMessage =
 
 /** Messages the coordinator sends. */
 export type CoordinatorMessage =
-  | { type: 'welcome'; agent_index: number; agent_count: number; run_id: string }
+  | {
+      type: 'welcome';
+      agent_index: number;
+      agent_count: number;
+      run_id: string;
+      /** The coordinator's host clock domain and its clock anchor (absent from old coordinators). */
+      host_domain?: string;
+      anchor?: { wall_ns: bigint; hr: bigint; uncertainty_ns: number };
+    }
   | { type: 'probe'; seq: number; t1_ns: bigint }
   | { type: 'plan'; run_id: string; plan: Plan; share: Share }
   | { type: 'arm'; start_local_ns: bigint }
