@@ -1,6 +1,7 @@
 // Per-agent schedule lag over time from requests.ndjson: sent − intended for every open-loop
 // request, grouped by agent and by the second of its intended send time, reduced to an exact
 // nearest-rank p99 per second. Fed row by row, so a large requests.ndjson is never held whole.
+import { nearestRank as sortedNearestRank } from '../../shared/histogram.js';
 import { parseExact } from '../../shared/json.js';
 import { bigOrNull, obj, strOrNull } from './fields.js';
 
@@ -60,9 +61,10 @@ export class LagAccumulator {
   }
 }
 
-/** Exact nearest-rank percentile (rank ⌈q·n⌉), the definition the product uses everywhere. */
+/** Exact nearest-rank percentile (rank ⌈q·n⌉) of unsorted values, with the product's one definition. */
 export function nearestRank(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length - 1e-9)));
-  return sorted[rank - 1]!;
+  return sortedNearestRank(
+    [...values].sort((a, b) => a - b),
+    q,
+  );
 }

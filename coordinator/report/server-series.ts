@@ -3,6 +3,7 @@
 // (domain.md §4); within one scrape of one source the series (pods, fairness ids, priorities) are
 // summed, so a point is "the total at that instant". Sources stay separate lines: scrapes of two
 // sources happen at different instants, and adding them point by point would mix times.
+import { EPP_POOL_SATURATION, EPP_QUEUE_SIZE, VLLM_KV_USAGE, VLLM_RUNNING, VLLM_WAITING } from '../scrape/names.js';
 import { num, parseCsv } from './csv.js';
 
 /** A server signal the report plots. */
@@ -10,11 +11,11 @@ export type ServerConcept = 'running' | 'waiting' | 'kv_cache_pct' | 'pool_satur
 
 /** Metric names per concept, current name first; a source's first name present is the one used. */
 export const SERVER_METRIC_NAMES: Record<ServerConcept, readonly string[]> = {
-  running: ['vllm:num_requests_running'],
-  waiting: ['vllm:num_requests_waiting'],
-  kv_cache_pct: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'],
-  pool_saturation: ['llm_d_epp_flow_control_pool_saturation', 'inference_extension_flow_control_pool_saturation'],
-  gateway_queue: ['llm_d_epp_flow_control_queue_size', 'inference_extension_flow_control_queue_size'],
+  running: VLLM_RUNNING,
+  waiting: VLLM_WAITING,
+  kv_cache_pct: VLLM_KV_USAGE,
+  pool_saturation: EPP_POOL_SATURATION,
+  gateway_queue: EPP_QUEUE_SIZE,
 };
 
 // KV cache usage is exported as a 0–1 fraction; the report shows percent, as run.json does.
