@@ -1,5 +1,6 @@
 // The agent's WebSocket link to the coordinator: connect with backoff until it is up, refuse to
-// retry when the coordinator said no (wrong token, other protocol), frame every message.
+// retry when retrying cannot help (wrong token, other protocol, a TLS mismatch), frame every message.
+import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
@@ -11,6 +12,8 @@ export interface Link {
   /** Bytes queued in the socket but not yet written (for backpressure). */
   bufferedBytes(): number;
   close(): void;
+  /** Drops the socket at once (a link that went silent is not worth a closing handshake). */
+  terminate(): void;
 }
 
 /** Options for connecting. */
@@ -34,6 +37,8 @@ export async function connectLink(opts: ConnectOptions): Promise<Link> {
       return await openOnce(opts);
     } catch (err) {
       if (err instanceof LoadfleetError) throw err; // refused: retrying cannot help
+      const mismatch = await tlsMismatch(opts.url, err as NodeJS.ErrnoException);
+      if (mismatch) throw new LoadfleetError(ErrorCode.TLS_MISMATCH, mismatch, { exitCode: ExitCode.INVALID_INPUT });
       if (Date.now() + delayMs > deadline) {
         throw new LoadfleetError(
           ErrorCode.JOIN_TIMEOUT,
@@ -45,6 +50,45 @@ export async function connectLink(opts: ConnectOptions): Promise<Link> {
       delayMs = Math.min(5000, delayMs * 2);
     }
   }
+}
+
+// Certificate errors a retry cannot fix: the agent does not trust what the coordinator presents.
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * Why this connection can never succeed as configured, or null when a retry may help (the
+ * coordinator is not up yet). A plain request to a TLS server ends in "socket hang up", which a
+ * coordinator that is starting could also cause, so that case is told apart by trying a TLS
+ * handshake on the same port.
+ */
+async function tlsMismatch(url: string, err: NodeJS.ErrnoException): Promise<string | null> {
+  const u = new URL(url);
+  if (u.protocol === 'wss:') {
+    if (err.code !== undefined && UNTRUSTED.has(err.code))
+      return `the coordinator's certificate is not trusted (${err.message}); pass its CA with --ca FILE`;
+    if (err.code === 'EPROTO' || /wrong version number|packet length too long/i.test(err.message))
+      return `the coordinator at ${u.host} does not speak TLS (${err.message}); use ws:// instead of wss://`;
+    return null;
+  }
+  if (!/socket hang up|ECONNRESET/.test(`${err.message} ${err.code ?? ''}`)) return null;
+  const speaksTls = await new Promise<boolean>((resolve) => {
+    const socket = tlsConnect({ host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || 80), rejectUnauthorized: false });
+    const done = (yes: boolean): void => {
+      socket.destroy();
+      resolve(yes);
+    };
+    socket.setTimeout(2000, () => done(false));
+    socket.once('secureConnect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+  return speaksTls ? `the coordinator at ${u.host} speaks TLS; use wss:// (and --ca FILE if its certificate is self-signed)` : null;
 }
 
 function endpoint(url: string): string {
@@ -98,6 +142,7 @@ function openOnce(opts: ConnectOptions): Promise<Link> {
         },
         bufferedBytes: () => ws.bufferedAmount,
         close: () => ws.close(1000, 'done'),
+        terminate: () => ws.terminate(),
       });
     });
   });

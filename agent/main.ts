@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `agent`: joins a coordinator, runs its share of the plan, streams results back.
+// `agent`: joins a coordinator's fleet and runs its share of every plan it is sent, streaming results back.
 import { readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
-import { runSession } from './session.js';
+import { runAgent } from './session.js';
 
 const CLOCK_DOMAIN = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -42,6 +42,7 @@ const program = new Command('agent')
   .option('--workers <n>', "worker threads that stripe this agent's share (one core each)", threads, 1)
   .option('--ca <file>', 'PEM CA certificate to trust for a wss:// coordinator')
   .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
+  .option('--stay', 'after a coordinator releases this agent (or goes away), wait for the next one instead of exiting')
   .addOption(new Option('--test-clock-offset-ms <ms>', 'shift this agent wall clock (tests only)').argParser(integer).default(0).hideHelp())
   .addOption(new Option('--test-arm-delay-ms <ms>', 'delay answering arm (tests only)').argParser(integer).default(0).hideHelp())
   .addOption(
@@ -61,6 +62,7 @@ async function main(): Promise<number> {
     id: string;
     clockDomain?: string;
     connectTimeoutS: number;
+    stay?: boolean;
     ca?: string;
     spoolDir: string;
     workers: number;
@@ -74,7 +76,7 @@ async function main(): Promise<number> {
   if (!token)
     throw new LoadfleetError(ErrorCode.USAGE, `no token: pass --token or set $${TOKEN_ENV}`, { exitCode: ExitCode.INVALID_INPUT });
   const log = (line: string): void => void process.stderr.write(`[agent ${o.id}] ${line}\n`);
-  return runSession({
+  return runAgent({
     coordinatorUrl: o.coordinator,
     token,
     agentId: o.id,
@@ -83,7 +85,9 @@ async function main(): Promise<number> {
     clockDomainDeclared: o.clockDomain !== undefined,
     clock: anchoredClock(BigInt(Math.round(o.testClockOffsetMs * 1e6))),
     shareHostAnchor: o.testClockOffsetMs === 0,
-    connectTimeoutMs: o.connectTimeoutS * 1000,
+    // A staying agent waits for coordinators for as long as it lives (a systemd unit, a long-lived pod).
+    connectTimeoutMs: o.stay ? Number.POSITIVE_INFINITY : o.connectTimeoutS * 1000,
+    stay: o.stay === true,
     spoolDir: o.spoolDir,
     workers: o.workers,
     ...(o.ca ? { ca: readFileSync(o.ca) } : {}),

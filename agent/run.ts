@@ -1,7 +1,7 @@
 // One agent's part of one run: prepare its stripes, start at the shared instant, send requests,
 // stream records (with an ack window, so memory stays bounded by what the coordinator has not
 // yet taken) and interval histograms, then hand over the run histograms.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent as UndiciAgent } from 'undici';
 import type { Clock } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
@@ -57,6 +57,8 @@ export class AgentRun implements ShareRunner {
   private readonly eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
   private readonly lag = newHistogram();
   private readonly cpuStart = process.cpuUsage();
+  /** Event-loop utilisation is counted from the start instant (preparation is not load). */
+  private eluStart: EventLoopUtilization | undefined;
   private recorder: Recorder | undefined;
   private startMono = 0n;
   private rows: RequestRecord[] = [];
@@ -134,6 +136,7 @@ export class AgentRun implements ShareRunner {
     await sleepUntil(this.nowNs, 0);
     this.send({ type: 'started', first_send_error_ns: this.nowNs() });
     this.eventLoop.enable();
+    this.eluStart = performance.eventLoopUtilization();
     this.every(1000, () => this.heartbeat());
     this.every(RECORD_FLUSH_MS, () => this.flushRecords());
     this.every(250, () => this.recorder!.rotate());
@@ -264,6 +267,8 @@ export class AgentRun implements ShareRunner {
       event_loop_delay_p99_ms: lateness(this.eventLoop.percentile(99)),
       event_loop_delay_max_ms: lateness(this.eventLoop.max),
       cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+      // Four decimals: a share, and artifacts should not carry float noise.
+      elu: this.eluStart ? Math.round(performance.eventLoopUtilization(this.eluStart).utilization * 1e4) / 1e4 : 0,
     };
   }
 

@@ -67,5 +67,6 @@ export function combineHealth(parts: readonly AgentHealth[]): AgentHealth {
     event_loop_delay_p99_ms: Math.max(0, ...parts.map((h) => h.event_loop_delay_p99_ms)),
     event_loop_delay_max_ms: Math.max(0, ...parts.map((h) => h.event_loop_delay_max_ms)),
     cpu_ms: Math.max(0, ...parts.map((h) => h.cpu_ms)),
+    elu: Math.max(0, ...parts.map((h) => h.elu ?? 0)),
   };
 }

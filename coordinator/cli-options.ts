@@ -1,8 +1,13 @@
-// The run flags `coordinator start` and `coordinator experiment` share (agents, embedded engine-sim
-// arguments, clock and loss policy), defined once so both commands parse and document them alike,
-// and turned into the matching RunOptions fields in one place.
+// The fleet and run flags `coordinator start`, `sweep` and `experiment` share (where agents come
+// from, the token and TLS, embedded engine-sim arguments, clock, loss and grace policy), defined
+// once so the three commands parse and document them alike, and turned into the matching
+// RunOptions fields in one place.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
+import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import { TOKEN_ENV } from '../shared/protocol.js';
 import { EMBEDDED_SIM_ARGS } from './default-plan.js';
 import type { MetricsFlags } from './live/cli.js';
 import { addMetricsOptions, liveConsole, openMetrics } from './live/cli.js';
@@ -29,12 +34,25 @@ export function count(value: string): number {
   return n;
 }
 
+/** Parses HOST:PORT (an IPv6 host in brackets). */
+export function hostPort(value: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
+  if (!m) throw new InvalidArgumentError('must be HOST:PORT, e.g. 0.0.0.0:7000');
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}
+
 /** Collects a repeatable option. */
 export const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** The shared flags as commander parses them. */
 export interface RunFlags extends MetricsFlags {
   agents: number;
+  listen?: { host: string; port: number };
+  token?: string;
+  local?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  agentGraceS: number;
   joinTimeoutS: number;
   quiet?: boolean;
   simArg: string[];
@@ -49,6 +67,11 @@ export interface RunFlags extends MetricsFlags {
 export function addRunFlags(cmd: Command): Command {
   return addMetricsOptions(cmd)
     .option('--agents <n>', 'number of agents', positiveInt, 1)
+    .option('--listen <host:port>', 'accept remote agents here instead of spawning local ones', hostPort)
+    .option('--token <token>', `shared secret agents must present (default: $${TOKEN_ENV}; local mode generates one)`)
+    .option('--local', 'spawn the agents on this machine (the default without --listen)')
+    .option('--tls-cert <file>', 'PEM certificate: agents connect with wss://')
+    .option('--tls-key <file>', 'PEM private key for --tls-cert')
     .option('--join-timeout-s <s>', 'how long to wait for the agents', positiveInt, 60)
     .option('--quiet', 'print only the final summary')
     .option('--clock-tolerance-ms <ms>', 'how far an agent may be from its declared common clock domain', nonNegative, 2)
@@ -58,7 +81,13 @@ export function addRunFlags(cmd: Command): Command {
         .default('fail'),
     )
     .option('--max-start-skew-ms <ms>', 'a larger measured start skew marks the run degraded', nonNegative, 5)
-    .option('--max-agent-loss <n>', 'agents that may be lost before the run aborts (within it: degraded)', count, 0)
+    .option('--max-agent-loss <n>', 'agents the fleet may lose (in a run, or between runs) and go on (the run: degraded)', count, 0)
+    .option(
+      '--agent-grace-s <s>',
+      'an agent cut off mid-run is held as reconnecting this long (its load goes on) before it is lost',
+      nonNegative,
+      10,
+    )
     .addOption(new Option('--sim-arg <arg>', 'extra argument for the embedded engine-sim (repeatable)').argParser(collect).default([]))
     .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp());
 }
@@ -68,6 +97,12 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
   options: Pick<
     RunOptions,
     | 'agents'
+    | 'listenHost'
+    | 'listenPort'
+    | 'token'
+    | 'spawnLocal'
+    | 'tls'
+    | 'agentGraceMs'
     | 'joinTimeoutMs'
     | 'simArgs'
     | 'agentArgs'
@@ -83,10 +118,13 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
   /** Leaves the live block on screen and closes /metrics: call once every run is over. */
   close(): Promise<void>;
 }> {
+  const fleet = await fleetFlags(o);
   const con = liveConsole(o.quiet === true);
   const metrics = await openMetrics(o, con.notice);
   return {
     options: {
+      ...fleet,
+      agentGraceMs: o.agentGraceS * 1000,
       agents: o.agents,
       joinTimeoutMs: o.joinTimeoutS * 1000,
       simArgs: [...EMBEDDED_SIM_ARGS, ...o.simArg],
@@ -104,5 +142,27 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
       con.release();
       await metrics?.close();
     },
+  };
+}
+
+// Where the agents come from: spawned here (local mode, the default without --listen, with a
+// random token) or remote (--listen, the token required), and the TLS files if any.
+async function fleetFlags(
+  o: RunFlags,
+): Promise<Pick<RunOptions, 'listenHost' | 'listenPort' | 'token' | 'spawnLocal'> & { tls?: { cert: Buffer; key: Buffer } }> {
+  const spawnLocal = o.local === true || o.listen === undefined;
+  const token = o.token ?? process.env[TOKEN_ENV] ?? (o.listen === undefined ? randomBytes(24).toString('base64url') : undefined);
+  if (!token)
+    throw new LoadfleetError(ErrorCode.USAGE, `--listen needs a shared token: pass --token or set $${TOKEN_ENV}`, {
+      exitCode: ExitCode.INVALID_INPUT,
+    });
+  if (!o.tlsCert !== !o.tlsKey)
+    throw new LoadfleetError(ErrorCode.USAGE, '--tls-cert and --tls-key go together', { exitCode: ExitCode.INVALID_INPUT });
+  return {
+    listenHost: o.listen?.host ?? '127.0.0.1',
+    listenPort: o.listen?.port ?? 0,
+    token,
+    spawnLocal,
+    ...(o.tlsCert && o.tlsKey ? { tls: { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) } } : {}),
   };
 }

@@ -1,7 +1,10 @@
 // Everything agents send during a run flows in here: records are written to requests.ndjson as
 // they arrive and counted exactly; 1-second interval histograms are merged across agents and
-// written to histograms.hlog and traffic.csv once every live agent has sent that second; the run
-// histograms of each agent are merged at the end. Percentiles are only ever read from merges.
+// written to histograms.hlog and traffic.csv once every live agent has sent that second (or once it
+// is older than the lateness bound, so a reconnecting agent delays the files but never blocks
+// them); the run histograms of each agent are merged at the end. Percentiles are only ever read
+// from merges. An interval that arrives after its second was written is counted, not written: a
+// second has exactly one row.
 import type { Histogram } from '../shared/histogram.js';
 import { addEncoded, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
 import { getOrCreate } from '../shared/maps.js';
@@ -67,6 +70,9 @@ export class Collector {
   lastDoneNs = 0;
   /** Re-sent requests that were already in the artifacts. */
   duplicatesDropped = 0;
+  /** Agent intervals that arrived after their second was written (beyond the lateness bound). */
+  lateIntervals = 0;
+  private newestSecond = -1;
   private readonly seen = new Map<number, Set<string>>();
   private readonly requests: AtomicLineStream;
   private readonly hlog: HlogWriter;
@@ -85,6 +91,8 @@ export class Collector {
     startUnixNs: bigint,
     private readonly liveAgents: () => number[],
     private readonly listener?: CollectorListener,
+    /** A second is written without the agents still missing once a second this much newer has arrived. */
+    private readonly maxLatenessS = 2,
   ) {
     this.requests = new AtomicLineStream(`${dir}/requests.ndjson`);
     this.hlog = new HlogWriter(`${dir}/histograms.hlog`, startUnixNs);
@@ -137,13 +145,19 @@ export class Collector {
   /** One agent's interval `second`; closes seconds every live agent has now sent. */
   interval(agent: number, second: number, classes: Record<string, IntervalClass>): void {
     if (this.finalSeconds.has(second)) {
-      // Late data (an agent that was slow past the close) still reaches the artifacts.
-      this.writeSecond(second, this.toPending(agent, classes));
+      // Its records and run histograms still count; the interval files keep one row per second.
+      this.lateIntervals++;
       return;
     }
     const p = this.pending.get(second) ?? { contributors: new Set<number>(), classes: new Map() };
     this.pending.set(second, p);
     this.addTo(p, agent, classes);
+    if (second > this.newestSecond) this.newestSecond = second;
+    this.closeReadySeconds();
+  }
+
+  /** An agent left the live set (lost): seconds that waited only for it can close now. */
+  agentGone(): void {
     this.closeReadySeconds();
   }
 
@@ -190,12 +204,6 @@ export class Collector {
     await Promise.all([this.requests.close(), this.hlog.close(), this.traffic.close()]);
   }
 
-  private toPending(agent: number, classes: Record<string, IntervalClass>): PendingSecond {
-    const p: PendingSecond = { contributors: new Set(), classes: new Map() };
-    this.addTo(p, agent, classes);
-    return p;
-  }
-
   private addTo(p: PendingSecond, agent: number, classes: Record<string, IntervalClass>): void {
     p.contributors.add(agent);
     for (const [cls, iv] of Object.entries(classes)) {
@@ -213,7 +221,8 @@ export class Collector {
     const live = this.liveAgents();
     for (const second of [...this.pending.keys()].sort((a, b) => a - b)) {
       const p = this.pending.get(second)!;
-      if (!live.every((a) => p.contributors.has(a))) break;
+      const tooOld = this.newestSecond - second > this.maxLatenessS;
+      if (!tooOld && !live.every((a) => p.contributors.has(a))) break;
       this.closeSecond(second);
     }
   }

@@ -1,12 +1,9 @@
 #!/usr/bin/env node
-// `coordinator`: runs a plan across N agents and writes one merged, aligned run directory; runs
-// experiments (arms × repeats) and rebuilds their analysis.
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError } from 'commander';
-import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
+// `coordinator`: runs a plan across a fleet of N agents and writes one merged, aligned run
+// directory; runs sweeps and experiments (arms × repeats) over one fleet and rebuilds their analysis.
+import { Command } from 'commander';
+import { ExitCode, exitCodeOf, formatError } from '../shared/errors.js';
 import { loadPlanFile } from '../shared/plan-load.js';
-import { TOKEN_ENV } from '../shared/protocol.js';
 import { analyzeCommand } from './analysis/command.js';
 import type { RunFlags } from './cli-options.js';
 import { addRunFlags, runOptionsFromFlags } from './cli-options.js';
@@ -16,50 +13,17 @@ import { writeReports } from './report/index.js';
 import { executeRun } from './run.js';
 import { sweepCommand } from './sweep/command.js';
 
-function hostPort(value: string): { host: string; port: number } {
-  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
-  if (!m) throw new InvalidArgumentError('must be HOST:PORT, e.g. 0.0.0.0:7000');
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
-}
-
 interface StartOptions extends RunFlags {
   plan?: string;
   out: string;
-  listen?: { host: string; port: number };
-  token?: string;
-  local?: boolean;
-  tlsCert?: string;
-  tlsKey?: string;
 }
 
 async function start(o: StartOptions): Promise<number> {
   const plan = await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE);
-  const spawnLocal = o.local === true || o.listen === undefined;
-  const token = o.token ?? process.env[TOKEN_ENV] ?? (spawnLocal && !o.listen ? randomBytes(24).toString('base64url') : undefined);
-  if (!token)
-    throw new LoadfleetError(ErrorCode.USAGE, `--listen needs a shared token: pass --token or set $${TOKEN_ENV}`, {
-      exitCode: ExitCode.INVALID_INPUT,
-    });
   const flags = await runOptionsFromFlags(o);
-  const result = await executeRun({
-    ...flags.options,
-    plan,
-    outDir: o.out,
-    listenHost: o.listen?.host ?? '127.0.0.1',
-    listenPort: o.listen?.port ?? 0,
-    token,
-    spawnLocal,
-    ...(await tlsFiles(o)),
-  }).finally(() => flags.close());
+  const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
   return result.status === 'aborted' ? ExitCode.ABORTED : ExitCode.OK;
-}
-
-async function tlsFiles(o: StartOptions): Promise<{ tls?: { cert: Buffer; key: Buffer } }> {
-  if (!o.tlsCert && !o.tlsKey) return {};
-  if (!o.tlsCert || !o.tlsKey)
-    throw new LoadfleetError(ErrorCode.USAGE, '--tls-cert and --tls-key go together', { exitCode: ExitCode.INVALID_INPUT });
-  return { tls: { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) } };
 }
 
 const program = new Command('coordinator')
@@ -69,11 +33,6 @@ const program = new Command('coordinator')
 addRunFlags(program.command('start').description('run a plan (default: the built-in realtime + batch plan against engine-sim)'))
   .option('--plan <file>', 'plan file (JSON or YAML, loadfleet.plan/v1)')
   .option('--out <dir>', 'directory for run directories', 'runs')
-  .option('--listen <host:port>', 'accept remote agents here instead of spawning local ones', hostPort)
-  .option('--token <token>', `shared secret agents must present (default: $${TOKEN_ENV}; local mode generates one)`)
-  .option('--local', 'spawn the agents on this machine (the default without --listen)')
-  .option('--tls-cert <file>', 'PEM certificate: agents connect with wss://')
-  .option('--tls-key <file>', 'PEM private key for --tls-cert')
   .action(async (o: StartOptions) => {
     process.exitCode = await start(o);
   });

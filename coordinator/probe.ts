@@ -26,15 +26,20 @@ export async function probeAll(agents: readonly AgentConn[], clock: Clock): Prom
 /** One probe; resolves with its four timestamps. */
 export function probeOnce(agent: AgentConn, clock: Clock, seq: number): Promise<ProbeSample> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const fail = (why: string): void => {
+      clearTimeout(timer);
       off();
-      reject(new Error(`agent ${agent.hello.agent_id} did not answer a clock probe within ${PROBE_TIMEOUT_MS} ms`));
-    }, PROBE_TIMEOUT_MS);
+      offClose();
+      reject(new Error(`agent ${agent.hello.agent_id} ${why}`));
+    };
+    const timer = setTimeout(() => fail(`did not answer a clock probe within ${PROBE_TIMEOUT_MS} ms`), PROBE_TIMEOUT_MS);
+    const offClose = agent.onClose(() => fail('closed its link during a clock probe'));
     const off = agent.onMessage((m) => {
       if (m.type !== 'probe_reply' || m.seq !== seq) return;
       const t4 = clock.nowNs();
       clearTimeout(timer);
       off();
+      offClose();
       resolve({ t1: m.t1_ns, t2: m.t2_ns, t3: m.t3_ns, t4 });
     });
     agent.send({ type: 'probe', seq, t1_ns: clock.nowNs() });

@@ -1,12 +1,12 @@
 // One run, end to end (the I/O side; planning and summarising are pure modules): resolve the
-// target, gather agents, measure their clocks, hand out shares, start them together, collect
-// everything they send, and write the run directory — also when the run ends early.
+// target, take the fleet's agents, measure their clocks, hand out shares, start them together,
+// collect everything they send (holding an agent whose link was cut as reconnecting for a grace
+// period), and write the run directory — also when the run ends early.
 import { randomBytes } from 'node:crypto';
-import { mkdir, rmdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
-import { anchoredClock, hostClockDomain } from '../shared/clock.js';
+import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
@@ -17,11 +17,13 @@ import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
+import type { FleetOptions, RunHandle } from './fleet.js';
+import { CLOSE, Fleet } from './fleet.js';
 import type { MetricsEndpoint } from './live/metrics-server.js';
 import { LiveMonitor } from './live/monitor.js';
 import { serverSource } from './live/server-sample.js';
-import type { LocalAgent, LocalSim } from './local.js';
-import { spawnLocalAgents, startLocalSim } from './local.js';
+import type { LocalSim } from './local.js';
+import { startLocalSim } from './local.js';
 import { planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
 import { writeRunReport } from './report/index.js';
@@ -29,25 +31,18 @@ import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from './scrape/names.
 import { Scraper } from './scrape/scraper.js';
 import { scrapeTargets } from './scrape/targets.js';
 import type { AgentConn } from './server.js';
-import { AgentServer } from './server.js';
 
-/** What `coordinator start` was asked to do. */
-export interface RunOptions {
+/** What one run on a fleet needs besides the fleet. */
+export interface RunOnFleetOptions {
   plan: Plan;
-  agents: number;
   outDir: string;
-  listenHost: string;
-  listenPort: number;
-  token: string;
-  spawnLocal: boolean;
-  joinTimeoutMs: number;
   simArgs: readonly string[];
-  agentArgs: readonly string[];
   clockToleranceNs: number;
   onClockMismatch: OnClockMismatch;
   maxStartSkewNs: number;
   maxAgentLoss: number;
-  tls?: { cert: Buffer; key: Buffer };
+  /** How long an agent whose link was cut mid-run is held as reconnecting before it is lost (0: at once). */
+  agentGraceMs: number;
   /** Set when the run is one of an experiment's; written into run.json as `experiment`. */
   experiment?: { name: string; arm: string; repeat: number };
   /** Whether the gateway's flow control should engage in this run (an experiment arm's expectation); slo_proof checks it only when set. */
@@ -60,9 +55,26 @@ export interface RunOptions {
   metrics?: MetricsEndpoint | undefined;
 }
 
+/** What `coordinator start` was asked to do: one run on a fleet of its own. */
+export type RunOptions = RunOnFleetOptions & FleetOptions;
+
+/** A stretch of time an agent's link was down during a run (seconds after the start, coordinator clock). */
+export interface Outage {
+  from_s: number;
+  to_s: number | null;
+  reason: string;
+  /** true: it reconnected and carried on; false: the grace ran out and it was lost. */
+  resumed: boolean;
+}
+
 /** Per-agent state during a run. */
 export interface AgentState {
+  /** Position in agents[] (the collector's and the share's index); kept across reconnects. */
+  index: number;
   conn: AgentConn;
+  /** The link is down and the agent is within its grace: not lost, not live. */
+  reconnecting: boolean;
+  outages: Outage[];
   offset: OffsetEstimate;
   startLocalNs: bigint;
   prepMs: number;
@@ -99,12 +111,48 @@ export function newRunId(planName: string, now = new Date()): string {
   return `${stamp}-${planName}-${randomBytes(2).toString('hex')}`;
 }
 
-/** Executes one run; always writes the run directory once agents have been given the plan. */
+/** The cause that marks an LF_AGENT_LOST thrown before any load was sent (the run can be retried). */
+const BEFORE_START = 'before-start';
+/** How often a run is retried when an agent leaves before its start. */
+const START_ATTEMPTS = 3;
+
+/** Executes one run on a fleet of its own (`coordinator start`), released at the end. */
 export async function executeRun(opts: RunOptions): Promise<RunResult> {
+  return withFleet(opts, 'the run is over', (fleet) => runOnFleet(fleet, opts));
+}
+
+/** Opens a fleet, waits for its N agents, runs `body` on it and releases it whatever happens. */
+export async function withFleet<T>(opts: FleetOptions, releaseReason: string, body: (fleet: Fleet) => Promise<T>): Promise<T> {
+  const fleet = await Fleet.open(opts);
+  try {
+    await fleet.waitForAgents();
+    return await body(fleet);
+  } finally {
+    await fleet.release(releaseReason);
+  }
+}
+
+/**
+ * Executes one run on the fleet's agents; always writes the run directory once agents have been
+ * given the plan. Throws LF_FLEET_SHORT (before any directory exists) when too many are gone.
+ */
+export async function runOnFleet(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runAttempt(fleet, opts);
+    } catch (err) {
+      const retry = err instanceof LoadfleetError && err.code === ErrorCode.AGENT_LOST && err.cause === BEFORE_START;
+      if (!retry || attempt >= START_ATTEMPTS) throw err;
+      opts.log(`${err.message}; nothing was sent, so the run starts again with the fleet's agents`);
+    }
+  }
+}
+
+async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunResult> {
+  const { agents, lossBudget } = await fleet.agentsForRun();
   const runId = newRunId(opts.plan.name);
   const dir = join(opts.outDir, runId);
   await mkdir(dir, { recursive: true });
-  const clock = anchoredClock();
   const cleanups: (() => Promise<void>)[] = [];
   try {
     let sim: LocalSim | undefined;
@@ -114,54 +162,23 @@ export async function executeRun(opts: RunOptions): Promise<RunResult> {
       opts.log(`engine-sim listening at ${sim.baseUrl}`);
     }
     const plan = planAsRun(opts.plan, sim);
-    const server = new AgentServer({
-      host: opts.listenHost,
-      port: opts.listenPort,
-      token: opts.token,
-      expectedAgents: opts.agents,
-      log: opts.log,
-      ...(opts.tls ? { tls: opts.tls } : {}),
-    });
-    const port = await server.listen();
-    cleanups.unshift(() => server.close());
-    const url = `${opts.tls ? 'wss' : 'ws'}://${opts.listenHost.includes(':') ? `[${opts.listenHost}]` : opts.listenHost}:${port}`;
-    opts.log(`waiting for ${opts.agents} agent(s) at ${url}`);
-    let local: LocalAgent[] = [];
-    if (opts.spawnLocal) {
-      // Local agents are this run's alone, so they spool under the run's id: the ids agent-1… repeat
-      // in every run, and another run's spool must never look like theirs (a --agent-arg wins).
-      const spoolDir = join(tmpdir(), 'loadfleet-spool', runId);
-      local = spawnLocalAgents(
-        opts.agents,
-        url.replace('0.0.0.0', '127.0.0.1'),
-        opts.token,
-        [`--spool-dir=${spoolDir}`, ...opts.agentArgs],
-        opts.log,
-      );
-      cleanups.push(async () => {
-        await Promise.race([Promise.all(local.map((a) => a.exited)), new Promise((r) => setTimeout(r, 5000))]);
-        await Promise.all(local.map((a) => a.stop()));
-        // Only an empty directory goes: a spool left by an agent that died mid-run is kept.
-        await rmdir(spoolDir).catch(() => {});
-      });
-    }
-    await server.waitForAgents(opts.joinTimeoutMs).catch((err: Error) => {
-      throw new LoadfleetError(ErrorCode.JOIN_TIMEOUT, `${err.message}; start agents with: agent --coordinator ${url} --token …`, {
-        exitCode: ExitCode.ABORTED,
-      });
-    });
-    const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, clock);
+    const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock);
     cleanups.unshift(() => scraper.close());
-    const session = new RunSession(opts, plan, runId, dir, clock, server.agents, scraper);
-    server.onResume = (conn) => session.resume(conn);
-    return await session.run();
+    const session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper);
+    fleet.setRun(session);
+    cleanups.unshift(async () => fleet.setRun(null));
+    return await session.run().catch(async (err: unknown) => {
+      // A run that never started leaves no directory behind: its retry is the run.
+      if (err instanceof LoadfleetError && err.cause === BEFORE_START) cleanups.push(() => rm(dir, { recursive: true, force: true }));
+      throw err;
+    });
   } finally {
     for (const c of cleanups) await c().catch(() => {});
   }
 }
 
-// The part of a run after every agent has joined.
-class RunSession {
+// The part of a run after its agents are known.
+class RunSession implements RunHandle {
   private readonly states: AgentState[] = [];
   private readonly schedule;
   private collector: Collector | undefined;
@@ -172,12 +189,14 @@ class RunSession {
   private wake: () => void = () => {};
 
   constructor(
-    private readonly opts: RunOptions,
+    private readonly opts: RunOnFleetOptions,
     private readonly plan: Plan,
     private readonly runId: string,
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly agents: readonly AgentConn[],
+    /** Agents this run may lose before it aborts: --max-agent-loss less those the fleet already lacks. */
+    private readonly lossBudget: number,
     private readonly scraper: Scraper,
   ) {
     this.schedule = buildSchedule(plan);
@@ -198,8 +217,9 @@ class RunSession {
         run_id: this.runId,
         host_domain: hostClockDomain(),
         anchor,
+        grace_ms: opts.agentGraceMs,
       });
-    const offsets = await probeAll(this.agents, this.clock);
+    const offsets = await this.beforeStart(() => probeAll(this.agents, this.clock));
     const decision = decideAlignment(
       this.agents.map((a, i) => ({ agentId: a.hello.agent_id, domain: a.hello.clock_domain_id, offset: offsets[i]! })),
       hostClockDomain(),
@@ -209,10 +229,13 @@ class RunSession {
     this.decision = decision;
     if (decision.note) this.degradeReasons.push(decision.note);
     const explicit = decision.alignment === 'explicit-common-clock-domain';
-    const prepMs = await this.prepareAll();
+    const prepMs = await this.beforeStart(() => this.prepareAll());
     this.agents.forEach((conn, i) => {
       this.states.push({
+        index: i,
         conn,
+        reconnecting: false,
+        outages: [],
         offset: offsets[i]!,
         startLocalNs: 0n,
         prepMs: prepMs[i]!,
@@ -255,7 +278,18 @@ class RunSession {
         agents: () => this.states.map((s) => ({ id: s.conn.hello.agent_id, lost: s.lost, final: s.final, health: s.health })),
       },
     );
-    this.collector = new Collector(this.plan, this.schedule, timebases, this.dir, this.runStartNs(), () => this.liveIndices(), live.state);
+    // A reconnecting agent's intervals arrive when it is back: hold seconds open for its grace.
+    const latenessS = Math.ceil(opts.agentGraceMs / 1000) + 2;
+    this.collector = new Collector(
+      this.plan,
+      this.schedule,
+      timebases,
+      this.dir,
+      this.runStartNs(),
+      () => this.liveIndices(),
+      live.state,
+      latenessS,
+    );
     for (const s of this.states) this.wire(s);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
@@ -286,18 +320,46 @@ class RunSession {
     }
   }
 
+  /**
+   * Runs a step before any load: if it fails because an agent's link closed, the others are told
+   * to drop the run and LF_AGENT_LOST is thrown with `beforeStart`, so the fleet can run it again
+   * with the agents that are there (nothing was sent, nothing is lost).
+   */
+  private async beforeStart<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      const gone = this.agents.filter((a) => a.closed).map((a) => a.hello.agent_id);
+      if (gone.length === 0) throw err;
+      const why = `agent ${gone.join(', ')} left before the run started`;
+      for (const a of this.agents) a.send({ type: 'abort', reason: why });
+      throw new LoadfleetError(ErrorCode.AGENT_LOST, why, { exitCode: ExitCode.ABORTED, cause: BEFORE_START });
+    }
+  }
+
+  /** Seconds since the start instant on the coordinator's clock. */
+  private elapsedS(): number {
+    return Math.round(Number(this.clock.nowNs() - this.startNs) / 1e6) / 1e3;
+  }
+
   /** The start instant in the run's clock domain. */
   private runStartNs(): bigint {
     return this.startNs + BigInt(this.decision?.alignment === 'explicit-common-clock-domain' ? this.decision.domainOffsetNs : 0);
   }
 
-  // Once a second: a clock probe to every live agent (for the drift fit) and the silence watchdog.
+  // Once a second: a clock probe to every live agent (for the drift fit), the silence watchdog,
+  // and the end of the grace for agents that are reconnecting.
   private everySecond(): void {
     const now = Date.now();
     for (const s of this.states) {
       if (s.final || s.lost) continue;
+      if (s.reconnecting) {
+        if (now - s.lastHeardMs > this.opts.agentGraceMs)
+          this.agentLost(s, `cut off for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s, longer than --agent-grace-s`);
+        continue;
+      }
       if (now - s.lastHeardMs > AGENT_SILENCE_MS) {
-        this.agentLost(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
+        this.linkDown(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
         continue;
       }
       probeOnce(s.conn, this.clock, 1_000_000 + s.runProbes.length).then(
@@ -308,19 +370,33 @@ class RunSession {
   }
 
   /**
-   * A restarted process of a lost agent offers its spool: take its records (the collector keeps
-   * each request once) and its rebuilt run histograms. It sends no load.
+   * An agent came back to this run. The same process after a cut link (`resume_live`) rejoins
+   * live: it goes on with its load and resends every batch we did not acknowledge (the collector
+   * keeps each request once). A restarted process of a lost agent hands over its spool: its
+   * records and rebuilt run histograms; it sends no load. Returns true for a live rejoin.
    */
-  resume(conn: AgentConn): void {
+  resume(conn: AgentConn): boolean {
     const s = this.states.find((x) => x.conn.hello.agent_id === conn.hello.agent_id);
-    if (conn.hello.resume_run_id !== this.runId || !s || !s.lost || !this.collector) {
-      conn.close(`run ${conn.hello.resume_run_id} is not this run, or ${conn.hello.agent_id} is not a lost agent of it`, 4404);
-      return;
-    }
     const c = this.collector;
+    if (conn.hello.resume_run_id !== this.runId || !s || !c || s.final) {
+      conn.close(
+        `run ${conn.hello.resume_run_id} is not in progress here, or ${conn.hello.agent_id} has nothing left to give it`,
+        CLOSE.UNKNOWN_RUN,
+      );
+      return false;
+    }
+    if (conn.hello.resume_live && !s.lost) return this.rejoin(s, conn);
+    if (conn.hello.resume_live) {
+      // The same process, back after its grace ran out: it was lost; a restart hands its spool over.
+      conn.close(`${conn.hello.agent_id} was lost from run ${this.runId} (its grace ran out)`, CLOSE.UNKNOWN_RUN);
+      return false;
+    }
+    // A restarted process: whatever ran before it is gone, so the agent is lost (it cannot send
+    // load again); what it finished is in the spool it offers.
+    if (!s.lost) this.agentLost(s, 'its process restarted');
     conn.onMessage((m) => {
       if (m.type === 'records') {
-        s.recoveredRecords += c.records(s.conn.index, m.rows);
+        s.recoveredRecords += c.records(s.index, m.rows);
         conn.send({ type: 'ack', seq: m.seq });
       } else if (m.type === 'final') {
         c.final(m.windows);
@@ -330,25 +406,70 @@ class RunSession {
       }
     });
     conn.send({ type: 'resume', run_id: this.runId });
+    return false;
+  }
+
+  // The same agent process is back on a new link: carry on where it was.
+  private rejoin(s: AgentState, conn: AgentConn): boolean {
+    if (!s.reconnecting) this.linkDown(s, 'it reconnected before its old link was seen to fail');
+    const outage = s.outages.at(-1)!;
+    outage.to_s = this.elapsedS();
+    outage.resumed = true;
+    const downS = outage.to_s - outage.from_s;
+    s.reconnecting = false;
+    s.lastHeardMs = Date.now();
+    conn.index = s.index;
+    s.conn = conn;
+    this.wire(s);
+    conn.send({ type: 'resume', run_id: this.runId });
+    if (this.abortReason !== null) conn.send({ type: 'stop', reason: this.abortReason });
+    this.opts.log(`agent ${conn.hello.agent_id} reconnected after ${downS.toFixed(1)} s and resumed the run`);
+    this.degradeReasons.push(
+      `agent ${conn.hello.agent_id} was cut off for ${downS.toFixed(1)} s from t=${outage.from_s.toFixed(1)} s (${outage.reason}); it reconnected and resumed`,
+    );
+    return true;
+  }
+
+  // The agent's link is gone (closed, or silent past the heartbeat timeout): within the grace it
+  // is reconnecting — its load goes on and its data waits on its side — after it, lost.
+  private linkDown(s: AgentState, why: string): void {
+    if (s.lost || s.final || s.reconnecting) return;
+    if (this.opts.agentGraceMs <= 0) {
+      this.agentLost(s, why);
+      return;
+    }
+    s.reconnecting = true;
+    s.outages.push({ from_s: this.elapsedS(), to_s: null, reason: why, resumed: false });
+    s.conn.terminate();
+    this.opts.log(
+      `agent ${s.conn.hello.agent_id}: link down (${why}); holding it as reconnecting for up to ${this.opts.agentGraceMs / 1000} s`,
+    );
   }
 
   private agentLost(s: AgentState, why: string): void {
     if (s.lost || s.final) return;
     s.lost = true;
+    s.reconnecting = false;
+    const outage = s.outages.at(-1);
+    if (outage && outage.to_s === null) outage.to_s = this.elapsedS();
     s.conn.close('lost');
     const lost = this.states.filter((x) => x.lost).length;
     const id = s.conn.hello.agent_id;
     this.opts.log(`agent ${id} was lost (${why})`);
-    if (lost > this.opts.maxAgentLoss) {
-      this.stopAll(`agent ${id} was lost (${why}); ${lost} lost > --max-agent-loss ${this.opts.maxAgentLoss}`);
+    const missing = this.opts.maxAgentLoss - this.lossBudget;
+    const already = missing > 0 ? ` (the fleet already lacked ${missing})` : '';
+    if (lost > this.lossBudget) {
+      this.stopAll(`agent ${id} was lost (${why}); ${lost} lost${already} > --max-agent-loss ${this.opts.maxAgentLoss}`);
     } else {
       this.degradeReasons.push(`agent ${id} was lost (${why}); within --max-agent-loss ${this.opts.maxAgentLoss}, the others ran on`);
+      this.collector?.agentGone();
       this.wake();
     }
   }
 
+  // Agents whose intervals a second waits for: reconnecting ones too (their data is on its way).
   private liveIndices(): number[] {
-    return this.states.filter((s) => !s.lost && !s.final).map((s) => s.conn.index);
+    return this.states.filter((s) => !s.lost && !s.final).map((s) => s.index);
   }
 
   // Sends each agent the plan and its share; resolves with their preparation times.
@@ -368,10 +489,16 @@ class RunSession {
                 ),
               PREPARE_TIMEOUT_MS,
             );
+            const offClose = a.onClose(() => {
+              clearTimeout(timer);
+              off();
+              reject(new Error(`agent ${a.hello.agent_id} closed its link while preparing`));
+            });
             const off = a.onMessage((m) => {
               if (m.type === 'prepared' || m.type === 'failed') {
                 clearTimeout(timer);
                 off();
+                offClose();
                 if (m.type === 'prepared') resolve(m.prep_ms);
                 else
                   reject(
@@ -389,15 +516,16 @@ class RunSession {
 
   private wire(s: AgentState): void {
     const c = this.collector!;
-    s.conn.onMessage((m: AgentMessage) => {
+    const conn = s.conn;
+    conn.onMessage((m: AgentMessage) => {
       s.lastHeardMs = Date.now();
       switch (m.type) {
         case 'records':
-          c.records(s.conn.index, m.rows);
-          s.conn.send({ type: 'ack', seq: m.seq });
+          c.records(s.index, m.rows);
+          conn.send({ type: 'ack', seq: m.seq });
           return;
         case 'interval':
-          c.interval(s.conn.index, m.second, m.classes);
+          c.interval(s.index, m.second, m.classes);
           return;
         case 'started':
           s.firstSendErrorNs = m.first_send_error_ns;
@@ -420,11 +548,14 @@ class RunSession {
           return;
       }
     });
-    s.conn.onClose(() => this.agentLost(s, 'connection closed before its results'));
+    conn.onClose(() => {
+      if (s.conn === conn) this.linkDown(s, 'connection closed before its results');
+    });
   }
 
   private stopAll(reason: string): void {
     if (this.abortReason === null) this.abortReason = reason;
+    // A reconnecting agent hears it when it rejoins (rejoin sends it again).
     for (const s of this.states) if (!s.final && !s.lost) s.conn.send({ type: 'stop', reason });
     this.wake();
   }

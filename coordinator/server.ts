@@ -12,14 +12,15 @@ import { AGENT_PATH, checkUpgrade, decodeAgentMessage, encodeMessage, PROTOCOL_V
 /** The hello an agent introduced itself with. */
 export type Hello = Extract<AgentMessage, { type: 'hello' }>;
 
-/** One joined agent. */
+/** One joined agent's link. */
 export class AgentConn {
   closed = false;
+  /** The agent's position in the current run (agents[] order); the fleet sets it per run. */
+  index = -1;
   private readonly handlers = new Set<(m: AgentMessage) => void>();
   private readonly closeHandlers = new Set<() => void>();
 
   constructor(
-    readonly index: number,
     readonly hello: Hello,
     readonly remote: string,
     private readonly ws: WebSocket,
@@ -36,14 +37,20 @@ export class AgentConn {
     return () => this.handlers.delete(fn);
   }
 
-  /** Called once when the connection closes. */
-  onClose(fn: () => void): void {
+  /** Called once when the connection closes; returns the unsubscribe function. */
+  onClose(fn: () => void): () => void {
     this.closeHandlers.add(fn);
+    return () => this.closeHandlers.delete(fn);
   }
 
   /** Closes the link (1000 = normal; 4xxx codes carry our reasons). */
   close(reason = 'run finished', code = 1000): void {
     this.ws.close(code, reason);
+  }
+
+  /** Drops the socket without a closing handshake (a link that went silent). */
+  terminate(): void {
+    this.ws.terminate();
   }
 
   deliver(m: AgentMessage): void {
@@ -61,7 +68,6 @@ export interface AgentServerOptions {
   host: string;
   port: number;
   token: string;
-  expectedAgents: number;
   /** PEM certificate and key: serve wss:// instead of ws://. */
   tls?: { cert: Buffer; key: Buffer };
   log(line: string): void;
@@ -69,14 +75,11 @@ export interface AgentServerOptions {
 
 const HELLO_TIMEOUT_MS = 5000;
 
-/** Accepts up to `expectedAgents` authenticated agents. */
+/** Authenticates agents and hands each one that said a well-formed hello to `onHello` (the fleet decides). */
 export class AgentServer {
-  readonly agents: AgentConn[] = [];
-  /** Takes a restarted agent that offers the spool of a run (hello with resume_run_id). */
-  onResume: (conn: AgentConn) => void = (conn) => conn.close('no run is in progress', 4404);
+  onHello: (conn: AgentConn) => void = (conn) => conn.close('not accepting agents', 4503);
   private readonly http: Server;
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
-  private joinWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: AgentServerOptions) {
     const notHere: RequestListener = (_req, res) => {
@@ -94,24 +97,8 @@ export class AgentServer {
     });
   }
 
-  /** Resolves when every expected agent has joined, or rejects after `timeoutMs`. */
-  waitForAgents(timeoutMs: number): Promise<void> {
-    if (this.agents.length >= this.opts.expectedAgents) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`${this.agents.length} of ${this.opts.expectedAgents} agents joined within ${timeoutMs / 1000} s`)),
-        timeoutMs,
-      );
-      this.joinWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
-  /** Stops accepting and closes every link. */
+  /** Stops accepting and drops every link still open. */
   async close(): Promise<void> {
-    for (const a of this.agents) a.close();
     for (const ws of this.wss.clients) ws.terminate();
     await new Promise<void>((r) => this.http.close(() => r()));
   }
@@ -154,19 +141,8 @@ export class AgentServer {
         return ws.close(4001, 'expected hello');
       }
       clearTimeout(helloTimer);
-      if (m.resume_run_id !== undefined) {
-        conn = new AgentConn(-1, m, remote, ws);
-        this.opts.log(`agent ${m.agent_id} reconnected from ${remote} to hand over its spool of run ${m.resume_run_id}`);
-        return this.onResume(conn);
-      }
-      if (this.agents.length >= this.opts.expectedAgents || this.agents.some((a) => a.hello.agent_id === m.agent_id)) {
-        this.opts.log(`refused ${m.agent_id} from ${remote}: run full or duplicate agent id`);
-        return ws.close(4009, 'run full or duplicate agent id');
-      }
-      conn = new AgentConn(this.agents.length, m, remote, ws);
-      this.agents.push(conn);
-      this.opts.log(`agent ${m.agent_id} joined from ${remote} (${this.agents.length}/${this.opts.expectedAgents})`);
-      if (this.agents.length === this.opts.expectedAgents) for (const w of this.joinWaiters.splice(0)) w();
+      conn = new AgentConn(m, remote, ws);
+      this.onHello(conn);
     });
     ws.on('close', () => {
       clearTimeout(helloTimer);

@@ -19,6 +19,12 @@ export const ErrorCode = {
   ABORTED: 'LF_ABORTED',
   INTERNAL: 'LF_INTERNAL',
   REPORT_INPUT: 'LF_REPORT_INPUT',
+  /** An agent joined under an id that is already connected to the fleet. */
+  DUPLICATE_AGENT: 'LF_DUPLICATE_AGENT',
+  /** ws:// against a TLS coordinator, wss:// against a plain one, or a certificate the agent does not trust. */
+  TLS_MISMATCH: 'LF_TLS_MISMATCH',
+  /** More agents left the fleet between runs than --max-agent-loss allows. */
+  FLEET_SHORT: 'LF_FLEET_SHORT',
 } as const;
 
 /** One of the stable codes above. */

@@ -63,6 +63,6 @@ describe('protocol codec', () => {
     expect(checkUpgrade({ [PROTOCOL_HEADER]: '1' }, 's3cret')?.status).toBe(401);
     const mismatch = checkUpgrade({ ...ok, [PROTOCOL_HEADER]: '99' }, 's3cret');
     expect(mismatch?.status).toBe(426);
-    expect(mismatch?.message).toMatch(/coordinator speaks protocol 1, agent sent 99/);
+    expect(mismatch?.message).toMatch(/coordinator speaks protocol 2, agent sent 99/);
   });
 });

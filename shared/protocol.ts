@@ -7,8 +7,11 @@ import type { RequestRecord } from './metrics.js';
 import type { Plan } from './plan.js';
 import type { Share } from './shares.js';
 
-/** Bumped on any incompatible change; both sides refuse a different one. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * Bumped on any incompatible change; both sides refuse a different one. 2: agents belong to a
+ * fleet (many runs per link, `release`), and reconnect mid-run (`resume_live`, `resume`).
+ */
+export const PROTOCOL_VERSION = 2;
 /** HTTP upgrade header carrying the agent's protocol version. */
 export const PROTOCOL_HEADER = 'x-loadfleet-protocol';
 /** Environment variable that holds the shared token. */
@@ -32,6 +35,8 @@ export interface AgentHealth {
   event_loop_delay_p99_ms: number;
   event_loop_delay_max_ms: number;
   cpu_ms: number;
+  /** Event-loop utilisation over the run, 0–1 (absent from old agents). */
+  elu?: number;
 }
 
 /** Messages an agent sends. */
@@ -48,8 +53,13 @@ export type AgentMessage =
       clock_anchor_uncertainty_ns?: number;
       /** Worker threads striping the agent's share (absent from old agents: 1). */
       workers?: number;
-      /** Set by a restarted agent that holds the spool of this run: it uploads, it sends no load. */
+      /**
+       * Set by an agent that comes back to a run: a restarted process that holds the run's spool
+       * (it uploads, it sends no load), or with `resume_live` the same process after its link was cut
+       * (it carries on with its load and resends what was not acknowledged).
+       */
       resume_run_id?: string;
+      resume_live?: boolean;
     }
   | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
   | { type: 'prepared'; prep_ms: number; planned_requests: number }
@@ -71,6 +81,8 @@ export type CoordinatorMessage =
       /** The coordinator's host clock domain and its clock anchor (absent from old coordinators). */
       host_domain?: string;
       anchor?: { wall_ns: bigint; hr: bigint; uncertainty_ns: number };
+      /** How long the coordinator holds a cut-off agent as reconnecting; the agent keeps its load going that long. */
+      grace_ms?: number;
     }
   | { type: 'probe'; seq: number; t1_ns: bigint }
   | { type: 'plan'; run_id: string; plan: Plan; share: Share }
@@ -78,7 +90,9 @@ export type CoordinatorMessage =
   | { type: 'ack'; seq: number }
   | { type: 'resume'; run_id: string }
   | { type: 'stop'; reason: string }
-  | { type: 'abort'; reason: string };
+  | { type: 'abort'; reason: string }
+  /** The coordinator has no more runs: the agent exits 0 (or, with --stay, waits for the next coordinator). */
+  | { type: 'release'; reason: string };
 
 /** Either direction. */
 export type Message = AgentMessage | CoordinatorMessage;
@@ -112,6 +126,7 @@ const SHAPES: Record<Message['type'], Record<string, FieldType>> = {
   resume: { run_id: 'string' },
   stop: { reason: 'string' },
   abort: { reason: 'string' },
+  release: { reason: 'string' },
 };
 
 const AGENT_TYPES = new Set([

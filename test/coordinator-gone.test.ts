@@ -1,4 +1,4 @@
-// A coordinator that dies mid-run: its agents stop sending load at once, exit, and keep their
+// A coordinator that dies mid-run: its agents stop sending load within the grace, exit, and keep their
 // spools (endpoints are expensive; nobody would take the results).
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -16,7 +16,9 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { loadExperimentFile } from '../shared/experiment-load.js';
 import { validatePlan } from '../shared/plan-validate.js';
+import { loadSweepFile } from '../shared/sweep-load.js';
 import { tempDir } from './harness.js';
 
 const DEPLOY = fileURLToPath(new URL('../deploy/', import.meta.url));
@@ -83,6 +85,10 @@ function flag(c: IContainer, name: string): string | undefined {
 const matches = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean =>
   selector !== undefined && Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
+/** The coordinator's subcommand: `start` (one run) or `sweep` / `experiment` (a fleet that serves many). */
+const commandOf = (objects: K8sObject[]): string =>
+  onlyOne(jobs(objects, 'coordinator'), 'coordinator Jobs').spec!.template.spec!.containers[0]!.args?.[1] ?? '';
+
 function onlyOne<T>(items: T[], what: string): T {
   expect(items, what).toHaveLength(1);
   return items[0]!;
@@ -121,29 +127,39 @@ describe.skipIf(!HAS_KUBECTL)(`deploy/k8s${HAS_KUBECTL ? '' : ' (skipped: kubect
     for (const spec of podSpecs(objects)) expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: IMAGE_UID });
   });
 
-  it.each(runKustomizations)('%s: agents are an Indexed Job, one per node, never retried, id from the completion index', (dir) => {
-    const agentJobs = jobs(render(dir), 'agent');
-    expect(agentJobs.length).toBeGreaterThan(0);
-    for (const job of agentJobs) {
-      const spec = job.spec!;
-      const pod = spec.template.spec!;
-      const labels = spec.template.metadata?.labels;
-      expect(spec).toMatchObject({ completionMode: 'Indexed', backoffLimit: 0 });
-      expect(spec.parallelism).toBe(spec.completions);
-      expect(pod.restartPolicy).toBe('Never');
-      const required = pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
-      expect(required.some((t) => t.topologyKey === 'kubernetes.io/hostname' && matches(t.labelSelector?.matchLabels, labels))).toBe(true);
-      expect(pod.topologySpreadConstraints?.some((t) => matches(t.labelSelector?.matchLabels, labels))).toBe(true);
-      const agent = onlyOne(pod.containers, 'agent containers');
-      const indexVar = agent.env?.find((e) => e.valueFrom?.fieldRef?.fieldPath === COMPLETION_INDEX)?.name;
-      expect(indexVar, 'an env var holds the completion index').toBeDefined();
-      expect(agent.args?.find((a) => a.startsWith('--id='))).toContain(`$(${indexVar})`);
-      expect(
-        agent.env?.find((e) => e.name === 'LOADFLEET_CLOCK_DOMAIN')?.value,
-        'LOADFLEET_CLOCK_DOMAIN is set (possibly empty)',
-      ).toBeTypeOf('string');
-    }
-  });
+  it.each(runKustomizations)(
+    '%s: agents are an Indexed Job, one per node, id from the completion index; restarted only to rejoin a fleet',
+    (dir) => {
+      const objects = render(dir);
+      const agentJobs = jobs(objects, 'agent');
+      // One run: a replaced agent would change the load mid-run. A sweep or experiment: a restarted
+      // agent (same pod, same index, same id) rejoins before the next run or hands over its spool.
+      const fleet = commandOf(objects) !== 'start';
+      expect(agentJobs.length).toBeGreaterThan(0);
+      for (const job of agentJobs) {
+        const spec = job.spec!;
+        const pod = spec.template.spec!;
+        const labels = spec.template.metadata?.labels;
+        expect(spec).toMatchObject({ completionMode: 'Indexed' });
+        expect(spec.backoffLimit === 0).toBe(!fleet);
+        expect(spec.parallelism).toBe(spec.completions);
+        expect(pod.restartPolicy).toBe(fleet ? 'OnFailure' : 'Never');
+        const required = pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+        expect(required.some((t) => t.topologyKey === 'kubernetes.io/hostname' && matches(t.labelSelector?.matchLabels, labels))).toBe(
+          true,
+        );
+        expect(pod.topologySpreadConstraints?.some((t) => matches(t.labelSelector?.matchLabels, labels))).toBe(true);
+        const agent = onlyOne(pod.containers, 'agent containers');
+        const indexVar = agent.env?.find((e) => e.valueFrom?.fieldRef?.fieldPath === COMPLETION_INDEX)?.name;
+        expect(indexVar, 'an env var holds the completion index').toBeDefined();
+        expect(agent.args?.find((a) => a.startsWith('--id='))).toContain(`$(${indexVar})`);
+        expect(
+          agent.env?.find((e) => e.name === 'LOADFLEET_CLOCK_DOMAIN')?.value,
+          'LOADFLEET_CLOCK_DOMAIN is set (possibly empty)',
+        ).toBeTypeOf('string');
+      }
+    },
+  );
 
   it.each(runKustomizations)('%s: the coordinator waits for exactly the agents the Jobs start, behind its Service', (dir) => {
     const objects = render(dir);
@@ -171,7 +187,7 @@ describe.skipIf(!HAS_KUBECTL)(`deploy/k8s${HAS_KUBECTL ? '' : ' (skipped: kubect
     }
   });
 
-  it.each(runKustomizations)('%s: results go to a PVC at /results and the plan comes from a valid ConfigMap', (dir) => {
+  it.each(runKustomizations)('%s: results go to a PVC at /results and the plan comes from a valid ConfigMap', async (dir) => {
     const objects = render(dir);
     const pod = onlyOne(jobs(objects, 'coordinator'), 'coordinator Jobs').spec!.template.spec!;
     const coordinator = pod.containers[0]!;
@@ -181,10 +197,24 @@ describe.skipIf(!HAS_KUBECTL)(`deploy/k8s${HAS_KUBECTL ? '' : ' (skipped: kubect
     const claim = mountAt('/results')?.persistentVolumeClaim?.claimName ?? '';
     expect(named(ofKind(objects, PersistentVolumeClaim.is), claim), `PVC ${claim}`).toBeDefined();
 
-    const planPath = flag(coordinator, 'plan') ?? '';
-    const mount = coordinator.volumeMounts?.find((m) => planPath.startsWith(`${m.mountPath}/`));
+    // `start --plan=FILE`, or `sweep FILE` / `experiment FILE` whose "plan" sits beside it.
+    const command = commandOf(objects);
+    const inputPath = command === 'start' ? (flag(coordinator, 'plan') ?? '') : (coordinator.args?.[2] ?? '');
+    const mount = coordinator.volumeMounts?.find((m) => inputPath.startsWith(`${m.mountPath}/`));
     const configMapName = pod.volumes?.find((v) => v.name === mount?.name)?.configMap?.name ?? '';
     const configMap = named(ofKind(objects, ConfigMap.is), configMapName);
+    const inputName = inputPath.slice((mount?.mountPath.length ?? 0) + 1);
+    expect(configMap?.data?.[inputName], `${inputPath} in ConfigMap ${configMapName}`).toBeTypeOf('string');
+    let planPath = inputPath;
+    if (command !== 'start') {
+      // Validated whole, as the coordinator would before any load: the file and the plan it names.
+      const files = tempDir('loadfleet-deploy-input-');
+      for (const [name, content] of Object.entries(configMap?.data ?? {})) writeFileSync(join(files, name), content);
+      const load = command === 'sweep' ? loadSweepFile : loadExperimentFile;
+      const loaded = await load(join(files, inputName));
+      planPath = join(mount?.mountPath ?? '', String((JSON.parse(configMap!.data![inputName]!) as { plan: string }).plan));
+      expect(loaded).toBeTruthy();
+    }
     const text = configMap?.data?.[planPath.slice((mount?.mountPath.length ?? 0) + 1)];
     expect(text, `plan ${planPath} in ConfigMap ${configMapName}`).toBeTypeOf('string');
     const plan = JSON.parse(text!) as { schema: string; target?: { base_url: string; model: string } };

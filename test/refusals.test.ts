@@ -66,8 +66,8 @@ describe('refusals and early ends', () => {
     expect(noToken.status).toBe(401);
     const oldProtocol = await rawConnect(url, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '0' });
     expect(oldProtocol.status).toBe(426);
-    expect(oldProtocol.body).toMatch(/LF_PROTOCOL_MISMATCH: coordinator speaks protocol 1, agent sent 0/);
-    const garbage = await rawConnect(url, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '1' });
+    expect(oldProtocol.body).toMatch(/LF_PROTOCOL_MISMATCH: coordinator speaks protocol 2, agent sent 0/);
+    const garbage = await rawConnect(url, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '2' });
     const closed = new Promise<number>((r) => garbage.ws!.on('close', (code) => r(code)));
     garbage.ws!.send(Buffer.from([0xde, 0xad, 0xbe, 0xef]));
     expect(await closed).toBe(4002);
@@ -112,11 +112,17 @@ describe('refusals and early ends', () => {
       ['--agents', '1', '--tls-cert', cert, '--tls-key', key, '--plan', writePlan(work, TINY), '--out', join(work, 'out')],
       { LOADFLEET_TOKEN: 'tls-token' },
     );
-    const untrusting = await startNode('agent/main.js', ['--coordinator', url, '--connect-timeout-s', '1'], {
+    // Neither can ever succeed, so each says why once and exits 2 instead of retrying for a minute.
+    const untrusting = await startNode('agent/main.js', ['--coordinator', url, '--connect-timeout-s', '60'], {
       LOADFLEET_TOKEN: 'tls-token',
     }).done;
-    expect(untrusting.code).not.toBe(0);
-    expect(untrusting.stderr).toMatch(/self[- ]signed|certificate/i);
+    expect(untrusting.code).toBe(2);
+    expect(untrusting.stderr).toMatch(/LF_TLS_MISMATCH: the coordinator's certificate is not trusted .*self[- ]signed.*--ca FILE/i);
+    const plain = await startNode('agent/main.js', ['--coordinator', url.replace('wss://', 'ws://'), '--connect-timeout-s', '60'], {
+      LOADFLEET_TOKEN: 'tls-token',
+    }).done;
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/LF_TLS_MISMATCH: the coordinator at 127\.0\.0\.1:\d+ speaks TLS; use wss:\/\//);
     const agent = await startNode('agent/main.js', ['--coordinator', url, '--ca', cert], { LOADFLEET_TOKEN: 'tls-token' }).done;
     expect(agent.code, agent.stderr).toBe(0);
     expect((await coord.done).code).toBe(0);

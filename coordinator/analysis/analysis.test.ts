@@ -109,6 +109,7 @@ describe('rows from run.json', () => {
     },
     server: { windows: { all: { max_vllm_running: 4, rt_epp_queue_mean_ms: 0.5, flow_control_materially_engaged: false } } },
     data_quality: { valid: true, checks: [] },
+    agents: [{ agent_id: 'host-a' }, { agent_id: 'host-b' }],
   };
   it('reads the run.json keys and leaves the rest null (absent validity is not a pass)', () => {
     const row = runRow(run, '/x/run', { arm: 'a', repeat: 2 }, ['rt', 'bulk'], ['surge']);
@@ -131,6 +132,7 @@ describe('rows from run.json', () => {
       flow_control_materially_engaged: false,
       run_name: 'a - repeat 2',
       run_dir: '/x/run',
+      agents: 'host-a,host-b',
     });
   });
   it('describes a metric in words', () => {

@@ -48,6 +48,7 @@ const DEFINITIONS: Record<string, string> = {
   'runs[].<class>_epp_queue_mean_ms': "mean gateway queue time of the class's fairness id over the run (run.json server.windows.all)",
   'runs[].max_*, vllm_preemptions_delta, flow_control_materially_engaged':
     'copied from run.json server.windows.all (null when not scraped)',
+  'runs[].agents': 'the ids of the agents that ran the run, comma-separated, in agents[] order (null for a run.json without agents)',
   'runs[].data_quality_valid': 'run.json data_quality.valid (null when the run has none)',
   'runs[].slo_proof_valid': 'run.json slo_proof.valid (null when the run has none)',
 };

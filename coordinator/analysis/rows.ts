@@ -18,7 +18,7 @@ export interface RunTag {
 
 /** The columns every row has beside the figures, in the seed's order around them. */
 export const ROW_HEAD = ['arm', 'repeat', 'data_quality_valid', 'slo_proof_valid', 'http_200', 'http_429'] as const;
-export const ROW_TAIL = ['flow_control_materially_engaged', 'run_name', 'run_dir'] as const;
+export const ROW_TAIL = ['flow_control_materially_engaged', 'run_name', 'run_dir', 'agents'] as const;
 
 /** The seed's run label. */
 export function runName(tag: RunTag): string {
@@ -50,6 +50,11 @@ export function runRow(run: unknown, runDir: string, tag: RunTag, classes: reado
   row.flow_control_materially_engaged = flag(isObj(serverAll) ? serverAll['flow_control_materially_engaged'] : undefined);
   row.run_name = runName(tag);
   row.run_dir = runDir;
+  // Which agents ran it (a fleet that lost one between runs runs the rest on fewer).
+  const agents = Array.isArray(r['agents'])
+    ? r['agents'].flatMap((a) => (isObj(a) && typeof a['agent_id'] === 'string' ? [a['agent_id']] : []))
+    : [];
+  row.agents = agents.length > 0 ? agents.join(',') : null;
   return row;
 }
 

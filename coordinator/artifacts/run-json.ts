@@ -25,6 +25,8 @@ export const RUN_SCHEMA = 'loadfleet.run/v1';
 export const CLIENT_LAG_P99_LIMIT_MS = 50;
 /** An agent whose event-loop delay p99 exceeds this was too busy to time requests well. */
 export const CLIENT_EVENT_LOOP_P99_LIMIT_MS = 50;
+/** An agent whose event loop was busy more than this share of the run had no headroom left. */
+export const CLIENT_ELU_LIMIT = 0.95;
 
 /** One sentence for every other figure in run.json. */
 const FIELD_DEFINITIONS: Record<string, string> = {
@@ -40,6 +42,13 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].cpu_ms': 'user + system CPU the agent process used from its start to its last heartbeat or final message',
   'agents[].schedule_lag_p99_ms': 'the agent own p99 of sent − intended over its open-loop requests',
   'agents[].event_loop_delay_p99_ms': 'the agent p99 of how late a 10 ms timer fired beyond its period during the run',
+  'agents[].event_loop_utilization':
+    "the share of the run's wall time the agent's event loop was busy (the worst thread's with --workers); near 1 it had no headroom",
+  'agents[].outages':
+    'each time the agent link was down during the run: from_s and to_s in seconds after the start (coordinator clock), why, and whether it reconnected and resumed (true) or was lost when its grace ran out (false)',
+  'agents[].status': 'ok when the agent handed over its results (also after reconnecting), lost when it was not back within its grace',
+  'intervals.late':
+    'agent intervals that arrived after their second had been written (beyond the lateness bound, --agent-grace-s + 2 s): counted in the records and run histograms, not written to the interval files',
   'agents[].recovered_from_spool':
     'requests a restarted process of a lost agent handed over from its spool that the coordinator did not have',
   duplicates_dropped: 'records that arrived a second time (a spool re-sent what had been received) and were not counted again',
@@ -173,7 +182,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
       },
     },
     agents: states.map((s) => {
-      const t = c.agentTotals.get(s.conn.index) ?? { requests: 0, completed: 0, failed: 0 };
+      const t = c.agentTotals.get(s.index) ?? { requests: 0, completed: 0, failed: 0 };
       return {
         agent_id: s.conn.hello.agent_id,
         host: s.conn.hello.host,
@@ -186,8 +195,8 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
         rtt_ns: s.offset.rtt_ns,
         ...driftFields(s),
         workers: s.conn.hello.workers ?? 1,
-        share: shareLabel({ index: s.conn.index, count: states.length }),
-        segment: shareSegment({ index: s.conn.index, count: states.length }),
+        share: shareLabel({ index: s.index, count: states.length }),
+        segment: shareSegment({ index: s.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
         prep_ms: Math.round(s.prepMs * 1000) / 1000,
         requests: t.requests,
@@ -196,7 +205,9 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
         schedule_lag_p99_ms: s.health?.schedule_lag_p99_ms ?? null,
         event_loop_delay_p99_ms: s.health?.event_loop_delay_p99_ms ?? null,
         cpu_ms: s.health?.cpu_ms ?? null,
+        event_loop_utilization: s.health?.elu ?? null,
         status: s.lost ? 'lost' : 'ok',
+        outages: s.outages,
         recovered_from_spool: s.recoveredRecords,
       };
     }),
@@ -210,7 +221,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     histograms: histogramSection(plan, c),
     client_health: health,
     duplicates_dropped: c.duplicatesDropped,
-    intervals: { length_s: 1, written: c.intervalContributors.length, contributors: c.intervalContributors },
+    intervals: { length_s: 1, written: c.intervalContributors.length, late: c.lateIntervals, contributors: c.intervalContributors },
     server,
     data_quality: gates.data_quality,
     slo_proof: gates.slo_proof,
@@ -248,15 +259,21 @@ function clientHealth(states: readonly AgentState[]): {
       reasons.push(`${s.conn.hello.agent_id} schedule lag p99 ${h.schedule_lag_p99_ms} ms > ${CLIENT_LAG_P99_LIMIT_MS} ms`);
     if (h.event_loop_delay_p99_ms > CLIENT_EVENT_LOOP_P99_LIMIT_MS)
       reasons.push(`${s.conn.hello.agent_id} event-loop delay p99 ${h.event_loop_delay_p99_ms} ms > ${CLIENT_EVENT_LOOP_P99_LIMIT_MS} ms`);
+    if ((h.elu ?? 0) > CLIENT_ELU_LIMIT)
+      reasons.push(`${s.conn.hello.agent_id} event-loop utilisation ${(h.elu! * 100).toFixed(1)}% > ${CLIENT_ELU_LIMIT * 100}%`);
   }
   return {
     client_limited: reasons.length > 0,
     reasons,
     schedule_lag_p99_ms: lag,
     event_loop_delay_p99_ms: eld,
-    limits: { schedule_lag_p99_ms: CLIENT_LAG_P99_LIMIT_MS, event_loop_delay_p99_ms: CLIENT_EVENT_LOOP_P99_LIMIT_MS },
+    limits: {
+      schedule_lag_p99_ms: CLIENT_LAG_P99_LIMIT_MS,
+      event_loop_delay_p99_ms: CLIENT_EVENT_LOOP_P99_LIMIT_MS,
+      event_loop_utilization: CLIENT_ELU_LIMIT,
+    },
     definition:
-      'client_limited is true when any agent had a schedule lag p99 or an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) above the limits; the figures are the worst agent',
+      'client_limited is true when any agent had a schedule lag p99, an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) or an event-loop utilisation above the limits; the figures are the worst agent',
   };
 }
 

@@ -1,21 +1,21 @@
-// `coordinator experiment`: runs every arm × repeat as a normal run (executeRun) into
-// `<expdir>/runs/`, keeps manifest.json current after every change, and writes analysis.json once
-// every run has finished. `--resume` continues a directory: finished runs (completed or degraded)
+// `coordinator experiment`: gathers one fleet of agents (local or remote) and runs every arm ×
+// repeat on it as a normal run into `<expdir>/runs/`, keeps manifest.json current after every
+// change, and writes analysis.json once every run has finished. `--resume` continues a directory: finished runs (completed or degraded)
 // are kept, aborted, crashed or missing ones are run again.
-import { randomBytes } from 'node:crypto';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
 import { loadExperimentFile } from '../../shared/experiment-load.js';
 import { analysisTable, analyzeExperimentDir } from '../analysis/analyze.js';
+import type { Fleet } from '../fleet.js';
 import { writeExperimentReport } from '../report/index.js';
 import type { RunOptions } from '../run.js';
-import { executeRun, newRunId } from '../run.js';
+import { newRunId, runOnFleet, withFleet } from '../run.js';
 import type { ExperimentRecord, Manifest, ManifestEntry } from './record.js';
 import { experimentRecord, isFinished, newManifest, readExperimentDir, writeManifest, writeRecord } from './record.js';
 
-/** The RunOptions every run of the experiment shares (from the shared run flags). */
-export type SharedRunOptions = Omit<RunOptions, 'plan' | 'outDir' | 'listenHost' | 'listenPort' | 'token' | 'spawnLocal' | 'experiment'>;
+/** The fleet and the RunOptions every run of the experiment shares (from the shared flags). */
+export type SharedRunOptions = Omit<RunOptions, 'plan' | 'outDir' | 'experiment'>;
 
 /** What `coordinator experiment` was asked to do. */
 export interface ExperimentOptions {
@@ -41,10 +41,17 @@ export async function runExperiment(o: ExperimentOptions): Promise<number> {
   );
   const interrupt = new Interrupt(log);
   try {
-    for (const entry of pending) {
-      if (interrupt.requested) break;
-      await runSlot(dir, manifest, entry, record, o, interrupt);
-    }
+    if (pending.length > 0)
+      await withFleet(o.run, 'the experiment is over', async (fleet) => {
+        for (const entry of pending) {
+          if (interrupt.requested) break;
+          const short = await runSlot(fleet, dir, manifest, entry, record, o, interrupt);
+          if (short) {
+            o.print(`experiment ${record.experiment.name}: stopped: ${short}`);
+            break;
+          }
+        }
+      });
   } finally {
     interrupt.dispose();
   }
@@ -101,14 +108,17 @@ async function newestDir(outDir: string, name: string): Promise<string> {
   return join(outDir, mine[mine.length - 1]!);
 }
 
+// Runs one arm × repeat; returns why the experiment cannot go on when the fleet lost too many
+// agents (the slot stays unfinished, so --resume can run it with a whole fleet), else null.
 async function runSlot(
+  fleet: Fleet,
   dir: string,
   manifest: Manifest,
   entry: ManifestEntry,
   record: ExperimentRecord,
   o: ExperimentOptions,
   interrupt: Interrupt,
-): Promise<void> {
+): Promise<string | null> {
   const arm = record.experiment.arms.find((a) => a.name === entry.arm)!;
   if (entry.status === 'aborted' || entry.status === 'running')
     entry.aborted_attempts.push({ run_dir: entry.run_dir, status_reason: entry.status_reason });
@@ -118,22 +128,19 @@ async function runSlot(
   o.run.log(`run ${index}/${manifest.runs.length}: arm "${entry.arm}" repeat ${entry.repeat}`);
   interrupt.runStarted();
   try {
-    const result = await executeRun({
+    const result = await runOnFleet(fleet, {
       ...o.run,
       plan: record.arm_plans[arm.name]!,
       outDir: join(dir, 'runs'),
-      listenHost: '127.0.0.1',
-      listenPort: 0,
-      // Local agents only: a fresh secret per run, never written anywhere.
-      token: randomBytes(24).toString('base64url'),
-      spawnLocal: true,
       experiment: { name: record.experiment.name, arm: arm.name, repeat: entry.repeat },
       ...(arm.expect_flow_control_engaged !== undefined && { expectFlowControlEngaged: arm.expect_flow_control_engaged }),
     });
     Object.assign(entry, { status: result.status, run_dir: relative(dir, result.dir), status_reason: statusReason(result.summaryLines) });
     o.run.log(`run ${index}/${manifest.runs.length}: arm "${entry.arm}" repeat ${entry.repeat} ${result.status} (${result.dir})`);
+    return null;
   } catch (err) {
     Object.assign(entry, { status: 'aborted', status_reason: (err as Error).message });
+    if (err instanceof LoadfleetError && err.code === ErrorCode.FLEET_SHORT) return err.message;
     throw err;
   } finally {
     interrupt.runEnded();

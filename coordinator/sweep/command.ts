@@ -1,6 +1,5 @@
-// The `coordinator sweep FILE` command: the shared run flags (as `start` and `experiment` have)
-// plus --out. Kept here so main.ts gains one line.
-import { randomBytes } from 'node:crypto';
+// The `coordinator sweep FILE` command: the shared fleet and run flags (as `start` and `experiment`
+// have) plus --out. Kept here so main.ts gains one line.
 import type { Command } from 'commander';
 import { loadSweepFile } from '../../shared/sweep-load.js';
 import type { RunFlags } from '../cli-options.js';
@@ -26,13 +25,7 @@ async function sweep(file: string, o: RunFlags & { out: string }): Promise<numbe
   // Stage verdicts are the sweep's own output: shown even with --quiet.
   const say = (line: string): void => void process.stderr.write(`[sweep] ${line}\n`);
   try {
-    const result = await executeSweep(
-      loaded,
-      file,
-      o.out,
-      { ...flags.options, listenHost: '127.0.0.1', listenPort: 0, token: randomBytes(24).toString('base64url'), spawnLocal: true },
-      say,
-    );
+    const result = await executeSweep(loaded, file, o.out, flags.options, say);
     const d = result.doc as { capacity: number | null; bracket: [number | null, number | null]; unit: string; answer: string };
     process.stdout.write(
       `sweep ${result.dir}: capacity ${d.capacity ?? '-'} ${d.unit}, bracket [${d.bracket[0] ?? '-'}, ${d.bracket[1] ?? '-'}]\n${d.answer}\n`,

@@ -16,6 +16,7 @@ function stage(index: number, value: number, verdict: StageRecord['verdict'], ac
     run_status: 'completed',
     run_status_reason: null,
     agents: 2,
+    agent_health: [],
     run_wall_s: 7,
     measure_s: 5.5,
     offered_rps: value,

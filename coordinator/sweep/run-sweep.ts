@@ -1,7 +1,8 @@
-// `coordinator sweep FILE`, the I/O side: for each value the strategy picks, run one stage (a
-// normal run via executeRun under <sweepdir>/stages/), judge it from its run.json, and rewrite
-// sweep.json and report.html — so a sweep ended by a stop rule, a dead endpoint or Ctrl-C always
-// leaves what it measured. The decisions are pure modules beside this one.
+// `coordinator sweep FILE`, the I/O side: gather one fleet of agents (local or remote), then for
+// each value the strategy picks run one stage on it (a normal run under <sweepdir>/stages/), judge
+// it from its run.json, and rewrite sweep.json and report.html — so a sweep ended by a stop rule, a
+// dead endpoint, a fleet that lost too many agents or Ctrl-C always leaves what it measured. The
+// decisions are pure modules beside this one.
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
@@ -10,7 +11,7 @@ import { validatePlan } from '../../shared/plan-validate.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
 import { writeFileAtomic } from '../artifacts/atomic.js';
 import type { RunOptions } from '../run.js';
-import { executeRun, newRunId } from '../run.js';
+import { newRunId, runOnFleet, withFleet } from '../run.js';
 import { checkBudget } from './budget.js';
 import type { SweepDoc } from './chart.js';
 import { sweepReportHtml } from './chart.js';
@@ -24,7 +25,7 @@ import { writeSweepJson } from './sweep-json.js';
 import type { StageFigures } from './verdict.js';
 import { judgeStage, stageFigures } from './verdict.js';
 
-/** How to run each stage: everything executeRun needs except the plan and where it goes. */
+/** The fleet and how to run each stage: everything a run needs except the plan and where it goes. */
 export type StageRunOptions = Omit<RunOptions, 'plan' | 'outDir'>;
 
 /** What the CLI reports. */
@@ -77,105 +78,109 @@ export async function executeSweep(
   };
   try {
     await save();
-    for (;;) {
-      if (interrupted) {
-        state.stop = { rule: 'interrupted', reason: 'interrupted by the user (SIGINT)' };
-        break;
-      }
-      // A user's endpoint is probed before the strategy decides: one that died during the last stage
-      // ends the sweep for that reason, not for the errors it caused.
-      if (plan.target) {
-        const dead = await endpointProblem(plan.target.base_url);
-        if (dead) {
-          state.stop = { rule: 'endpoint_failed', reason: dead };
+    await withFleet(run, 'the sweep is over', async (fleet) => {
+      for (;;) {
+        if (interrupted) {
+          state.stop = { rule: 'interrupted', reason: 'interrupted by the user (SIGINT)' };
           break;
         }
-      }
-      const outcomes: Outcome[] = state.stages.map((s) => ({
-        value: s.value,
-        verdict: s.verdict,
-        errorShare: s.error_share,
-        reason: s.reason,
-      }));
-      const step = nextStep(sweep.strategy, sweep.scale, rules, outcomes);
-      if (step.kind === 'stop') {
-        state.stop = { rule: step.rule, reason: step.reason };
-        break;
-      }
-      const elapsedS = (Date.now() - state.startedAt.getTime()) / 1000;
-      const budget = checkBudget(
-        sweep.stage_duration_s,
-        elapsedS,
-        overheads,
-        budgetS,
-        plan.drain_timeout_s ?? PLAN_DEFAULTS.drain_timeout_s,
-      );
-      if (!budget.fits) {
-        state.stop = { rule: 'time_budget', reason: budget.reason };
-        break;
-      }
-      const index = state.stages.length;
-      const stage = buildStagePlan(plan, sweep, step.value, index, budget.drainCapS);
-      const checked = validatePlan(stage.plan);
-      if (!checked.ok) throw new LoadfleetError(ErrorCode.INTERNAL, `stage ${index + 1} plan is invalid`, { details: checked.problems });
-      const unit = sweep.scale === 'rate' ? 'req/s' : 'concurrency';
-      say(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
-      const t0 = Date.now();
-      let record: StageRecord;
-      try {
-        // Each stage's agents spool into the sweep directory: a leftover spool elsewhere (same agent
-        // ids, other runs) must never be offered to this stage's coordinator.
-        const spool = `--spool-dir=${join(dir, 'spool', `stage${index + 1}`)}`;
-        const result = await executeRun({ ...run, agentArgs: [spool, ...run.agentArgs], plan: checked.plan, outDir: stagesDir });
-        const runJson = JSON.parse(await readFile(join(result.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
-        const t = Number(runJson.started_at_unix_ns);
-        const departures = await readDepartures(
-          join(result.dir, 'requests.ndjson'),
-          sweep.class,
-          t + stage.measure.start_s * 1e9,
-          t + stage.measure.end_s * 1e9,
-        ).catch(() => null);
-        const figures = stageFigures(
-          runJson,
-          sweep.class,
-          MEASURE_WINDOW,
-          stage.measure,
-          sweep.scale,
-          step.value,
-          scaled.prompt.output_tokens,
-          departures,
+        // A user's endpoint is probed before the strategy decides: one that died during the last stage
+        // ends the sweep for that reason, not for the errors it caused.
+        if (plan.target) {
+          const dead = await endpointProblem(plan.target.base_url);
+          if (dead) {
+            state.stop = { rule: 'endpoint_failed', reason: dead };
+            break;
+          }
+        }
+        const outcomes: Outcome[] = state.stages.map((s) => ({
+          value: s.value,
+          verdict: s.verdict,
+          errorShare: s.error_share,
+          reason: s.reason,
+        }));
+        const step = nextStep(sweep.strategy, sweep.scale, rules, outcomes);
+        if (step.kind === 'stop') {
+          state.stop = { rule: step.rule, reason: step.reason };
+          break;
+        }
+        const elapsedS = (Date.now() - state.startedAt.getTime()) / 1000;
+        const budget = checkBudget(
+          sweep.stage_duration_s,
+          elapsedS,
+          overheads,
+          budgetS,
+          plan.drain_timeout_s ?? PLAN_DEFAULTS.drain_timeout_s,
         );
-        const judged = interrupted
-          ? { verdict: 'error' as const, reasons: ['interrupted by the user (SIGINT) during the stage'] }
-          : judgeStage(figures, state.slo);
-        record = {
-          index,
-          value: step.value,
-          ...figures,
-          ...judged,
-          reason: judged.reasons.join('; '),
-          measure_window: stage.measure,
-          run_dir: result.dir,
-        };
-      } catch (err) {
-        // The stage could not run at all (engine-sim did not start, agents did not join, …).
-        const why = err instanceof Error ? err.message : String(err);
-        record = {
-          index,
-          value: step.value,
-          ...emptyFigures(),
-          verdict: 'error',
-          reasons: [why],
-          reason: why,
-          measure_window: stage.measure,
-          run_dir: null,
-        };
+        if (!budget.fits) {
+          state.stop = { rule: 'time_budget', reason: budget.reason };
+          break;
+        }
+        const index = state.stages.length;
+        const stage = buildStagePlan(plan, sweep, step.value, index, budget.drainCapS);
+        const checked = validatePlan(stage.plan);
+        if (!checked.ok) throw new LoadfleetError(ErrorCode.INTERNAL, `stage ${index + 1} plan is invalid`, { details: checked.problems });
+        const unit = sweep.scale === 'rate' ? 'req/s' : 'concurrency';
+        say(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
+        const t0 = Date.now();
+        let record: StageRecord;
+        try {
+          const result = await runOnFleet(fleet, { ...run, plan: checked.plan, outDir: stagesDir });
+          const runJson = JSON.parse(await readFile(join(result.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+          const t = Number(runJson.started_at_unix_ns);
+          const departures = await readDepartures(
+            join(result.dir, 'requests.ndjson'),
+            sweep.class,
+            t + stage.measure.start_s * 1e9,
+            t + stage.measure.end_s * 1e9,
+          ).catch(() => null);
+          const figures = stageFigures(
+            runJson,
+            sweep.class,
+            MEASURE_WINDOW,
+            stage.measure,
+            sweep.scale,
+            step.value,
+            scaled.prompt.output_tokens,
+            departures,
+          );
+          const judged = interrupted
+            ? { verdict: 'error' as const, reasons: ['interrupted by the user (SIGINT) during the stage'] }
+            : judgeStage(figures, state.slo);
+          record = {
+            index,
+            value: step.value,
+            ...figures,
+            ...judged,
+            reason: judged.reasons.join('; '),
+            measure_window: stage.measure,
+            run_dir: result.dir,
+          };
+        } catch (err) {
+          if (err instanceof LoadfleetError && err.code === ErrorCode.FLEET_SHORT) {
+            // Too many agents left between stages: end with what was measured, and say why.
+            state.stop = { rule: 'fleet_short', reason: err.message };
+            break;
+          }
+          // The stage could not run at all (engine-sim did not start, …).
+          const why = err instanceof Error ? err.message : String(err);
+          record = {
+            index,
+            value: step.value,
+            ...emptyFigures(),
+            verdict: 'error',
+            reasons: [why],
+            reason: why,
+            measure_window: stage.measure,
+            run_dir: null,
+          };
+        }
+        overheads.push((Date.now() - t0) / 1000 - sweep.stage_duration_s);
+        state.stages.push(record);
+        say(`stage ${index + 1}: ${fmt(step.value)} ${unit} → ${record.verdict} (${record.reason})`);
+        await save();
       }
-      overheads.push((Date.now() - t0) / 1000 - sweep.stage_duration_s);
-      state.stages.push(record);
-      say(`stage ${index + 1}: ${fmt(step.value)} ${unit} → ${record.verdict} (${record.reason})`);
-      await save();
-    }
+    });
   } finally {
     process.off('SIGINT', onSigint);
   }
@@ -196,6 +201,7 @@ function emptyFigures(): StageFigures {
     run_status: 'not_run',
     run_status_reason: null,
     agents: 0,
+    agent_health: [],
     run_wall_s: null,
     measure_s: 0,
     offered_rps: null,

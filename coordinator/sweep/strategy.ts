@@ -33,6 +33,7 @@ export type StopRule =
   | 'time_budget'
   | 'client_limited'
   | 'endpoint_failed'
+  | 'fleet_short'
   | 'out_of_range'
   | 'interrupted';
 

@@ -66,6 +66,8 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   'stages[].failed': 'those of them that failed (any status but ok)',
   'stages[].http_429': 'those of them answered 429',
   'stages[].agents': 'agents that ran the stage',
+  'stages[].agent_health':
+    'each agent that ran the stage: its id, host, worker threads, status (ok or lost), clock offset measured for this stage, and its own headroom figures (schedule-lag p99, event-loop delay p99, event-loop utilisation) that decide client_limited',
   'stages[].run_status': 'the stage run status from its run.json (completed, degraded, aborted; not_run when it could not start)',
   'stages[].reasons': 'every reason for the verdict; reason joins them',
   ignored_passes: 'passing values above a failing one: not believed, so not the capacity',
@@ -114,7 +116,7 @@ export function sweepDocument(s: SweepState): Record<string, unknown> {
         ? 'running'
         : stop.rule === 'interrupted'
           ? 'interrupted'
-          : stop.rule === 'endpoint_failed'
+          : stop.rule === 'endpoint_failed' || stop.rule === 'fleet_short'
             ? 'aborted'
             : 'completed',
     stop_rule: s.stop?.rule ?? null,

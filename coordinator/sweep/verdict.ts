@@ -25,11 +25,25 @@ export interface LimitedAgent {
   requests_per_s: number;
 }
 
+/** One agent's part in a stage: who it was and how much headroom it had. */
+export interface AgentHeadroom {
+  agent_id: string;
+  host: string | null;
+  workers: number;
+  status: string;
+  offset_ns: number | null;
+  schedule_lag_p99_ms: number | null;
+  event_loop_delay_p99_ms: number | null;
+  event_loop_utilization: number | null;
+}
+
 /** Everything sweep.json says about one stage apart from its value, verdict and directory. */
 export interface StageFigures {
   run_status: string;
   run_status_reason: string | null;
   agents: number;
+  /** Every agent of the stage with its headroom figures (a client-limited stage is never capacity). */
+  agent_health: AgentHeadroom[];
   run_wall_s: number | null;
   /** Length of the measured window, s. */
   measure_s: number;
@@ -102,6 +116,16 @@ export function stageFigures(
     run_status: String(run.status ?? 'unknown'),
     run_status_reason: typeof run.status_reason === 'string' ? run.status_reason : null,
     agents: agents.length,
+    agent_health: agents.map((a) => ({
+      agent_id: String(a.agent_id),
+      host: typeof a.host === 'string' ? a.host : null,
+      workers: num(a.workers) ?? 1,
+      status: String(a.status ?? 'ok'),
+      offset_ns: num(a.offset_ns),
+      schedule_lag_p99_ms: num(a.schedule_lag_p99_ms),
+      event_loop_delay_p99_ms: num(a.event_loop_delay_p99_ms),
+      event_loop_utilization: num(a.event_loop_utilization),
+    })),
     run_wall_s: wallS,
     measure_s: lengthS,
     offered_rps: offeredRps,
@@ -138,7 +162,8 @@ export function stageFigures(
       .filter(
         (a) =>
           (num(a.schedule_lag_p99_ms) ?? 0) > (num(limits.schedule_lag_p99_ms) ?? 50) ||
-          (num(a.event_loop_delay_p99_ms) ?? 0) > (num(limits.event_loop_delay_p99_ms) ?? 50),
+          (num(a.event_loop_delay_p99_ms) ?? 0) > (num(limits.event_loop_delay_p99_ms) ?? 50) ||
+          (num(a.event_loop_utilization) ?? 0) > (num(limits.event_loop_utilization) ?? 1),
       )
       .map((a) => ({
         agent_id: String(a.agent_id),
