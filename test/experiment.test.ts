@@ -6,40 +6,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../shared/plan.js';
+import { EXPERIMENT, EXPERIMENT_PLAN as PLAN } from './fixture-plans.js';
 import { readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
-
-const PLAN: Plan = {
-  schema: 'loadfleet.plan/v1',
-  name: 'e2e-experiment',
-  seed: 3,
-  duration_s: 2,
-  drain_timeout_s: 5,
-  classes: [
-    {
-      name: 'rt',
-      headers: { 'x-gateway-inference-objective': 'premium', 'x-gateway-inference-fairness-id': 'rt' },
-      prompt: { input_tokens: 32, output_tokens: 8 },
-      load: { model: 'poisson', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 10 }] },
-    },
-    {
-      name: 'bulk',
-      prompt: { input_tokens: 64, output_tokens: 8 },
-      load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 5 }] },
-    },
-  ],
-  windows: [{ name: 'surge', start_s: 0.5, end_s: 1.5 }],
-};
-
-const EXPERIMENT = {
-  schema: 'loadfleet.experiment/v1',
-  name: 'e2e',
-  business_question: 'Does bulk traffic slow rt down?',
-  plan: 'plan.json',
-  repeats: 2,
-  arms: [{ name: 'rt only', classes: ['rt'] }, { name: 'rt with bulk' }],
-  compare: { metric: 'rt_surge_p95_ttft_ms', baseline: 'rt only', treatment: 'rt with bulk' },
-};
 
 // The simple engine keeps each run to about 2 s of load; two agents exercise the merge.
 const RUN_FLAGS = ['--agents', '2', '--sim-arg=--ttft-ms=20'];

@@ -7,51 +7,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
+import { COMPUTED_CAPACITY, EXPERIMENT, EXPERIMENT_PLAN, SIM_ARGS, writeSweep } from './fixture-plans.js';
+import { constantRatePlan, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
 
 const TOKEN = { LOADFLEET_TOKEN: 'fleet-test-token' };
-
-// The simple engine behind --max-concurrency 2 completes at most 2 / 0.51 s = 3.92 req/s
-// (test/sweep.test.ts explains the arithmetic); under p95 TTFT ≤ 450 ms that is the capacity.
-const COMPUTED_CAPACITY = 2 / 0.51;
-const SIM_ARGS = [
-  '--sim-arg=--engine=simple',
-  '--sim-arg=--max-concurrency=2',
-  '--sim-arg=--ttft-ms=300',
-  '--sim-arg=--itl-ms=20',
-  '--sim-arg=--prefill-us-per-token=0',
-];
-
-function writeSweep(dir: string, strategy: object): string {
-  writePlan(dir, {
-    schema: 'loadfleet.plan/v1',
-    name: 'cap',
-    seed: 1,
-    duration_s: 10,
-    drain_timeout_s: 10,
-    classes: [
-      {
-        name: 'rt',
-        prompt: { input_tokens: 10, output_tokens: 11 },
-        load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 10, rate_per_s: 1 }] },
-        slo: { ttft_p95_ms: 450 },
-      },
-    ],
-  });
-  const path = join(dir, 'sweep.json');
-  const sweep = {
-    schema: 'loadfleet.sweep/v1',
-    name: 'cap',
-    plan: 'plan.json',
-    class: 'rt',
-    scale: 'rate',
-    stage_duration_s: 6,
-    warmup_s: 1.5,
-    strategy,
-  };
-  writeFileSync(path, JSON.stringify(sweep));
-  return path;
-}
 
 /** A coordinator command listening on a free loopback port; resolves once it waits for agents. */
 async function listening(args: readonly string[]) {
@@ -100,7 +59,7 @@ function freePort(): Promise<number> {
 describe('one fleet, many runs', () => {
   it('a bisect sweep over 3 remote agents (one +250 ms in its own clock domain) finds the capacity; a killed agent rejoins', async () => {
     const dir = tempDir();
-    const file = writeSweep(dir, { type: 'bisect', pass: 3, fail: 6, resolution: 0.5 });
+    const file = writeSweep(dir, { strategy: { type: 'bisect', pass: 3, fail: 6, resolution: 0.5 } });
     const { coord, url } = await listening(['sweep', file, '--agents', '3', '--out', join(dir, 'out'), ...SIM_ARGS]);
     const spool = (id: string) => join(dir, `spool-${id}`);
     const a1 = agent(url, 'a1', spool('a1'));
@@ -139,7 +98,7 @@ describe('one fleet, many runs', () => {
 
   it('with --max-agent-loss 1 a sweep goes on without an agent killed between stages, and says so', async () => {
     const dir = tempDir();
-    const file = writeSweep(dir, { type: 'stages', values: [1, 2, 3] });
+    const file = writeSweep(dir, { strategy: { type: 'stages', values: [1, 2, 3] } });
     const { coord, url } = await listening([
       'sweep',
       file,
@@ -173,39 +132,9 @@ describe('one fleet, many runs', () => {
 
   it('an experiment (2 arms × 2 repeats) runs every run on both remote agents', async () => {
     const dir = tempDir();
-    writePlan(dir, {
-      schema: 'loadfleet.plan/v1',
-      name: 'fleet-exp',
-      seed: 3,
-      duration_s: 2,
-      drain_timeout_s: 5,
-      classes: [
-        {
-          name: 'rt',
-          prompt: { input_tokens: 32, output_tokens: 8 },
-          load: { model: 'poisson', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 10 }] },
-        },
-        {
-          name: 'bulk',
-          prompt: { input_tokens: 64, output_tokens: 8 },
-          load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 5 }] },
-        },
-      ],
-      windows: [{ name: 'surge', start_s: 0.5, end_s: 1.5 }],
-    });
+    writePlan(dir, EXPERIMENT_PLAN);
     const file = join(dir, 'e.experiment.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        schema: 'loadfleet.experiment/v1',
-        name: 'fleet',
-        business_question: 'Does bulk traffic slow rt down?',
-        plan: 'plan.json',
-        repeats: 2,
-        arms: [{ name: 'rt only', classes: ['rt'] }, { name: 'rt with bulk' }],
-        compare: { metric: 'rt_surge_p95_ttft_ms', baseline: 'rt only', treatment: 'rt with bulk' },
-      }),
-    );
+    writeFileSync(file, JSON.stringify(EXPERIMENT));
     const { coord, url } = await listening(['experiment', file, '--agents', '2', '--out', join(dir, 'out'), '--sim-arg=--ttft-ms=20']);
     const agents = ['host-a', 'host-b'].map((id) => agent(url, id, join(dir, `spool-${id}`)));
     const res = await coord.done;
@@ -219,20 +148,7 @@ describe('one fleet, many runs', () => {
 
   it('a link cut mid-run: the agent reconnects and resumes; every request once, one row per second', async () => {
     const dir = tempDir();
-    const plan = writePlan(dir, {
-      schema: 'loadfleet.plan/v1',
-      name: 'cut',
-      seed: 5,
-      duration_s: 8,
-      drain_timeout_s: 5,
-      classes: [
-        {
-          name: 'rt',
-          prompt: { input_tokens: 16, output_tokens: 8 },
-          load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 8, rate_per_s: 20 }] },
-        },
-      ],
-    });
+    const plan = writePlan(dir, constantRatePlan('cut', 8, 20));
     const { coord, url } = await listening(['start', '--agents', '2', '--plan', plan, '--out', join(dir, 'out'), '--sim-arg=--ttft-ms=20']);
     // One agent reaches the coordinator straight, the other through a proxy we can cut.
     const port = await freePort();
@@ -282,20 +198,7 @@ describe('one fleet, many runs', () => {
 
   it('refuses a second agent under a connected id with a clear error, exit 2', async () => {
     const dir = tempDir();
-    const plan = writePlan(dir, {
-      schema: 'loadfleet.plan/v1',
-      name: 'dup',
-      seed: 1,
-      duration_s: 2,
-      drain_timeout_s: 5,
-      classes: [
-        {
-          name: 'rt',
-          prompt: { input_tokens: 8, output_tokens: 4 },
-          load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 5 }] },
-        },
-      ],
-    });
+    const plan = writePlan(dir, constantRatePlan('dup', 2, 5));
     const { coord, url } = await listening(['start', '--agents', '2', '--plan', plan, '--out', join(dir, 'out')]);
     const coordSaid = stderrOf(coord);
     const first = agent(url, 'twin', join(dir, 'spool-1'));
@@ -312,42 +215,8 @@ describe('one fleet, many runs', () => {
 
   it('a --stay agent stops its load when its coordinator dies, then serves the next coordinator', async () => {
     const dir = tempDir();
-    const long = writePlan(
-      dir,
-      {
-        schema: 'loadfleet.plan/v1',
-        name: 'long',
-        seed: 1,
-        duration_s: 30,
-        drain_timeout_s: 5,
-        classes: [
-          {
-            name: 'rt',
-            prompt: { input_tokens: 8, output_tokens: 4 },
-            load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 30, rate_per_s: 5 }] },
-          },
-        ],
-      },
-      'long.json',
-    );
-    const short = writePlan(
-      dir,
-      {
-        schema: 'loadfleet.plan/v1',
-        name: 'short',
-        seed: 1,
-        duration_s: 2,
-        drain_timeout_s: 5,
-        classes: [
-          {
-            name: 'rt',
-            prompt: { input_tokens: 8, output_tokens: 4 },
-            load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 5 }] },
-          },
-        ],
-      },
-      'short.json',
-    );
+    const long = writePlan(dir, constantRatePlan('long', 30, 5), 'long.json');
+    const short = writePlan(dir, constantRatePlan('short', 2, 5), 'short.json');
     const port = String(await freePort());
     const coordinator = (plan: string) =>
       startNode(

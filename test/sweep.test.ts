@@ -3,65 +3,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMPUTED_CAPACITY, capacityPlan, SIM_ARGS, writeSweep } from './fixture-plans.js';
 import { startNode, startSim, tempDir, writePlan } from './harness.js';
-
-// The simple engine generates at most C requests at once (the gateway in front admits
-// ⌊C·1.1⌋ = C for C = 2, so nothing else queues). A request holds its slot for
-//   ttft + (output_tokens − 1) · itl + the wait for the next step of the shared 20 ms grid (itl/2 on average)
-//   = 300 + 10 · 20 + 10 = 510 ms,
-// so the server completes at most C / 0.51 s = 2 / 0.51 = 3.92 req/s. With constant-rate arrivals
-// below that nothing waits (TTFT ≈ 300–320 ms); above it the queue grows for the whole stage, so
-// p95 TTFT passes 450 ms within seconds. The capacity under that SLO is therefore 3.92 req/s.
-const C = 2;
-const TTFT_MS = 300;
-const ITL_MS = 20;
-const OUTPUT_TOKENS = 11;
-const COMPUTED_CAPACITY = C / ((TTFT_MS + (OUTPUT_TOKENS - 1) * ITL_MS + ITL_MS / 2) / 1000);
-const SIM_ARGS = [
-  '--sim-arg=--engine=simple',
-  `--sim-arg=--max-concurrency=${C}`,
-  `--sim-arg=--ttft-ms=${TTFT_MS}`,
-  `--sim-arg=--itl-ms=${ITL_MS}`,
-  '--sim-arg=--prefill-us-per-token=0',
-];
-
-function plan(target?: string) {
-  return {
-    schema: 'loadfleet.plan/v1',
-    name: 'cap',
-    seed: 1,
-    duration_s: 10,
-    drain_timeout_s: 10,
-    ...(target ? { target: { base_url: target, api: 'chat', model: 'loadfleet-sim' } } : {}),
-    classes: [
-      {
-        name: 'rt',
-        prompt: { input_tokens: 10, output_tokens: OUTPUT_TOKENS },
-        load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 10, rate_per_s: 1 }] },
-        slo: { ttft_p95_ms: 450 },
-      },
-    ],
-  };
-}
-
-function writeSweep(dir: string, sweep: object, target?: string): string {
-  writePlan(dir, plan(target));
-  const path = join(dir, 'sweep.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      schema: 'loadfleet.sweep/v1',
-      name: 'cap',
-      plan: 'plan.json',
-      class: 'rt',
-      scale: 'rate',
-      stage_duration_s: 6,
-      warmup_s: 1.5,
-      ...sweep,
-    }),
-  );
-  return path;
-}
 
 function runSweep(file: string, out: string, extra: string[] = []) {
   return startNode('coordinator/main.js', ['sweep', file, '--agents', '2', '--out', out, '--quiet', ...SIM_ARGS, ...extra]);
@@ -179,7 +122,7 @@ describe('coordinator sweep', () => {
 
   it('an invalid sweep file fails before any load, listing every problem', async () => {
     const dir = tempDir();
-    writePlan(dir, plan());
+    writePlan(dir, capacityPlan());
     const file = join(dir, 'bad.json');
     writeFileSync(
       file,
