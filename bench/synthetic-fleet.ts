@@ -139,6 +139,9 @@ class SynthAgent {
         this.pump();
         return;
       }
+      case 'release':
+        this.ws.close(1000, 'released');
+        return;
       default:
         return; // welcome, stop, abort: nothing to do
     }
