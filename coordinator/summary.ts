@@ -2,7 +2,7 @@
 // per-window figures, the metric population, and the histograms' measured error vs exact.
 import type { Histogram } from '../shared/histogram.js';
 import { HISTOGRAM_CONFIG, nearestRank, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
-import { LATENCY_METRICS } from '../shared/metrics.js';
+import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
 import type { Plan, TrafficClass } from '../shared/plan.js';
 import { isClosedLoop } from '../shared/plan.js';
 import type { Collector } from './collector.js';
@@ -45,7 +45,7 @@ export function classSummaries(plan: Plan, c: Collector, runSeconds: number): Re
 function windowMetrics(cls: TrafficClass, s: WindowStats, hist: (metric: string) => Histogram, lengthS: number): WindowMetrics {
   const out: WindowMetrics = {};
   for (const m of LATENCY_METRICS) {
-    if (m === 'e2e_from_intended' && isClosedLoop(cls)) continue; // no intended time in a closed loop
+    if (FROM_INTENDED_METRICS.includes(m) && isClosedLoop(cls)) continue; // no intended time in a closed loop
     const d = summarizeMs(hist(m));
     for (const [k, v] of Object.entries(d)) out[`${m}_${k}`] = v;
   }

@@ -5,6 +5,7 @@ import { getOrCreate } from '../shared/maps.js';
 import type { LatencyMetric, RequestRecord } from '../shared/metrics.js';
 import { LATENCY_METRICS, metricNs } from '../shared/metrics.js';
 import type { Slo } from '../shared/plan.js';
+import { sloTtftMetric } from '../shared/plan.js';
 
 /** Metrics that raw records determine exactly (ITL gaps are not in records). */
 export const EXACT_METRICS = LATENCY_METRICS.filter((m): m is Exclude<LatencyMetric, 'itl'> => m !== 'itl');
@@ -56,12 +57,12 @@ export class WindowStats {
   }
 }
 
-/** Whether one successful request met every per-request bound its class declares. */
+/** Whether one successful request met every per-request bound its class declares (TTFT on the SLO's basis). */
 export function meetsSlo(r: RequestRecord, slo: Slo): boolean {
-  const within = (metric: 'ttft' | 'tpot' | 'e2e', boundMs: number | undefined): boolean => {
+  const within = (metric: Exclude<LatencyMetric, 'itl'>, boundMs: number | undefined): boolean => {
     if (boundMs === undefined) return true;
     const v = metricNs(r, metric);
     return v !== null && v <= boundMs * 1e6;
   };
-  return within('ttft', slo.ttft_p95_ms) && within('tpot', slo.tpot_p95_ms) && within('e2e', slo.e2e_p95_ms);
+  return within(sloTtftMetric(slo.basis), slo.ttft_p95_ms) && within('tpot', slo.tpot_p95_ms) && within('e2e', slo.e2e_p95_ms);
 }

@@ -63,7 +63,20 @@ export function blankRecord(className: string, requestIndex: number, intendedNs:
 }
 
 /** Latency distributions reported per class and window, all recorded in ns. */
-export const LATENCY_METRICS = ['ttft', 'ttfo', 'tpot', 'ntpot', 'itl', 'e2e', 'e2e_from_intended', 'schedule_lag'] as const;
+export const LATENCY_METRICS = [
+  'ttft',
+  'ttfo',
+  'tpot',
+  'ntpot',
+  'itl',
+  'e2e',
+  'e2e_from_intended',
+  'ttft_from_intended',
+  'schedule_lag',
+] as const;
+
+/** Metrics measured from the intended send time: they exist only for open-loop classes. */
+export const FROM_INTENDED_METRICS: readonly LatencyMetric[] = ['e2e_from_intended', 'ttft_from_intended'];
 
 /** One of LATENCY_METRICS. */
 export type LatencyMetric = (typeof LATENCY_METRICS)[number];
@@ -87,12 +100,14 @@ export const TIMING_METHODOLOGY: Record<string, string> = {
   e2e: 'e2e is done − sent for successful requests.',
   e2e_from_intended:
     'e2e_from_intended is done − intended for successful open-loop requests: the latency a user felt, immune to coordinated omission.',
+  ttft_from_intended:
+    'ttft_from_intended is first_content − intended for successful open-loop requests: time to first token as the user felt it, including any wait the client itself added before sending (immune to coordinated omission).',
   schedule_lag: 'schedule_lag is sent − intended for every dispatched open-loop request, successful or not.',
   decode_tok_s_p50: 'decode_tok_s_p50 is 1e9 / tpot_p50 in ns, the median per-request decode rate in tokens per second.',
   throughput_tok_s: 'throughput_tok_s is the sum of completion tokens of successful requests in the window divided by the window length.',
   throughput_rps: 'throughput_rps is the number of successful requests of the window that finished inside it divided by the window length.',
   slo_attainment:
-    'slo_attainment is the share of the window attempted requests that succeeded and met every per-request latency bound the class declares (429, 5xx, timeouts and other failures count as misses).',
+    'slo_attainment is the share of the window attempted requests that succeeded and met every per-request latency bound the class declares, the TTFT bound on ttft or, with slo.basis "intended", on ttft_from_intended (429, 5xx, timeouts and other failures count as misses).',
   window_membership:
     'A request belongs to a window by its intended send time (open loop) or its send time (closed loop), in seconds from the run start.',
   percentiles:
@@ -115,6 +130,8 @@ export function metricNs(r: RequestRecord, metric: Exclude<LatencyMetric, 'itl'>
       return r.done_ns - r.sent_ns;
     case 'e2e_from_intended':
       return r.intended_ns === null ? null : r.done_ns - r.intended_ns;
+    case 'ttft_from_intended':
+      return r.intended_ns === null || r.first_content_ns === null ? null : r.first_content_ns - r.intended_ns;
     case 'tpot':
       return r.first_output_ns === null || ct < 2 ? null : (r.done_ns - r.first_output_ns) / (ct - 1);
     case 'ntpot':

@@ -247,6 +247,13 @@ const RULES: [Changes, string[]][] = [
   [{ 'scrape[0].interval_s': 0.05 }, ['scrape[0].interval_s: must be >= 0.1']],
   [{ 'scrape[0].interval_s': REMOVE }, ['scrape[0].interval_s: is required']],
   [{ 'scrape[1]': { name: 's', url: 'https://x/metrics', interval_s: 5 } }, ['scrape[1].name: duplicate "s" (first used by scrape[0])']],
+  // the SLO basis
+  [{ 'classes[0].slo.basis': 'intended' }, []],
+  [{ 'classes[0].slo.basis': 'arrival' }, ['classes[0].slo.basis: must be one of "sent", "intended"']],
+  [
+    { 'classes[2].slo': { ttft_p95_ms: 100, basis: 'intended' } },
+    ['classes[2].slo.basis: "intended" needs an open-loop class (a closed loop has no intended send time)'],
+  ],
 ];
 
 describe('validatePlan rules', () => {

@@ -95,7 +95,7 @@ const PROMPT_KEYS = keysOf<PromptSpec>({
 });
 const LOAD_KEYS = keysOf<Load>({ model: true, phases: true });
 const PHASE_KEYS = keysOf<Phase>({ start_s: true, duration_s: true, rate_per_s: true, rate: true, concurrency: true });
-const SLO_KEYS = keysOf<Slo>({ ttft_p95_ms: true, tpot_p95_ms: true, e2e_p95_ms: true, success_rate_min: true });
+const SLO_KEYS = keysOf<Slo>({ ttft_p95_ms: true, tpot_p95_ms: true, e2e_p95_ms: true, success_rate_min: true, basis: true });
 const WINDOW_KEYS = keysOf<Window>({ name: true, start_s: true, end_s: true });
 const SCRAPE_KEYS = keysOf<ScrapeTarget>({ name: true, url: true, interval_s: true });
 
@@ -190,6 +190,10 @@ function checkClass(ctx: Ctx, o: Obj, durationS: number | undefined): string | u
   obj(ctx, o, 'prompt', checkPrompt);
   obj(ctx, o, 'load', (c, load) => checkLoad(c, load, durationS));
   obj(ctx, o, 'slo', checkSlo, true);
+  // A closed loop has no intended send time, so nothing to measure TTFT from but the send.
+  const closed = isObj(o.load) && o.load.model === 'concurrency';
+  if (closed && isObj(o.slo) && o.slo.basis === 'intended')
+    report(child(child(ctx, 'slo'), 'basis'), '"intended" needs an open-loop class (a closed loop has no intended send time)');
   return name;
 }
 
@@ -346,6 +350,7 @@ function checkSlo(ctx: Ctx, o: Obj): void {
   num(ctx, o, 'tpot_p95_ms', OPTIONAL_MS);
   num(ctx, o, 'e2e_p95_ms', OPTIONAL_MS);
   num(ctx, o, 'success_rate_min', SHARE);
+  oneOf(ctx, o, 'basis', ['sent', 'intended'], true);
 }
 
 function checkWindow(ctx: Ctx, o: Obj, durationS: number | undefined): string | undefined {

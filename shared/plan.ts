@@ -84,6 +84,19 @@ export interface Slo {
   tpot_p95_ms?: number;
   e2e_p95_ms?: number;
   success_rate_min?: number;
+  /**
+   * Which TTFT the SLO judges: from the actual send (`sent`, default) or from the intended send
+   * (`intended`: ttft_from_intended, which keeps any delay the client added; open loop only).
+   */
+  basis?: SloBasis;
+}
+
+/** The time TTFT is measured from for an SLO. */
+export type SloBasis = 'sent' | 'intended';
+
+/** The TTFT metric an SLO with `basis` is judged on. */
+export function sloTtftMetric(basis: SloBasis | undefined): 'ttft' | 'ttft_from_intended' {
+  return basis === 'intended' ? 'ttft_from_intended' : 'ttft';
 }
 
 /** One traffic class (tenant). */

@@ -21,7 +21,7 @@ const BASE = {
   stage_duration_s: 10,
   warmup_s: 2,
   stop: { max_failing_stages: 2, max_error_share: 0.1, max_value: 20, time_budget_s: 600 },
-  slo: { ttft_p95_ms: 200, tpot_p95_ms: 50, success_rate_min: 0.99 },
+  slo: { ttft_p95_ms: 200, tpot_p95_ms: 50, success_rate_min: 0.99, basis: 'sent' },
 };
 
 const PLAN = validatePlan({

@@ -25,7 +25,7 @@ const SWEEP_KEYS = keysOf<Sweep>({
   slo: true,
 });
 const STOP_KEYS = keysOf<StopRules>({ max_failing_stages: true, max_error_share: true, max_value: true, time_budget_s: true });
-const SLO_KEYS = keysOf<SweepSlo>({ ttft_p95_ms: true, tpot_p95_ms: true, success_rate_min: true });
+const SLO_KEYS = keysOf<SweepSlo>({ ttft_p95_ms: true, tpot_p95_ms: true, success_rate_min: true, basis: true });
 const STRATEGY_KEYS = {
   stages: keysOf<StagesStrategy>({ type: true, values: true }),
   geometric: keysOf<GeometricStrategy>({ type: true, start: true, factor: true, max: true }),
@@ -75,6 +75,7 @@ function checkSlo(ctx: Ctx, o: Obj): void {
   num(ctx, o, 'ttft_p95_ms', { exclusiveMin: 0, optional: true });
   num(ctx, o, 'tpot_p95_ms', { exclusiveMin: 0, optional: true });
   num(ctx, o, 'success_rate_min', { min: 0, max: 1, optional: true });
+  oneOf(ctx, o, 'basis', ['sent', 'intended'], true);
 }
 
 // A concurrency counts requests in flight, so every value the strategy can produce is a whole number.

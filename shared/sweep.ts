@@ -1,6 +1,8 @@
 // Types of the `loadfleet.sweep/v1` file: a saturation search over one class of a plan. Validation
 // lives in sweep-validate.ts; everything here is plain data.
 
+import type { SloBasis } from './plan.js';
+
 /** The only sweep schema this version reads. */
 export const SWEEP_SCHEMA = 'loadfleet.sweep/v1';
 
@@ -37,6 +39,8 @@ export interface SweepSlo {
   ttft_p95_ms?: number;
   tpot_p95_ms?: number;
   success_rate_min?: number;
+  /** TTFT from the actual send (`sent`, default) or from the intended send (`intended`). */
+  basis?: SloBasis;
 }
 
 /** When the sweep stops starting stages, to protect an expensive endpoint. */

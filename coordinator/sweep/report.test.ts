@@ -17,6 +17,7 @@ function stage(index: number, value: number, verdict: StageRecord['verdict'], ac
     run_status_reason: null,
     agents: 2,
     agent_health: [],
+    ttft_basis: 'sent',
     run_wall_s: 7,
     measure_s: 5.5,
     offered_rps: value,

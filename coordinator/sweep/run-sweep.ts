@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
+import type { SweepSlo } from '../../shared/sweep.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
 import { writeFileAtomic } from '../artifacts/atomic.js';
 import type { RunOptions } from '../run.js';
@@ -143,6 +144,7 @@ export async function executeSweep(
             step.value,
             scaled.prompt.output_tokens,
             departures,
+            state.slo.basis,
           );
           const judged = interrupted
             ? { verdict: 'error' as const, reasons: ['interrupted by the user (SIGINT) during the stage'] }
@@ -188,8 +190,9 @@ export async function executeSweep(
   return { dir, doc: await save() };
 }
 
-function pickSlo(slo: { ttft_p95_ms?: number; tpot_p95_ms?: number; success_rate_min?: number } | undefined) {
-  const out: { ttft_p95_ms?: number; tpot_p95_ms?: number; success_rate_min?: number } = {};
+function pickSlo(slo: SweepSlo | undefined): SweepSlo {
+  const out: SweepSlo = {};
+  if (slo?.basis !== undefined) out.basis = slo.basis;
   if (slo?.ttft_p95_ms !== undefined) out.ttft_p95_ms = slo.ttft_p95_ms;
   if (slo?.tpot_p95_ms !== undefined) out.tpot_p95_ms = slo.tpot_p95_ms;
   if (slo?.success_rate_min !== undefined) out.success_rate_min = slo.success_rate_min;
@@ -211,6 +214,7 @@ function emptyFigures(): StageFigures {
     achieved_rps: null,
     achieved_tok_s: null,
     all_classes_rps: null,
+    ttft_basis: 'sent',
     ttft_p50_ms: null,
     ttft_p95_ms: null,
     ttft_p99_ms: null,

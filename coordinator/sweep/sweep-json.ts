@@ -61,6 +61,8 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   ...percentileDefinitions('ttft', 'time to first token'),
   ...percentileDefinitions('tpot', 'time per output token after the first'),
   'stages[].index': 'the stage number in the order run, from 0',
+  'stages[].ttft_basis':
+    'what the ttft_* figures of the stage measure from, the SLO basis: sent (ttft, from the actual send) or intended (ttft_from_intended, from the intended send, keeping any delay the client added)',
   'stages[].requests': 'requests of the scaled class whose intended (or sent) time fell in the measured window, every status',
   'stages[].completed': 'those of them that succeeded',
   'stages[].failed': 'those of them that failed (any status but ok)',

@@ -92,6 +92,20 @@ describe('stageFigures', () => {
   });
 });
 
+describe('the SLO basis', () => {
+  it('judges TTFT from the intended send when the SLO says so, and says which it used', () => {
+    const run = runJson({ window: { ttft_from_intended_p50_ms: 60, ttft_from_intended_p95_ms: 140, ttft_from_intended_p99_ms: 200 } });
+    const sent = stageFigures(run, 'rt', 'measure', M, 'rate', 10, 10, { requests: 80, completionTokens: 0 });
+    const intended = stageFigures(run, 'rt', 'measure', M, 'rate', 10, 10, { requests: 80, completionTokens: 0 }, 'intended');
+    expect([sent.ttft_basis, sent.ttft_p95_ms]).toEqual(['sent', 90]);
+    expect([intended.ttft_basis, intended.ttft_p95_ms]).toEqual(['intended', 140]);
+    expect(judgeStage(sent, SLO).verdict).toBe('pass');
+    const judged = judgeStage(intended, { ...SLO, basis: 'intended' });
+    expect(judged.verdict).toBe('fail');
+    expect(judged.reasons.join('; ')).toMatch(/^p95 TTFT from intended send 140(\.0)? ms > SLO 100(\.0)? ms/);
+  });
+});
+
 describe('judgeStage', () => {
   it('passes within the SLO and at ≥ 90% of offered', () => {
     expect(judgeStage(figures(runJson(), { requests: 76, completionTokens: 0 }), SLO).verdict).toBe('pass'); // 9.5 of 10 req/s

@@ -2,6 +2,8 @@
 // class met its SLO in the measured window (p95 TTFT, p95 TPOT, success rate — 429/503/timeouts
 // count as misses) and, for a rate, achieved at least 90% of the offered throughput. A stage any
 // agent could not drive honestly is `client_limited`: neither a pass nor a fail of the server.
+import type { SloBasis } from '../../shared/plan.js';
+import { sloTtftMetric } from '../../shared/plan.js';
 import type { SweepScale, SweepSlo } from '../../shared/sweep.js';
 import { SATURATION_RATIO } from '../../shared/sweep.js';
 import type { Verdict } from './strategy.js';
@@ -55,6 +57,8 @@ export interface StageFigures {
   achieved_tok_s: number | null;
   /** Requests per second of every class together over the run (for the client advice). */
   all_classes_rps: number | null;
+  /** What TTFT is measured from here: the actual send, or the intended send (the SLO's basis). */
+  ttft_basis: SloBasis;
   ttft_p50_ms: number | null;
   ttft_p95_ms: number | null;
   ttft_p99_ms: number | null;
@@ -96,7 +100,9 @@ export function stageFigures(
   value: number,
   outputTokens: number,
   departures: { requests: number; completionTokens: number } | null,
+  basis: SloBasis = 'sent',
 ): StageFigures {
+  const ttft = sloTtftMetric(basis);
   const c = obj(obj(run.classes)[cls]);
   const w = obj(obj(c.windows)[window]);
   const lengthS = measure.end_s - measure.start_s;
@@ -135,9 +141,10 @@ export function stageFigures(
     achieved_rps: departures && lengthS > 0 ? round3(departures.requests / lengthS) : num(w.throughput_rps),
     achieved_tok_s: departures && lengthS > 0 ? round3(departures.completionTokens / lengthS) : num(w.throughput_tok_s),
     all_classes_rps: wallS && wallS > 0 ? round3((num(run.requests) ?? 0) / wallS) : null,
-    ttft_p50_ms: num(w.ttft_p50_ms),
-    ttft_p95_ms: num(w.ttft_p95_ms),
-    ttft_p99_ms: num(w.ttft_p99_ms),
+    ttft_basis: basis,
+    ttft_p50_ms: num(w[`${ttft}_p50_ms`]),
+    ttft_p95_ms: num(w[`${ttft}_p95_ms`]),
+    ttft_p99_ms: num(w[`${ttft}_p99_ms`]),
     tpot_p50_ms: num(w.tpot_p50_ms),
     tpot_p95_ms: num(w.tpot_p95_ms),
     tpot_p99_ms: num(w.tpot_p99_ms),
@@ -214,7 +221,8 @@ export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
   if (f.requests === 0) return { verdict: 'fail', reasons: ['no request of the class fell in the measured window'] };
   if (slo.ttft_p95_ms !== undefined) {
     if (f.ttft_p95_ms === null) reasons.push('no successful request to measure p95 TTFT on');
-    else if (f.ttft_p95_ms > slo.ttft_p95_ms) reasons.push(`p95 TTFT ${ms(f.ttft_p95_ms)} > SLO ${ms(slo.ttft_p95_ms)}`);
+    else if (f.ttft_p95_ms > slo.ttft_p95_ms)
+      reasons.push(`p95 TTFT${f.ttft_basis === 'intended' ? ' from intended send' : ''} ${ms(f.ttft_p95_ms)} > SLO ${ms(slo.ttft_p95_ms)}`);
   }
   if (slo.tpot_p95_ms !== undefined) {
     if (f.tpot_p95_ms === null) reasons.push('no successful request to measure p95 TPOT on');
