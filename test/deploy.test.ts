@@ -20,6 +20,7 @@ import { loadExperimentFile } from '../shared/experiment-load.js';
 import { validatePlan } from '../shared/plan-validate.js';
 import { loadSweepFile } from '../shared/sweep-load.js';
 import { tempDir } from './harness.js';
+import { skipFor } from './require.js';
 
 const DEPLOY = fileURLToPath(new URL('../deploy/', import.meta.url));
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
@@ -94,144 +95,151 @@ function onlyOne<T>(items: T[], what: string): T {
   return items[0]!;
 }
 
-describe.skipIf(!HAS_KUBECTL)(`deploy/k8s${HAS_KUBECTL ? '' : ' (skipped: kubectl not found; install it or set $KUBECTL)'}`, () => {
-  it.each([...runKustomizations, 'results-reader'])('%s renders and every object validates against the Kubernetes schemas', (dir) => {
-    for (const obj of render(dir)) {
-      const make = MODELS[`${obj.apiVersion} ${obj.kind}`];
-      expect(make, `${obj.kind} ${obj.metadata.name}: no schema for ${obj.apiVersion} ${obj.kind}`).toBeDefined();
-      expect(() => make!(obj).validate(), `${obj.kind} ${obj.metadata.name}`).not.toThrow();
-    }
-  });
-
-  it.each([...runKustomizations, 'results-reader'])('%s: pinned images, requests and limits, token only from a Secret, non-root', (dir) => {
-    const objects = render(dir);
-    expect(
-      objects.filter((o) => o.kind === 'Secret'),
-      'no Secret is shipped: the token is created with kubectl',
-    ).toEqual([]);
-    for (const c of allContainers(objects)) {
-      expect(c.image, c.name).toMatch(/^[a-z0-9.-]+(:\d+)?\/[a-z0-9._/-]+(:[\w][\w.-]{0,127}|@sha256:[0-9a-f]{64})$/);
-      expect(c.image, c.name).not.toMatch(/:latest$/);
-      for (const kind of ['requests', 'limits'] as const)
-        expect(Object.keys(c.resources?.[kind] ?? {}).sort(), `${c.name} ${kind}`).toEqual(['cpu', 'memory']);
-      for (const e of c.env ?? []) {
-        if (e.name === 'LOADFLEET_TOKEN')
-          expect(e.valueFrom?.secretKeyRef, `${c.name}: LOADFLEET_TOKEN`).toEqual({ name: 'loadfleet-token', key: 'token' });
-        if (/TOKEN|SECRET|PASSWORD|API_KEY/i.test(e.name)) expect(e.value, `${c.name}: ${e.name} must come from a Secret`).toBeUndefined();
+describe.skipIf(skipFor('the Kubernetes render tests', HAS_KUBECTL ? null : 'kubectl not found (install it, or set $KUBECTL)'))(
+  'deploy/k8s',
+  () => {
+    it.each([...runKustomizations, 'results-reader'])('%s renders and every object validates against the Kubernetes schemas', (dir) => {
+      for (const obj of render(dir)) {
+        const make = MODELS[`${obj.apiVersion} ${obj.kind}`];
+        expect(make, `${obj.kind} ${obj.metadata.name}: no schema for ${obj.apiVersion} ${obj.kind}`).toBeDefined();
+        expect(() => make!(obj).validate(), `${obj.kind} ${obj.metadata.name}`).not.toThrow();
       }
-      expect(
-        [...(c.command ?? []), ...(c.args ?? [])].filter((a) => a.startsWith('--token')),
-        `${c.name}: no token in args`,
-      ).toEqual([]);
-    }
-    for (const spec of podSpecs(objects)) expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: IMAGE_UID });
-  });
+    });
 
-  it.each(runKustomizations)(
-    '%s: agents are an Indexed Job, one per node, id from the completion index; restarted only to rejoin a fleet',
-    (dir) => {
-      const objects = render(dir);
-      const agentJobs = jobs(objects, 'agent');
-      // One run: a replaced agent would change the load mid-run. A sweep or experiment: a restarted
-      // agent (same pod, same index, same id) rejoins before the next run or hands over its spool.
-      const fleet = commandOf(objects) !== 'start';
-      expect(agentJobs.length).toBeGreaterThan(0);
-      for (const job of agentJobs) {
-        const spec = job.spec!;
-        const pod = spec.template.spec!;
-        const labels = spec.template.metadata?.labels;
-        expect(spec).toMatchObject({ completionMode: 'Indexed' });
-        expect(spec.backoffLimit === 0).toBe(!fleet);
-        expect(spec.parallelism).toBe(spec.completions);
-        expect(pod.restartPolicy).toBe(fleet ? 'OnFailure' : 'Never');
-        const required = pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
-        expect(required.some((t) => t.topologyKey === 'kubernetes.io/hostname' && matches(t.labelSelector?.matchLabels, labels))).toBe(
-          true,
-        );
-        expect(pod.topologySpreadConstraints?.some((t) => matches(t.labelSelector?.matchLabels, labels))).toBe(true);
-        const agent = onlyOne(pod.containers, 'agent containers');
-        const indexVar = agent.env?.find((e) => e.valueFrom?.fieldRef?.fieldPath === COMPLETION_INDEX)?.name;
-        expect(indexVar, 'an env var holds the completion index').toBeDefined();
-        expect(agent.args?.find((a) => a.startsWith('--id='))).toContain(`$(${indexVar})`);
+    it.each([...runKustomizations, 'results-reader'])(
+      '%s: pinned images, requests and limits, token only from a Secret, non-root',
+      (dir) => {
+        const objects = render(dir);
         expect(
-          agent.env?.find((e) => e.name === 'LOADFLEET_CLOCK_DOMAIN')?.value,
-          'LOADFLEET_CLOCK_DOMAIN is set (possibly empty)',
-        ).toBeTypeOf('string');
+          objects.filter((o) => o.kind === 'Secret'),
+          'no Secret is shipped: the token is created with kubectl',
+        ).toEqual([]);
+        for (const c of allContainers(objects)) {
+          expect(c.image, c.name).toMatch(/^[a-z0-9.-]+(:\d+)?\/[a-z0-9._/-]+(:[\w][\w.-]{0,127}|@sha256:[0-9a-f]{64})$/);
+          expect(c.image, c.name).not.toMatch(/:latest$/);
+          for (const kind of ['requests', 'limits'] as const)
+            expect(Object.keys(c.resources?.[kind] ?? {}).sort(), `${c.name} ${kind}`).toEqual(['cpu', 'memory']);
+          for (const e of c.env ?? []) {
+            if (e.name === 'LOADFLEET_TOKEN')
+              expect(e.valueFrom?.secretKeyRef, `${c.name}: LOADFLEET_TOKEN`).toEqual({ name: 'loadfleet-token', key: 'token' });
+            if (/TOKEN|SECRET|PASSWORD|API_KEY/i.test(e.name))
+              expect(e.value, `${c.name}: ${e.name} must come from a Secret`).toBeUndefined();
+          }
+          expect(
+            [...(c.command ?? []), ...(c.args ?? [])].filter((a) => a.startsWith('--token')),
+            `${c.name}: no token in args`,
+          ).toEqual([]);
+        }
+        for (const spec of podSpecs(objects)) expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: IMAGE_UID });
+      },
+    );
+
+    it.each(runKustomizations)(
+      '%s: agents are an Indexed Job, one per node, id from the completion index; restarted only to rejoin a fleet',
+      (dir) => {
+        const objects = render(dir);
+        const agentJobs = jobs(objects, 'agent');
+        // One run: a replaced agent would change the load mid-run. A sweep or experiment: a restarted
+        // agent (same pod, same index, same id) rejoins before the next run or hands over its spool.
+        const fleet = commandOf(objects) !== 'start';
+        expect(agentJobs.length).toBeGreaterThan(0);
+        for (const job of agentJobs) {
+          const spec = job.spec!;
+          const pod = spec.template.spec!;
+          const labels = spec.template.metadata?.labels;
+          expect(spec).toMatchObject({ completionMode: 'Indexed' });
+          expect(spec.backoffLimit === 0).toBe(!fleet);
+          expect(spec.parallelism).toBe(spec.completions);
+          expect(pod.restartPolicy).toBe(fleet ? 'OnFailure' : 'Never');
+          const required = pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+          expect(required.some((t) => t.topologyKey === 'kubernetes.io/hostname' && matches(t.labelSelector?.matchLabels, labels))).toBe(
+            true,
+          );
+          expect(pod.topologySpreadConstraints?.some((t) => matches(t.labelSelector?.matchLabels, labels))).toBe(true);
+          const agent = onlyOne(pod.containers, 'agent containers');
+          const indexVar = agent.env?.find((e) => e.valueFrom?.fieldRef?.fieldPath === COMPLETION_INDEX)?.name;
+          expect(indexVar, 'an env var holds the completion index').toBeDefined();
+          expect(agent.args?.find((a) => a.startsWith('--id='))).toContain(`$(${indexVar})`);
+          expect(
+            agent.env?.find((e) => e.name === 'LOADFLEET_CLOCK_DOMAIN')?.value,
+            'LOADFLEET_CLOCK_DOMAIN is set (possibly empty)',
+          ).toBeTypeOf('string');
+        }
+      },
+    );
+
+    it.each(runKustomizations)('%s: the coordinator waits for exactly the agents the Jobs start, behind its Service', (dir) => {
+      const objects = render(dir);
+      const job = onlyOne(jobs(objects, 'coordinator'), 'coordinator Jobs');
+      const pod = job.spec!.template.spec!;
+      const coordinator = onlyOne(pod.containers, 'coordinator containers');
+      expect(job.spec?.backoffLimit).toBe(0);
+      expect(pod.restartPolicy).toBe('Never');
+      const agentJobs = jobs(objects, 'agent');
+      const started = agentJobs.reduce((n, j) => n + (j.spec?.completions ?? 0), 0);
+      expect(Number(flag(coordinator, 'agents'))).toBe(started);
+      if (dir === 'overlays/agents-8') expect(started).toBe(8);
+
+      const listenPort = Number(flag(coordinator, 'listen')?.split(':').pop());
+      expect(coordinator.env?.map((e) => e.name)).toContain('LOADFLEET_TOKEN');
+      for (const agent of agentJobs.flatMap((j) => j.spec!.template.spec!.containers)) {
+        expect(agent.env?.map((e) => e.name)).toContain('LOADFLEET_TOKEN');
+        const url = new URL(flag(agent, 'coordinator') ?? '');
+        const service = named(ofKind(objects, Service.is), url.hostname);
+        expect(service, `Service ${url.hostname}`).toBeDefined();
+        expect(matches(service?.spec?.selector, job.spec?.template.metadata?.labels)).toBe(true);
+        const port = service?.spec?.ports?.find((p) => p.port === Number(url.port));
+        expect(port?.name).toBe('agents');
+        expect(coordinator.ports?.find((p) => p.name === port?.targetPort)?.containerPort).toBe(listenPort);
       }
-    },
-  );
+    });
 
-  it.each(runKustomizations)('%s: the coordinator waits for exactly the agents the Jobs start, behind its Service', (dir) => {
-    const objects = render(dir);
-    const job = onlyOne(jobs(objects, 'coordinator'), 'coordinator Jobs');
-    const pod = job.spec!.template.spec!;
-    const coordinator = onlyOne(pod.containers, 'coordinator containers');
-    expect(job.spec?.backoffLimit).toBe(0);
-    expect(pod.restartPolicy).toBe('Never');
-    const agentJobs = jobs(objects, 'agent');
-    const started = agentJobs.reduce((n, j) => n + (j.spec?.completions ?? 0), 0);
-    expect(Number(flag(coordinator, 'agents'))).toBe(started);
-    if (dir === 'overlays/agents-8') expect(started).toBe(8);
+    it.each(runKustomizations)('%s: results go to a PVC at /results and the plan comes from a valid ConfigMap', async (dir) => {
+      const objects = render(dir);
+      const pod = onlyOne(jobs(objects, 'coordinator'), 'coordinator Jobs').spec!.template.spec!;
+      const coordinator = pod.containers[0]!;
+      const mountAt = (path: string) =>
+        pod.volumes?.find((v) => v.name === coordinator.volumeMounts?.find((m) => m.mountPath === path)?.name);
+      expect(flag(coordinator, 'out')).toBe('/results');
+      const claim = mountAt('/results')?.persistentVolumeClaim?.claimName ?? '';
+      expect(named(ofKind(objects, PersistentVolumeClaim.is), claim), `PVC ${claim}`).toBeDefined();
 
-    const listenPort = Number(flag(coordinator, 'listen')?.split(':').pop());
-    expect(coordinator.env?.map((e) => e.name)).toContain('LOADFLEET_TOKEN');
-    for (const agent of agentJobs.flatMap((j) => j.spec!.template.spec!.containers)) {
-      expect(agent.env?.map((e) => e.name)).toContain('LOADFLEET_TOKEN');
-      const url = new URL(flag(agent, 'coordinator') ?? '');
-      const service = named(ofKind(objects, Service.is), url.hostname);
-      expect(service, `Service ${url.hostname}`).toBeDefined();
-      expect(matches(service?.spec?.selector, job.spec?.template.metadata?.labels)).toBe(true);
-      const port = service?.spec?.ports?.find((p) => p.port === Number(url.port));
-      expect(port?.name).toBe('agents');
-      expect(coordinator.ports?.find((p) => p.name === port?.targetPort)?.containerPort).toBe(listenPort);
-    }
-  });
-
-  it.each(runKustomizations)('%s: results go to a PVC at /results and the plan comes from a valid ConfigMap', async (dir) => {
-    const objects = render(dir);
-    const pod = onlyOne(jobs(objects, 'coordinator'), 'coordinator Jobs').spec!.template.spec!;
-    const coordinator = pod.containers[0]!;
-    const mountAt = (path: string) =>
-      pod.volumes?.find((v) => v.name === coordinator.volumeMounts?.find((m) => m.mountPath === path)?.name);
-    expect(flag(coordinator, 'out')).toBe('/results');
-    const claim = mountAt('/results')?.persistentVolumeClaim?.claimName ?? '';
-    expect(named(ofKind(objects, PersistentVolumeClaim.is), claim), `PVC ${claim}`).toBeDefined();
-
-    // `start --plan=FILE`, or `sweep FILE` / `experiment FILE` whose "plan" sits beside it.
-    const command = commandOf(objects);
-    const inputPath = command === 'start' ? (flag(coordinator, 'plan') ?? '') : (coordinator.args?.[2] ?? '');
-    const mount = coordinator.volumeMounts?.find((m) => inputPath.startsWith(`${m.mountPath}/`));
-    const configMapName = pod.volumes?.find((v) => v.name === mount?.name)?.configMap?.name ?? '';
-    const configMap = named(ofKind(objects, ConfigMap.is), configMapName);
-    const inputName = inputPath.slice((mount?.mountPath.length ?? 0) + 1);
-    expect(configMap?.data?.[inputName], `${inputPath} in ConfigMap ${configMapName}`).toBeTypeOf('string');
-    let planPath = inputPath;
-    if (command !== 'start') {
-      // Validated whole, as the coordinator would before any load: the file and the plan it names.
-      const files = tempDir('loadfleet-deploy-input-');
-      for (const [name, content] of Object.entries(configMap?.data ?? {})) writeFileSync(join(files, name), content);
-      const load = command === 'sweep' ? loadSweepFile : loadExperimentFile;
-      const loaded = await load(join(files, inputName));
-      planPath = join(mount?.mountPath ?? '', String((JSON.parse(configMap!.data![inputName]!) as { plan: string }).plan));
-      expect(loaded).toBeTruthy();
-    }
-    const text = configMap?.data?.[planPath.slice((mount?.mountPath.length ?? 0) + 1)];
-    expect(text, `plan ${planPath} in ConfigMap ${configMapName}`).toBeTypeOf('string');
-    const plan = JSON.parse(text!) as { schema: string; target?: { base_url: string; model: string } };
-    expect(plan.schema).toBe('loadfleet.plan/v1');
-    expect(validatePlan(plan)).toMatchObject({ ok: true });
-    // The in-cluster engine-sim must be what the plan targets, serving the model the plan asks for.
-    const sim = ofKind(objects, Deployment.is).find((d) => d.metadata?.name === 'engine-sim');
-    expect(sim !== undefined, 'engine-sim Deployment').toBe(dir === 'overlays/engine-sim');
-    if (sim) {
-      const target = new URL(plan.target?.base_url ?? '');
-      const service = named(ofKind(objects, Service.is), target.hostname);
-      expect(service?.spec?.ports?.some((p) => p.port === Number(target.port))).toBe(true);
-      expect(matches(service?.spec?.selector, sim.spec?.template.metadata?.labels)).toBe(true);
-      expect(flag(sim.spec!.template.spec!.containers[0]!, 'model')).toBe(plan.target?.model);
-    }
-  });
-});
+      // `start --plan=FILE`, or `sweep FILE` / `experiment FILE` whose "plan" sits beside it.
+      const command = commandOf(objects);
+      const inputPath = command === 'start' ? (flag(coordinator, 'plan') ?? '') : (coordinator.args?.[2] ?? '');
+      const mount = coordinator.volumeMounts?.find((m) => inputPath.startsWith(`${m.mountPath}/`));
+      const configMapName = pod.volumes?.find((v) => v.name === mount?.name)?.configMap?.name ?? '';
+      const configMap = named(ofKind(objects, ConfigMap.is), configMapName);
+      const inputName = inputPath.slice((mount?.mountPath.length ?? 0) + 1);
+      expect(configMap?.data?.[inputName], `${inputPath} in ConfigMap ${configMapName}`).toBeTypeOf('string');
+      let planPath = inputPath;
+      if (command !== 'start') {
+        // Validated whole, as the coordinator would before any load: the file and the plan it names.
+        const files = tempDir('loadfleet-deploy-input-');
+        for (const [name, content] of Object.entries(configMap?.data ?? {})) writeFileSync(join(files, name), content);
+        const load = command === 'sweep' ? loadSweepFile : loadExperimentFile;
+        const loaded = await load(join(files, inputName));
+        planPath = join(mount?.mountPath ?? '', String((JSON.parse(configMap!.data![inputName]!) as { plan: string }).plan));
+        expect(loaded).toBeTruthy();
+      }
+      const text = configMap?.data?.[planPath.slice((mount?.mountPath.length ?? 0) + 1)];
+      expect(text, `plan ${planPath} in ConfigMap ${configMapName}`).toBeTypeOf('string');
+      const plan = JSON.parse(text!) as { schema: string; target?: { base_url: string; model: string } };
+      expect(plan.schema).toBe('loadfleet.plan/v1');
+      expect(validatePlan(plan)).toMatchObject({ ok: true });
+      // The in-cluster engine-sim must be what the plan targets, serving the model the plan asks for.
+      const sim = ofKind(objects, Deployment.is).find((d) => d.metadata?.name === 'engine-sim');
+      expect(sim !== undefined, 'engine-sim Deployment').toBe(dir === 'overlays/engine-sim');
+      if (sim) {
+        const target = new URL(plan.target?.base_url ?? '');
+        const service = named(ofKind(objects, Service.is), target.hostname);
+        expect(service?.spec?.ports?.some((p) => p.port === Number(target.port))).toBe(true);
+        expect(matches(service?.spec?.selector, sim.spec?.template.metadata?.labels)).toBe(true);
+        expect(flag(sim.spec!.template.spec!.containers[0]!, 'model')).toBe(plan.target?.model);
+      }
+    });
+  },
+);
 
 describe('deploy/Dockerfile', () => {
   const dockerfile = readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8');

@@ -6,9 +6,13 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { constantRatePlan, distPath, type Finished, onlyRunDir, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
 import { type PromText, parsePrometheus, sampleValue } from './prom-parse.js';
+import { skipFor } from './require.js';
 
 const SIMPLE = '--sim-arg=--engine=simple';
-const hasScript = spawnSync('script', ['--version']).status === 0;
+const SKIP_PTY = skipFor(
+  'the pseudo-terminal live-view test',
+  spawnSync('script', ['--version']).status === 0 ? null : '`script` not found (apt-get install bsdutils)',
+);
 
 interface Scrape {
   atMs: number;
@@ -100,7 +104,7 @@ describe('coordinator /metrics during a run', () => {
 });
 
 describe('live terminal view', () => {
-  it.skipIf(!hasScript)('redraws a block in place under a pseudo-terminal', async () => {
+  it.skipIf(SKIP_PTY)('redraws a block in place under a pseudo-terminal', async () => {
     const work = tempDir();
     const plan = writePlan(work, constantRatePlan('e2e-tty', 4, 10));
     const cmd = [

@@ -10,6 +10,7 @@ import type { Plan } from '../shared/plan.js';
 import { onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
 import type { Host } from './hosts/netns.js';
 import { buildHosts, netnsUnavailable } from './hosts/netns.js';
+import { skipFor } from './require.js';
 
 function faketimeUnavailable(): string | null {
   try {
@@ -20,8 +21,7 @@ function faketimeUnavailable(): string | null {
   }
 }
 
-const SKIP = netnsUnavailable() ?? faketimeUnavailable();
-if (SKIP) console.warn(`multi-host tests skipped: ${SKIP}`);
+const SKIP = skipFor('the multi-host tests', netnsUnavailable() ?? faketimeUnavailable());
 
 const TOKEN = 'multihost-token';
 const SKEW_MS: Record<string, number> = { a1: 250, a2: -120, a3: 0 };
@@ -32,7 +32,7 @@ interface Fleet {
   code: number | null;
 }
 
-describe.skipIf(SKIP !== null)('multi-host: clocks across network namespaces', () => {
+describe.skipIf(SKIP)('multi-host: clocks across network namespaces', () => {
   let hosts: Record<string, Host>;
   let destroy = (): void => {};
   let stopTarget = (): void => {};

@@ -8,11 +8,13 @@ import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onlyRunDir, readRunJson, runCoordinator, startNode, tempDir, writePlan } from './harness.js';
+import { skipFor } from './require.js';
 
 const CHROMIUM = process.env.LOADFLEET_CHROMIUM ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM)
-  console.warn(`report browser tests SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set LOADFLEET_CHROMIUM)`);
+const SKIP_BROWSER = skipFor(
+  'the report browser tests',
+  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set LOADFLEET_CHROMIUM)`,
+);
 /** Set to a directory to keep full-page screenshots of both reports there. */
 const SHOTS = process.env.LOADFLEET_REPORT_SCREENSHOTS;
 
@@ -73,7 +75,7 @@ function seriesPoints(page: Page, chart: string): Promise<Record<string, number>
   );
 }
 
-describe.skipIf(!HAVE_CHROMIUM)('report.html in headless Chromium', () => {
+describe.skipIf(SKIP_BROWSER)('report.html in headless Chromium', () => {
   let browser: Browser;
   let runDir: string;
   let expDir: string;

@@ -28,6 +28,9 @@ describe('coordinator sweep', () => {
       0.15,
     );
     expect(s.bracket[1] - s.bracket[0]).toBeLessThanOrEqual(0.5);
+    // The bracket is the claim: the computed capacity lies inside it.
+    expect(s.bracket[0]).toBeLessThanOrEqual(COMPUTED_CAPACITY);
+    expect(s.bracket[1]).toBeGreaterThanOrEqual(COMPUTED_CAPACITY);
     // The failing end saturated: achieved throughput is the server's, not the offered 6 req/s.
     const at6 = s.stages.find((x: any) => x.value === 6);
     expect(at6.verdict).toBe('fail');

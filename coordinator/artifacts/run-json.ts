@@ -12,6 +12,7 @@ import { shareLabel, shareSegment } from '../../shared/shares.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
+import { PROBES_AT_JOIN } from '../probe.js';
 import type { AgentState } from '../run.js';
 import { serverBlock } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
@@ -174,8 +175,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
       coordinator_anchor_uncertainty_ns: input.coordinatorAnchorUncertaintyNs,
       start_skew_ns: starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : null,
       definitions: {
-        offset_ns:
-          'agent clock minus coordinator clock, the median of the lowest-delay quarter of 16 NTP-style four-timestamp probes at join',
+        offset_ns: `agent clock minus coordinator clock, the median of the lowest-delay quarter of ${PROBES_AT_JOIN} NTP-style four-timestamp probes at the run's start (measured again for every run)`,
         offset_uncertainty_ns: 'half the largest round trip among the probes used: the bound on the offset error for any path asymmetry',
         start_skew_ns:
           'max minus min over agents of the delay between the shared start instant and the moment each agent began sending, each on its own clock',
