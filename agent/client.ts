@@ -19,6 +19,8 @@ export interface RequestSpec {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
+  /** A stream without usage is `missing_usage` (a failure) rather than ok with counted output. */
+  requireUsage: boolean;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
@@ -66,6 +68,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private errorBody = '';
   private finished = false;
   private pendingAbort: [RequestStatus, string] | undefined;
+  private readonly requireUsage: boolean;
 
   constructor(
     spec: RequestSpec,
@@ -73,6 +76,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     private readonly nowNs: () => number,
     private readonly resolve: (r: RequestResult) => void,
   ) {
+    this.requireUsage = spec.requireUsage;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
@@ -109,7 +113,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.finish(status, error);
   }
 
-  // A 200 counts only with every SSE event well formed, a [DONE] and the requested usage.
+  // A 200 counts only with every SSE event well formed and a [DONE]; usage only when the plan
+  // requires it (many gateways and providers never send it, and TTFT and e2e do not need it).
   private outcome(): [RequestStatus, string | null] {
     const r = this.record;
     if (r.http_status !== 200) return ['http_error', this.errorBody || `HTTP ${r.http_status}`];
@@ -117,7 +122,10 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (this.flags & EventFlag.ERROR) return ['incomplete_stream', 'the stream carried an error event'];
     if (r.done_ns === null)
       return ['incomplete_stream', this.parser.hasPartial() ? 'stream cut mid-event, no [DONE]' : 'stream ended without [DONE]'];
-    if (!(this.flags & EventFlag.USAGE)) return ['missing_usage', 'usage was requested but not sent'];
+    if (r.output_token_source === 'usage') return ['ok', null];
+    if (this.requireUsage) return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
+    r.completion_tokens = r.content_chunks + r.reasoning_chunks;
+    r.output_token_source = 'chunks';
     return ['ok', null];
   }
 
@@ -170,6 +178,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       const details = usage.prompt_tokens_details as Record<string, unknown> | undefined;
       this.record.prompt_tokens = numberOrNull(usage.prompt_tokens);
       this.record.completion_tokens = numberOrNull(usage.completion_tokens);
+      if (this.record.completion_tokens !== null) this.record.output_token_source = 'usage';
       this.record.cached_tokens = numberOrNull(details?.cached_tokens);
     } catch {
       this.flags |= EventFlag.MALFORMED;

@@ -21,6 +21,7 @@ function record(over: Partial<RequestRecord>): RequestRecord {
     done_ns: 100 * MS,
     prompt_tokens: 10,
     completion_tokens: 8,
+    output_token_source: 'usage',
     cached_tokens: null,
     reasoning_chunks: 1,
     content_chunks: 7,

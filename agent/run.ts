@@ -200,6 +200,7 @@ export class AgentRun implements ShareRunner {
         headers: { ...c.headers, 'x-request-id': c.prompts.head(requestIndex) },
         body: c.prompts.body(requestIndex),
         timeoutMs: this.target.timeout_s * 1000,
+        requireUsage: this.target.require_usage ?? false,
       },
       this.nowNs,
       this.stopper.signal,

@@ -52,6 +52,7 @@ function row(i: number): RequestRecord {
     done_ns: done,
     prompt_tokens: 16,
     completion_tokens: 128,
+    output_token_source: 'usage',
     cached_tokens: null,
     reasoning_chunks: 0,
     content_chunks: 128,

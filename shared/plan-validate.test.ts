@@ -128,6 +128,9 @@ const RULES: [Changes, string[]][] = [
   [{ 'classes[0].promt': {} }, ['classes[0].promt: unknown key (did you mean "prompt"?)']],
   [{ 'classes[0].prompt': REMOVE }, ['classes[0].prompt: is required']],
   [{ 'classes[0].load': REMOVE }, ['classes[0].load: is required']],
+  [{ 'target.require_usage': true }, []],
+  [{ 'target.require_usage': 'yes' }, ['target.require_usage: must be a boolean']],
+  [{ prompt_calibration: {} }, ['prompt_calibration: is written by the coordinator, not in a plan']],
   // prompt
   [{ 'classes[0].prompt.input_tokens': 0 }, ['classes[0].prompt.input_tokens: must be >= 1']],
   [{ 'classes[0].prompt.output_tokens': 1.5 }, ['classes[0].prompt.output_tokens: must be an integer']],

@@ -82,8 +82,17 @@ const PLAN_KEYS = keysOf<Plan>({
   classes: true,
   windows: true,
   scrape: true,
+  prompt_calibration: true,
 });
-const TARGET_KEYS = keysOf<Target>({ base_url: true, api: true, model: true, api_key_env: true, timeout_s: true, headers: true });
+const TARGET_KEYS = keysOf<Target>({
+  base_url: true,
+  api: true,
+  model: true,
+  api_key_env: true,
+  timeout_s: true,
+  headers: true,
+  require_usage: true,
+});
 const CLASS_KEYS = keysOf<TrafficClass>({ name: true, priority: true, headers: true, prompt: true, load: true, slo: true });
 const PROMPT_KEYS = keysOf<PromptSpec>({
   input_tokens: true,
@@ -127,6 +136,8 @@ function checkPlan(ctx: Ctx, o: Obj): void {
   const classNames = list(ctx, o, 'classes', (c, cls) => checkClass(c, cls, durationS), { nonEmpty: true });
   const windowNames = list(ctx, o, 'windows', (c, w) => checkWindow(c, w, durationS), { optional: true });
   const scrapeNames = list(ctx, o, 'scrape', checkScrape, { optional: true });
+  // The coordinator sizes prompts against the target itself; a plan that carries sizes would skip that.
+  if (o['prompt_calibration'] !== undefined) report(child(ctx, 'prompt_calibration'), 'is written by the coordinator, not in a plan');
   noDuplicates(child(ctx, 'classes'), classNames);
   noDuplicates(child(ctx, 'windows'), windowNames);
   noDuplicates(child(ctx, 'scrape'), scrapeNames);
@@ -140,6 +151,7 @@ function checkTarget(ctx: Ctx, o: Obj): void {
   str(ctx, o, 'api_key_env', ENV_NAME);
   num(ctx, o, 'timeout_s', { exclusiveMin: 0, optional: true });
   obj(ctx, o, 'headers', checkHeaders, true);
+  bool(ctx, o, 'require_usage', true);
 }
 
 function httpUrl(ctx: Ctx, o: Obj, key: string): void {

@@ -42,6 +42,7 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
   Object.assign(row, {
     prompt_tokens: r.prompt_tokens,
     completion_tokens: r.completion_tokens,
+    output_token_source: r.output_token_source,
     cached_tokens: r.cached_tokens,
     reasoning_chunks: r.reasoning_chunks,
     content_chunks: r.content_chunks,

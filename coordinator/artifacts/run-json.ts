@@ -69,6 +69,13 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
+  'metric_population.output_token_sources':
+    'successful requests by where their completion_tokens came from (usage, tokenizer, chunks; see timing_methodology.output_token_source); only usage and tokenizer counts enter tpot, ntpot and decode_tok_s',
+  'classes.<class>.output_token_sources': 'the same count for one class',
+  'classes.<class>.prompt_length_method':
+    "how the class's prompts were sized to input_tokens before any load: server-tokenize (the whole request counted by the target's tokenize endpoint), tokenizer-file (counted with the tokenizer file the plan names) or words-unverified (filler words, one per intended token, never counted); plan.prompt_calibration holds the sizes and the count",
+  'classes.<class>.calibrated_prompt_tokens':
+    "the prompt tokens the target's tokenizer counted for one whole request of the class at calibration (null when words-unverified)",
   server:
     'what the coordinator scraped from the serving stack: capture health per source and the derived figures per window (each defined in server.definitions)',
   data_quality:
@@ -105,8 +112,8 @@ export interface RunJsonInput {
 export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'completed' | 'degraded' | 'aborted'; summaryLines: string[] }> {
   const { plan, collector: c, states } = input;
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
-  const classes = classSummaries(plan, c, runSeconds);
-  const population = metricPopulation(plan, c);
+  const classes = withTokenProvenance(plan, c, classSummaries(plan, c, runSeconds));
+  const population: Record<string, unknown> = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
   const attempted = population.attempted_requests as number;
   const failed = population.excluded_requests as number;
   const statusCounts: Record<string, number> = {};
@@ -232,6 +239,27 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
   const lines = summaryLines(run.status, run.status_reason, classes, plan, input);
   lines.splice(-1, 0, gateLine('data quality', gates.data_quality), gateLine('slo proof', gates.slo_proof));
   return { status, summaryLines: lines };
+}
+
+// Per class: how its prompts were sized and where its output counts came from.
+function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const cls of plan.classes) {
+    const cal = plan.prompt_calibration?.[cls.name];
+    out[cls.name] = {
+      ...(classes[cls.name] as Record<string, unknown>),
+      prompt_length_method: cal?.method ?? 'words-unverified',
+      calibrated_prompt_tokens: cal?.counted_prompt_tokens ?? null,
+      output_token_sources: { ...c.shapes.get(cls.name)!.outputSources },
+    };
+  }
+  return out;
+}
+
+function outputTokenSources(plan: Plan, c: Collector): Record<string, number> {
+  const total: Record<string, number> = { usage: 0, tokenizer: 0, chunks: 0 };
+  for (const cls of plan.classes) for (const [k, n] of Object.entries(c.shapes.get(cls.name)!.outputSources)) total[k]! += n;
+  return total;
 }
 
 function driftFields(s: AgentState): { run_probes: number; drift_ppm: number | null; offset_max_deviation_ns: number | null } {
