@@ -94,7 +94,7 @@ export class AgentRun implements ShareRunner {
     this.classes = plan.classes.map((cls, i) => ({
       cls,
       stripe: takeStripe(schedule.classes[i]!, share, i),
-      prompts: new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed),
+      prompts: new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed, plan.prompt_calibration?.[cls.name]),
       headers: { ...commonHeaders, ...(cls.headers ?? {}) },
     }));
   }
@@ -197,7 +197,7 @@ export class AgentRun implements ShareRunner {
         intendedNs,
         origin: this.origin,
         path: this.path,
-        headers: { ...c.headers, 'x-request-id': c.prompts.head(requestIndex) },
+        headers: { ...c.headers, 'x-request-id': c.prompts.requestId(requestIndex) },
         body: c.prompts.body(requestIndex),
         timeoutMs: this.target.timeout_s * 1000,
         requireUsage: this.target.require_usage ?? false,

@@ -14,6 +14,7 @@ import { buildSchedule } from '../shared/schedule.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { writeRunJson } from './artifacts/run-json.js';
 import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
+import { calibratePlan } from './calibrate/index.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
@@ -161,7 +162,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
       cleanups.push(() => sim!.stop());
       opts.log(`engine-sim listening at ${sim.baseUrl}`);
     }
-    const plan = planAsRun(opts.plan, sim);
+    const plan = await calibratePlan(planAsRun(opts.plan, sim), runId, opts.log);
     const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock);
     cleanups.unshift(() => scraper.close());
     const session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper);

@@ -60,6 +60,10 @@ describe('a server that never sends usage', () => {
     expect(counts).toMatchObject({ status: 'pass', evidence: { estimated_share: 1 } });
     const integrity = r.data_quality.checks.find((c: any) => c.name === 'stream_integrity');
     expect(integrity.status).toBe('pass');
+    // Without usage the prompt length is known from the calibration against the server's /tokenize.
+    expect(r.classes.rt).toMatchObject({ prompt_length_method: 'server-tokenize', calibrated_prompt_tokens: 40 });
+    const shape = r.data_quality.checks.find((c: any) => c.name === 'request_shape');
+    expect(shape.status).toBe('pass');
   });
 
   it('with target.require_usage the same streams are missing_usage failures', async () => {

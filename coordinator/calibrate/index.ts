@@ -1,0 +1,55 @@
+// Prompt-length calibration, before any load: each class's filler is sized so that one whole
+// request counts its input_tokens on the target's tokenizer — the server's tokenize endpoint where
+// it has one, else words (one per intended token, unverified). The result travels in the plan as
+// run (`prompt_calibration`), so every agent builds exactly the text that was counted.
+import type { Plan, PromptCalibration, TrafficClass } from '../../shared/plan.js';
+import { promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
+import { searchWords } from './search.js';
+import type { CountText } from './server-tokenize.js';
+import { serverCounter } from './server-tokenize.js';
+
+/** The plan with `prompt_calibration` filled in for every class. */
+export async function calibratePlan(plan: Plan, runId: string, log: (line: string) => void): Promise<Plan> {
+  if (!plan.target) throw new Error('calibration needs the resolved target');
+  const probe = promptText(promptFill(plan.seed, 'probe', 0, 8), promptHead(runId, 'probe', 0));
+  const server = await serverCounter(plan.target, probe);
+  const calibration: Record<string, PromptCalibration> = {};
+  for (const cls of plan.classes) {
+    calibration[cls.name] = server.count
+      ? await countedClass(plan, runId, cls, server.count, server.note).catch((err: unknown) =>
+          unverified(cls, `calibration failed: ${(err as Error).message}`),
+        )
+      : unverified(cls, server.note);
+    log(describe(cls, calibration[cls.name]!));
+  }
+  return { ...plan, prompt_calibration: calibration };
+}
+
+async function countedClass(plan: Plan, runId: string, cls: TrafficClass, count: CountText, note: string): Promise<PromptCalibration> {
+  const head = promptHead(runId, cls.name, 0);
+  const found = await searchWords(cls.prompt.input_tokens, sharedTokens(cls), (prefixWords, words) =>
+    count(promptText(promptFill(plan.seed, cls.name, prefixWords, words), head)),
+  );
+  return {
+    method: 'server-tokenize',
+    prefix_words: found.prefixWords,
+    words: found.words,
+    counted_prompt_tokens: found.counted,
+    attempts: found.attempts,
+    note,
+  };
+}
+
+function unverified(cls: TrafficClass, note: string): PromptCalibration {
+  const { prefixWords, words } = uncalibratedWords(cls.prompt.input_tokens, sharedTokens(cls));
+  return { method: 'words-unverified', prefix_words: prefixWords, words, counted_prompt_tokens: null, attempts: 0, note };
+}
+
+function sharedTokens(cls: TrafficClass): number {
+  return cls.prompt.cache === 'shared' ? (cls.prompt.shared_prefix_tokens ?? 0) : 0;
+}
+
+function describe(cls: TrafficClass, c: PromptCalibration): string {
+  const counted = c.counted_prompt_tokens === null ? 'not counted' : `counted ${c.counted_prompt_tokens} tokens in ${c.attempts} call(s)`;
+  return `prompt length of ${cls.name}: ${c.method}, ${c.prefix_words + c.words} filler words for ${cls.prompt.input_tokens} tokens, ${counted} (${c.note})`;
+}
