@@ -5,6 +5,7 @@ import type { RequestRecord, RequestStatus } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
+import { TextCapture } from './text-capture.js';
 
 /** Longest error text kept per request (spec: ≤ 2 KiB). */
 const MAX_ERROR_BYTES = 2048;
@@ -21,6 +22,8 @@ export interface RequestSpec {
   timeoutMs: number;
   /** A stream without usage is `missing_usage` (a failure) rather than ok with counted output. */
   requireUsage: boolean;
+  /** Counts generated text with the plan's tokenizer (when this agent has it) for a server without usage. */
+  countOutput: ((text: string) => number) | null;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
@@ -69,6 +72,9 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private finished = false;
   private pendingAbort: [RequestStatus, string] | undefined;
   private readonly requireUsage: boolean;
+  private readonly countOutput: ((text: string) => number) | null;
+  /** The streamed text, kept only when something will read it. */
+  private readonly capture: TextCapture | null;
 
   constructor(
     spec: RequestSpec,
@@ -77,6 +83,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     private readonly resolve: (r: RequestResult) => void,
   ) {
     this.requireUsage = spec.requireUsage;
+    this.countOutput = spec.countOutput;
+    this.capture = spec.countOutput && !spec.requireUsage ? new TextCapture(adapter) : null;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
@@ -124,9 +132,22 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       return ['incomplete_stream', this.parser.hasPartial() ? 'stream cut mid-event, no [DONE]' : 'stream ended without [DONE]'];
     if (r.output_token_source === 'usage') return ['ok', null];
     if (this.requireUsage) return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
+    this.countWithoutUsage();
+    return ['ok', null];
+  }
+
+  // The tokenizer over the whole streamed text where the agent has one and kept all of it; else
+  // the chunk count, an estimate (a chunk may hold several tokens).
+  private countWithoutUsage(): void {
+    const r = this.record;
+    const text = this.capture?.text();
+    if (this.countOutput && text?.complete) {
+      r.completion_tokens = this.countOutput(text.reasoning) + this.countOutput(text.visible);
+      r.output_token_source = 'tokenizer';
+      return;
+    }
     r.completion_tokens = r.content_chunks + r.reasoning_chunks;
     r.output_token_source = 'chunks';
-    return ['ok', null];
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
@@ -159,6 +180,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (f & (EventFlag.CONTENT | EventFlag.REASONING)) {
       r.first_output_ns ??= t;
       r.last_token_ns = t;
+      this.capture?.add(data);
     }
     if (f & EventFlag.REASONING) r.reasoning_chunks++;
     if (f & EventFlag.CONTENT) {

@@ -13,6 +13,7 @@ import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
 import type { ClassStripe, Share } from '../shared/shares.js';
 import { takeStripe } from '../shared/shares.js';
+import { loadTokenizerFile } from '../shared/tokenizer-file.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { API_ADAPTERS } from './api/index.js';
 import type { RequestResult } from './client.js';
@@ -72,6 +73,8 @@ export class AgentRun implements ShareRunner {
   private allAcked: (() => void) | undefined;
   private spool: Spool | undefined;
   private linkGone = false;
+  /** The plan's tokenizer file, when this agent has it: counts output the server did not count. */
+  private countOutput: ((text: string) => number) | null = null;
   /** True once `final` was sent after every record was acknowledged. */
   handedOver = false;
 
@@ -151,7 +154,19 @@ export class AgentRun implements ShareRunner {
   /** Opens the spool every finished request is also appended to (spool.ts), then warms up. */
   async prepare(spool: SpoolTarget, part = ''): Promise<string> {
     this.spool = await Spool.open(spool.dir, spool.header, part);
-    return this.warmUp();
+    return [await this.warmUp(), await this.loadTokenizer()].filter(Boolean).join('; ');
+  }
+
+  // The tokenizer file is optional on an agent: without it, output without usage is counted in chunks.
+  private async loadTokenizer(): Promise<string> {
+    const path = this.target.tokenizer;
+    if (!path) return '';
+    try {
+      this.countOutput = (await loadTokenizerFile(path)).countOutput;
+      return `tokenizer ${path} loaded for output without usage`;
+    } catch (err) {
+      return `tokenizer not loaded, output without usage is counted in chunks: ${(err as Error).message}`;
+    }
   }
 
   /** The run was aborted before it started: nothing to hand over, so the spool goes. */
@@ -201,6 +216,7 @@ export class AgentRun implements ShareRunner {
         body: c.prompts.body(requestIndex),
         timeoutMs: this.target.timeout_s * 1000,
         requireUsage: this.target.require_usage ?? false,
+        countOutput: this.countOutput,
       },
       this.nowNs,
       this.stopper.signal,

@@ -130,6 +130,8 @@ const RULES: [Changes, string[]][] = [
   [{ 'classes[0].load': REMOVE }, ['classes[0].load: is required']],
   [{ 'target.require_usage': true }, []],
   [{ 'target.require_usage': 'yes' }, ['target.require_usage: must be a boolean']],
+  [{ 'target.tokenizer': '/models/m/tokenizer.json' }, []],
+  [{ 'target.tokenizer': 7 }, ['target.tokenizer: must be a string']],
   [{ prompt_calibration: {} }, ['prompt_calibration: is written by the coordinator, not in a plan']],
   // prompt
   [{ 'classes[0].prompt.input_tokens': 0 }, ['classes[0].prompt.input_tokens: must be >= 1']],

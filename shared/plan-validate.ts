@@ -92,6 +92,7 @@ const TARGET_KEYS = keysOf<Target>({
   timeout_s: true,
   headers: true,
   require_usage: true,
+  tokenizer: true,
 });
 const CLASS_KEYS = keysOf<TrafficClass>({ name: true, priority: true, headers: true, prompt: true, load: true, slo: true });
 const PROMPT_KEYS = keysOf<PromptSpec>({
@@ -152,6 +153,7 @@ function checkTarget(ctx: Ctx, o: Obj): void {
   num(ctx, o, 'timeout_s', { exclusiveMin: 0, optional: true });
   obj(ctx, o, 'headers', checkHeaders, true);
   bool(ctx, o, 'require_usage', true);
+  str(ctx, o, 'tokenizer', { optional: true, pattern: /\S/, hint: 'must be the path of a tokenizer.json' });
 }
 
 function httpUrl(ctx: Ctx, o: Obj, key: string): void {

@@ -21,6 +21,12 @@ export interface Target {
    * TTFT and e2e need no usage, and output tokens are then counted by the agent (output_token_source).
    */
   require_usage?: boolean;
+  /**
+   * Path of the model's Hugging Face tokenizer.json (tokenizer_config.json beside it is read too):
+   * the coordinator sizes prompts with it when the target has no tokenize endpoint, and agents that
+   * find it at the same path count streamed text with it when the server sends no usage.
+   */
+  tokenizer?: string;
 }
 
 /** The studies' traffic shape (domain.md §8). */

@@ -5,15 +5,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
 import { onlyRunDir, readRequests, readRunJson, runCoordinator, startSim, tempDir, writePlan } from './harness.js';
+import { tinyCount, writeTinyTokenizer } from './tiny-tokenizer.js';
 
-function plan(baseUrl: string, requireUsage: boolean): Plan {
+function plan(baseUrl: string, requireUsage: boolean, tokenizer?: string): Plan {
   return {
     schema: 'loadfleet.plan/v1',
     name: 'no-usage',
     seed: 9,
     duration_s: 2,
     drain_timeout_s: 5,
-    target: { base_url: baseUrl, api: 'chat', model: 'loadfleet-sim', timeout_s: 5, ...(requireUsage ? { require_usage: true } : {}) },
+    target: {
+      base_url: baseUrl,
+      api: 'chat',
+      model: 'loadfleet-sim',
+      timeout_s: 5,
+      ...(requireUsage ? { require_usage: true } : {}),
+      ...(tokenizer ? { tokenizer } : {}),
+    },
     classes: [
       {
         name: 'rt',
@@ -64,6 +72,19 @@ describe('a server that never sends usage', () => {
     expect(r.classes.rt).toMatchObject({ prompt_length_method: 'server-tokenize', calibrated_prompt_tokens: 40 });
     const shape = r.data_quality.checks.find((c: any) => c.name === 'request_shape');
     expect(shape.status).toBe('pass');
+  });
+
+  it('with a tokenizer file on the agents, the streamed text is counted with it, and per-token figures follow', async () => {
+    const tokenizer = writeTinyTokenizer(join(tempDir(), 'model'));
+    const { run: r, rows } = await run(plan(sim.baseUrl, false, tokenizer));
+    // engine-sim streams "think " twice, then "tok " ten times; the tiny tokenizer counts them its own way.
+    const expected = tinyCount('think think ') + tinyCount('tok '.repeat(10));
+    expect(expected).not.toBe(12);
+    for (const row of rows) expect(row).toMatchObject({ status: 'ok', completion_tokens: expected, output_token_source: 'tokenizer' });
+    expect(r.metric_population.output_token_sources).toEqual({ usage: 0, tokenizer: 10, chunks: 0 });
+    expect(r.classes.rt.windows.all.tpot_samples).toBe(10);
+    // The server's own /tokenize still sized the prompts (it is what the server counts).
+    expect(r.classes.rt.prompt_length_method).toBe('server-tokenize');
   });
 
   it('with target.require_usage the same streams are missing_usage failures', async () => {

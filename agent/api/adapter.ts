@@ -12,6 +12,8 @@ export interface ApiAdapter {
    * is JSON-escaped once per class instead of once per request.
    */
   bodyTemplate(input: BodyInput): { before: string; after: string };
+  /** The visible and reasoning text one parsed event carries ("" where none). */
+  deltaText(event: unknown): { visible: string; reasoning: string };
 }
 
 /** What a request body is made of. */
@@ -23,6 +25,18 @@ export interface BodyInput {
   suffix: string;
   maxTokens: number;
   ignoreEos: boolean;
+}
+
+/** The first choice of a parsed event, or an empty object. */
+export function firstChoice(event: unknown): Record<string, unknown> {
+  const choices = (event as { choices?: unknown } | null)?.choices;
+  const first = Array.isArray(choices) ? (choices[0] as unknown) : undefined;
+  return typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};
+}
+
+/** A string field, or "". */
+export function textOf(v: unknown): string {
+  return typeof v === 'string' ? v : '';
 }
 
 /** The common body fields: streamed, with usage, and exactly max_tokens when ignore_eos. */

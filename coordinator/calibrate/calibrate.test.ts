@@ -1,9 +1,13 @@
 // Calibration against loopback servers that tokenize unlike engine-sim: a word costs one token per
 // four characters (so the head and long filler words cost several) and the chat template adds nine.
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/plan.js';
 import { promptFill, promptHead, promptText } from '../../shared/prompt-text.js';
+import { TINY_TEMPLATE_TOKENS, tinyCount, writeTinyTokenizer } from '../../test/tiny-tokenizer.js';
 import { calibratePlan } from './index.js';
 import { serverRoot } from './server-tokenize.js';
 
@@ -109,5 +113,33 @@ describe('prompt calibration', () => {
     );
     expect(s.calls).toEqual(['/tokenize']);
     expect(lines[0]).toMatch(/^prompt length of small: words-unverified, 63 filler words for 64 tokens, not counted/);
+  });
+
+  it.each([
+    ['chat', TINY_TEMPLATE_TOKENS],
+    ['completions', 1],
+  ] as const)('no tokenize endpoint but a tokenizer file (%s): counted with it, template or BOS included', async (api, special) => {
+    const s = await serve('none');
+    open = s.server;
+    const p0 = plan(s.base, api);
+    const tokenizer = writeTinyTokenizer(mkdtempSync(join(tmpdir(), 'lf-tok-')));
+    const p = await calibratePlan({ ...p0, target: { ...p0.target!, tokenizer } }, 'run-2', () => {});
+    for (const cls of p.classes) {
+      const c = p.prompt_calibration![cls.name]!;
+      expect(c).toMatchObject({ method: 'tokenizer-file' });
+      expect(c.note).toMatch(/tokenizer\.json with its chat template; no tokenize endpoint/);
+      expect(Math.abs(c.counted_prompt_tokens! - cls.prompt.input_tokens)).toBeLessThanOrEqual(1);
+      const text = promptText(promptFill(4, cls.name, c.prefix_words, c.words), promptHead('run-2', cls.name, 99));
+      expect(tinyCount(text) + special).toBe(c.counted_prompt_tokens);
+    }
+  });
+
+  it('a tokenizer file that cannot be read: words, with both reasons', async () => {
+    const s = await serve('none');
+    open = s.server;
+    const p0 = plan(s.base, 'chat');
+    const p = await calibratePlan({ ...p0, target: { ...p0.target!, tokenizer: '/nonexistent/tokenizer.json' } }, 'run-3', () => {});
+    expect(p.prompt_calibration!.small!.method).toBe('words-unverified');
+    expect(p.prompt_calibration!.small!.note).toMatch(/^cannot read \/nonexistent\/tokenizer\.json: ENOENT.*; no tokenize endpoint/);
   });
 });
