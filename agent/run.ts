@@ -15,6 +15,7 @@ import type { ClassStripe, Share } from '../shared/shares.js';
 import { takeStripe } from '../shared/shares.js';
 import { loadTokenizerFile } from '../shared/tokenizer-file.js';
 import type { ApiAdapter } from './api/adapter.js';
+import { endpointPaths } from './api/adapter.js';
 import { API_ADAPTERS } from './api/index.js';
 import type { RequestResult } from './client.js';
 import { sendRequest } from './client.js';
@@ -52,6 +53,8 @@ export class AgentRun implements ShareRunner {
   private readonly target: Target;
   private readonly origin: string;
   private readonly path: string;
+  /** `{base}/models`, the read-only warm-up request. */
+  private readonly modelsPath: string;
   private readonly commonHeadersValue: Record<string, string>;
   private readonly dispatcher = new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 30_000 });
   private readonly stopper = new AbortController();
@@ -88,9 +91,7 @@ export class AgentRun implements ShareRunner {
     if (!plan.target) throw new LoadfleetError(ErrorCode.INTERNAL, 'the coordinator sent a plan without a resolved target');
     this.target = plan.target;
     this.adapter = API_ADAPTERS[plan.target.api];
-    const base = new URL(plan.target.base_url);
-    this.origin = base.origin;
-    this.path = base.pathname.replace(/\/+$/, '') + this.adapter.path;
+    ({ origin: this.origin, path: this.path, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, this.adapter));
     const schedule = buildSchedule(plan);
     const commonHeaders = this.commonHeaders(plan.target);
     this.commonHeadersValue = commonHeaders;
@@ -111,14 +112,14 @@ export class AgentRun implements ShareRunner {
     try {
       const res = await this.dispatcher.request({
         origin: this.origin,
-        path: this.path.replace(/\/[^/]+(\/[^/]+)?$/, '/models'),
+        path: this.modelsPath,
         method: 'GET',
         headers: this.commonHeadersValue,
       });
       await res.body.dump();
-      return `warm-up GET /models: HTTP ${res.statusCode}`;
+      return `warm-up GET ${this.modelsPath}: HTTP ${res.statusCode}`;
     } catch (err) {
-      return `warm-up GET /models failed: ${(err as Error).message}`;
+      return `warm-up GET ${this.modelsPath} failed: ${(err as Error).message}`;
     }
   }
 

@@ -27,6 +27,13 @@ export interface BodyInput {
   ignoreEos: boolean;
 }
 
+/** Where requests go for a plan's base URL: the origin, the API's path, and `{base}/models` for the warm-up. */
+export function endpointPaths(baseUrl: string, adapter: ApiAdapter): { origin: string; path: string; modelsPath: string } {
+  const base = new URL(baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  return { origin: base.origin, path: basePath + adapter.path, modelsPath: `${basePath}/models` };
+}
+
 /** The first choice of a parsed event, or an empty object. */
 export function firstChoice(event: unknown): Record<string, unknown> {
   const choices = (event as { choices?: unknown } | null)?.choices;
