@@ -76,7 +76,17 @@ export function blankRecord(className: string, requestIndex: number, intendedNs:
 }
 
 /** Latency distributions reported per class and window, all recorded in ns. */
-export const LATENCY_METRICS = ['ttft', 'ttfo', 'tpot', 'ntpot', 'itl', 'e2e', 'e2e_from_intended', 'schedule_lag'] as const;
+export const LATENCY_METRICS = [
+  'ttft',
+  'ttfo',
+  'tpot',
+  'ntpot',
+  'itl',
+  'e2e',
+  'e2e_from_intended',
+  'schedule_lag',
+  'visible_generation',
+] as const;
 
 /** One of LATENCY_METRICS. */
 export type LatencyMetric = (typeof LATENCY_METRICS)[number];
@@ -101,6 +111,8 @@ export const TIMING_METHODOLOGY: Record<string, string> = {
     'output_token_source says where a request completion_tokens came from: usage (the server usage event), tokenizer (the streamed text counted with the tokenizer the plan names) or chunks (streamed content plus reasoning chunks, an estimate, since a chunk may hold several tokens).',
   itl: 'itl is every gap between consecutive content-chunk arrivals, pooled over successful requests (a chunk may hold several tokens).',
   e2e: 'e2e is done − sent for successful requests.',
+  visible_generation:
+    'visible_generation (the single-client seed visible_generation_ms) is done − first_content for successful requests: how long the visible answer took to stream, e2e − ttft; on a reasoning model it leaves the reasoning out.',
   e2e_from_intended:
     'e2e_from_intended is done − intended for successful open-loop requests: the latency a user felt, immune to coordinated omission.',
   schedule_lag: 'schedule_lag is sent − intended for every dispatched open-loop request, successful or not.',
@@ -131,6 +143,8 @@ export function metricNs(r: RequestRecord, metric: Exclude<LatencyMetric, 'itl'>
       return r.first_output_ns === null ? null : r.first_output_ns - r.sent_ns;
     case 'e2e':
       return r.done_ns - r.sent_ns;
+    case 'visible_generation':
+      return r.first_content_ns === null ? null : r.done_ns - r.first_content_ns;
     case 'e2e_from_intended':
       return r.intended_ns === null ? null : r.done_ns - r.intended_ns;
     case 'tpot':

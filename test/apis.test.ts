@@ -60,6 +60,10 @@ describe('APIs and targets', () => {
     }
     const all = r.classes.rt.windows.all;
     expect(all.ttft_p50_ms - all.ttfo_p50_ms).toBeGreaterThan(25);
+    // The visible answer: 9 content tokens after the first one, ~10 ms apart.
+    expect(all.visible_generation_samples).toBe(10);
+    expect(all.visible_generation_p50_ms).toBeGreaterThan(70);
+    expect(all.visible_generation_p50_ms).toBeLessThan(all.e2e_p50_ms);
     expect(r.plan.prompt_calibration.rt).toMatchObject({ method: 'server-tokenize', words: 39, counted_prompt_tokens: 40, attempts: 1 });
     expect(rows.every((row) => row.prompt_tokens === 40 && row.output_token_source === 'usage')).toBe(true);
   });
