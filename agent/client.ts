@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { RequestRecord, RequestStatus } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
+import { canaryFailure, checkCanary } from './canary.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 import { TextCapture } from './text-capture.js';
 
@@ -24,6 +25,8 @@ export interface RequestSpec {
   requireUsage: boolean;
   /** Counts generated text with the plan's tokenizer (when this agent has it) for a server without usage. */
   countOutput: ((text: string) => number) | null;
+  /** The canary marker the response must begin with (prompt.canary), or null. */
+  canaryMarker: string | null;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
@@ -73,6 +76,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private pendingAbort: [RequestStatus, string] | undefined;
   private readonly requireUsage: boolean;
   private readonly countOutput: ((text: string) => number) | null;
+  private readonly canaryMarker: string | null;
   /** The streamed text, kept only when something will read it. */
   private readonly capture: TextCapture | null;
 
@@ -84,7 +88,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   ) {
     this.requireUsage = spec.requireUsage;
     this.countOutput = spec.countOutput;
-    this.capture = spec.countOutput && !spec.requireUsage ? new TextCapture(adapter) : null;
+    this.canaryMarker = spec.canaryMarker;
+    this.capture = spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) ? new TextCapture(adapter) : null;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
@@ -118,6 +123,15 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     const [status, error] = this.outcome();
+    if (status === 'ok' && this.canaryMarker !== null) {
+      // Only a clean stream can be vouched for; a failed canary keeps its timings but not its place in the distributions.
+      const canary = checkCanary(this.canaryMarker, this.capture!.text());
+      this.record.canary = canary;
+      if (!canary.passed) {
+        this.finish('canary_failed', canaryFailure(canary));
+        return;
+      }
+    }
     this.finish(status, error);
   }
 

@@ -4,34 +4,34 @@
 // module the calibration counted with. A unique head per request defeats prefix caching unless
 // `shared` is declared.
 import type { TrafficClass } from '../shared/plan.js';
-import { promptFill, promptHead, uncalibratedWords } from '../shared/prompt-text.js';
+import { canaryMarker, promptFill, promptHead, uncalibratedWords } from '../shared/prompt-text.js';
 import type { ApiAdapter } from './api/adapter.js';
 
 /** Builds request bodies for one class: the template is made once, each request adds its head. */
 export class PromptBuilder {
-  private readonly before: string;
-  private readonly after: string;
+  private readonly parts: string[];
+  private readonly canary: boolean;
 
   constructor(
     private readonly runId: string,
     private readonly cls: TrafficClass,
     adapter: ApiAdapter,
     model: string,
-    seed: number,
+    private readonly seed: number,
     calibration?: { prefix_words: number; words: number },
   ) {
     const { input_tokens: n, shared_prefix_tokens: shared = 0 } = cls.prompt;
     const fallback = uncalibratedWords(n, cls.prompt.cache === 'shared' ? shared : 0);
     const fill = promptFill(seed, cls.name, calibration?.prefix_words ?? fallback.prefixWords, calibration?.words ?? fallback.words);
-    const template = adapter.bodyTemplate({
+    this.canary = cls.prompt.canary === true;
+    this.parts = adapter.bodyTemplate({
       model,
       prefix: fill.prefix,
       suffix: fill.suffix,
       maxTokens: cls.prompt.output_tokens,
       ignoreEos: cls.prompt.ignore_eos ?? true,
+      canary: this.canary,
     });
-    this.before = template.before;
-    this.after = template.after;
   }
 
   /** The request's id (x-request-id): long and readable, it costs no prompt tokens in a header. */
@@ -39,13 +39,20 @@ export class PromptBuilder {
     return `lf-${this.runId}-${this.cls.name}-${requestIndex}`;
   }
 
-  /** The unique head word of a request inside its prompt (short: it costs prompt tokens). */
+  /** The unique head word of a request inside its prompt (short: it costs prompt tokens); its canary marker with `canary`. */
   head(requestIndex: number): string {
-    return promptHead(this.runId, this.cls.name, requestIndex);
+    return this.canary
+      ? canaryMarker(this.runId, this.cls.name, this.seed, requestIndex)
+      : promptHead(this.runId, this.cls.name, requestIndex);
+  }
+
+  /** The canary marker a response must begin with, or null when the class has none. */
+  marker(requestIndex: number): string | null {
+    return this.canary ? this.head(requestIndex) : null;
   }
 
   /** The JSON body of request `requestIndex`. */
   body(requestIndex: number): string {
-    return this.before + this.head(requestIndex) + this.after;
+    return this.parts.join(this.head(requestIndex));
   }
 }

@@ -25,6 +25,7 @@ function record(over: Partial<RequestRecord>): RequestRecord {
     cached_tokens: null,
     reasoning_chunks: 1,
     content_chunks: 7,
+    canary: null,
     retry_after_s: null,
     dropped_reason: null,
     error: null,

@@ -218,6 +218,7 @@ export class AgentRun implements ShareRunner {
         timeoutMs: this.target.timeout_s * 1000,
         requireUsage: this.target.require_usage ?? false,
         countOutput: this.countOutput,
+        canaryMarker: c.prompts.marker(requestIndex),
       },
       this.nowNs,
       this.stopper.signal,

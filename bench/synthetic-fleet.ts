@@ -56,6 +56,7 @@ function row(i: number): RequestRecord {
     cached_tokens: null,
     reasoning_chunks: 0,
     content_chunks: 128,
+    canary: null,
     retry_after_s: null,
     dropped_reason: null,
     error: null,

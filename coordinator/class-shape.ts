@@ -24,6 +24,9 @@ export class ClassShape {
   readonly outputSources: Record<OutputTokenSource, number> = { usage: 0, tokenizer: 0, chunks: 0 };
   /** Responses with HTTP 200 that did not end as a clean stream (cut, no usage, malformed, timed out). */
   http200NotOk = 0;
+  /** Responses whose canary was checked (clean streams of a prompt.canary class), and how many passed. */
+  canarySamples = 0;
+  canaryPassed = 0;
   /** Open-loop requests the agents dispatched (they carry an intended time). */
   dispatched = 0;
   /** Per agent: lateness of its first request of the class (sent − intended, or − phase start in a closed loop), ns. */
@@ -40,7 +43,12 @@ export class ClassShape {
     const first = this.firstByAgent.get(agent);
     if (first === undefined || r.sent_ns < first.sentNs)
       this.firstByAgent.set(agent, { sentNs: r.sent_ns, lagNs: r.sent_ns - (r.intended_ns ?? this.firstPhaseNs) });
-    if (r.http_status === 200 && r.status !== 'ok') this.http200NotOk++;
+    if (r.canary) {
+      this.canarySamples++;
+      if (r.canary.passed) this.canaryPassed++;
+    }
+    // A failed canary is a clean stream with the wrong words: stream integrity is not what failed.
+    if (r.http_status === 200 && r.status !== 'ok' && r.status !== 'canary_failed') this.http200NotOk++;
     if (r.status !== 'ok') return;
     this.ok++;
     const target = this.cls.prompt.input_tokens;

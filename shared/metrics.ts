@@ -24,6 +24,19 @@ export type OutputTokenSource = 'usage' | 'tokenizer' | 'chunks';
 /** Sources whose count is a token count (chunks are not), so per-token metrics may use them. */
 export const EXACT_OUTPUT_SOURCES: readonly OutputTokenSource[] = ['usage', 'tokenizer'];
 
+/** The canary check of one response (the single-client seed's `request_canary`). */
+export interface CanaryResult {
+  marker: string;
+  passed: boolean;
+  marker_at_start: boolean;
+  /** Times the request's own marker appears in the response. */
+  observed_marker_count: number;
+  /** Other requests' markers in the response (reasoning included). */
+  foreign_marker_count: number;
+  /** False when the bounded capture missed part of the response. */
+  capture_complete: boolean;
+}
+
 /** One request as an agent reports it; times are agent-local ns from the agent's start instant. */
 export interface RequestRecord {
   class: string;
@@ -44,6 +57,8 @@ export interface RequestRecord {
   cached_tokens: number | null;
   reasoning_chunks: number;
   content_chunks: number;
+  /** The canary check, for classes with prompt.canary whose response streamed cleanly; else null. */
+  canary: CanaryResult | null;
   retry_after_s: number | null;
   dropped_reason: string | null;
   error: string | null;
@@ -69,6 +84,7 @@ export function blankRecord(className: string, requestIndex: number, intendedNs:
     cached_tokens: null,
     reasoning_chunks: 0,
     content_chunks: 0,
+    canary: null,
     retry_after_s: null,
     dropped_reason: null,
     error: null,
@@ -126,6 +142,8 @@ export const TIMING_METHODOLOGY: Record<string, string> = {
     'A request belongs to a window by its intended send time (open loop) or its send time (closed loop), in seconds from the run start.',
   percentiles:
     'Percentiles are nearest rank (rank ceil(q·n)) read from HDR histograms merged across agents by addition (never averaged), reported as the median equivalent value of the bucket.',
+  request_canaries:
+    'with prompt.canary each prompt begins with its own marker (<RUN>_REQ_<seed>_<i:05d>) and ends asking the model to begin its answer with it; a response passes when its visible output begins with that marker and no other request marker appears anywhere in it (reasoning included); the capture is bounded and an incomplete capture fails closed; failed canaries keep their timings in requests.ndjson (status canary_failed) and are excluded from performance distributions.',
   closed_loop:
     'Classes with closed_loop true keep a target number of requests in flight; their latencies are closed-loop and have no intended time.',
 };

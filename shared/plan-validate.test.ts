@@ -139,7 +139,7 @@ const RULES: [Changes, string[]][] = [
   [{ 'classes[0].prompt.output_tokens': REMOVE }, ['classes[0].prompt.output_tokens: is required']],
   [{ 'classes[0].prompt.ignore_eos': 'yes' }, ['classes[0].prompt.ignore_eos: must be a boolean']],
   [{ 'classes[0].prompt.canary': 1 }, ['classes[0].prompt.canary: must be a boolean']],
-  [{ 'classes[0].prompt.canary': true }, ['classes[0].prompt.canary: not supported yet (canary checking is not built)']],
+  [{ 'classes[0].prompt.canary': true }, []],
   [{ 'classes[0].prompt.cache': 'none' }, ['classes[0].prompt.cache: must be one of "unique", "shared"']],
   [{ 'classes[0].prompt.cache': 'shared' }, ['classes[0].prompt.shared_prefix_tokens: is required when cache is "shared"']],
   [{ 'classes[0].prompt.shared_prefix_tokens': 10 }, ['classes[0].prompt.shared_prefix_tokens: only allowed when cache is "shared"']],

@@ -41,14 +41,35 @@ const TAG_LETTERS = 'abcdefghijklmnopqrstuvwxyz';
  * engine-sim's.
  */
 export function promptHead(runId: string, className: string, requestIndex: number): string {
-  const digest = createHash('sha256').update(`${runId}:${className}`).digest();
-  const tag = Array.from({ length: 4 }, (_, i) => TAG_LETTERS[digest[i]! % TAG_LETTERS.length]).join('');
-  return `${tag}${String(requestIndex).padStart(HEAD_INDEX_DIGITS, '0')}`;
+  return `${runTag(runId, className)}${String(requestIndex).padStart(HEAD_INDEX_DIGITS, '0')}`;
 }
 
+// Four letters from the run id and class: unique enough that another run's prompts never share a head.
+function runTag(runId: string, className: string): string {
+  const digest = createHash('sha256').update(`${runId}:${className}`).digest();
+  return Array.from({ length: 4 }, (_, i) => TAG_LETTERS[digest[i]! % TAG_LETTERS.length]).join('');
+}
+
+/**
+ * The canary marker of request `requestIndex` (domain.md §1: `<RUN>_REQ_<seed>_<i:05d>`), with
+ * four capitals unique to the run and class standing for the run. With `prompt.canary` it is the
+ * request's head, and the prompt ends by asking the model to begin its answer with it.
+ */
+export function canaryMarker(runId: string, className: string, seed: number, requestIndex: number): string {
+  return `${runTag(runId, className).toUpperCase()}_REQ_${seed}_${String(requestIndex).padStart(5, '0')}`;
+}
+
+/** Any request's canary marker, ours or another's, inside a response. */
+export const CANARY_PATTERN = /[A-Z]{4}_REQ_\d+_\d{5,}/g;
+
 /** The whole prompt text of one request (what a tokenizer counts, chat template aside). */
-export function promptText(fill: PromptFill, head: string): string {
-  return `${fill.prefix}${head}${fill.suffix}`;
+export function promptText(fill: PromptFill, head: string, canary = false): string {
+  return `${fill.prefix}${head}${fill.suffix}${canary ? canaryInstruction(head) : ''}`;
+}
+
+/** The closing instruction of a canary prompt: the model is to begin its answer with the marker. */
+export function canaryInstruction(marker: string): string {
+  return `\n\nBegin your answer with ${marker} and nothing before it.`;
 }
 
 /** Filler sizes before any calibration: one word per intended token, the head counted as one. */

@@ -46,6 +46,7 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
     cached_tokens: r.cached_tokens,
     reasoning_chunks: r.reasoning_chunks,
     content_chunks: r.content_chunks,
+    request_canary: r.canary,
     retry_after_s: r.retry_after_s,
     dropped_reason: r.dropped_reason,
     error: r.error,

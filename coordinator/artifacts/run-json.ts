@@ -9,6 +9,7 @@ import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
+import type { ClassShape } from '../class-shape.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
@@ -35,7 +36,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   failed: 'requests with any other status; they keep their row in requests.ndjson and stay out of latency distributions',
   status_counts: 'requests by HTTP status code ("none" when no response arrived)',
   error_counts:
-    'failed requests by status (http_error, timeout, incomplete_stream, missing_usage, malformed_stream, connect_error, aborted)',
+    'failed requests by status (http_error, timeout, incomplete_stream, missing_usage, malformed_stream, connect_error, canary_failed, aborted)',
   'agents[].share': 'the fraction of the global schedule the agent owned; segment is its (from, to] of [0, 1]',
   'agents[].first_send_error_ns': 'how long after the shared start instant, on its own clock, the agent began sending',
   'agents[].prep_ms': 'how long the agent took to compute its stripe, build its prompts and touch the target before it was ready',
@@ -76,6 +77,10 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'classes.<class>.output_token_sources': 'the same count for one class',
   'classes.<class>.prompt_length_method':
     "how the class's prompts were sized to input_tokens before any load: server-tokenize (the whole request counted by the target's tokenize endpoint), tokenizer-file (counted with the tokenizer file the plan names) or words-unverified (filler words, one per intended token, never counted); plan.prompt_calibration holds the sizes and the count",
+  request_canary_samples:
+    'responses whose canary was checked: clean streams of classes with prompt.canary (each row of requests.ndjson carries its request_canary); per class in classes.<class> too',
+  request_canary_passed:
+    'of those, responses that began their visible output with their own marker and carried no other request marker (see timing_methodology.request_canaries); the rest have status canary_failed',
   'classes.<class>.calibrated_prompt_tokens':
     "the prompt tokens the target's tokenizer counted for one whole request of the class at calibration (null when words-unverified)",
   server:
@@ -227,6 +232,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     error_counts: errorCounts,
     classes,
     metric_population: population,
+    ...(plan.classes.some((cls) => cls.prompt.canary) && canaryCounts(plan.classes.map((cls) => c.shapes.get(cls.name)!))),
     histograms: histogramSection(plan, c),
     client_health: health,
     duplicates_dropped: c.duplicatesDropped,
@@ -253,9 +259,17 @@ function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, u
       prompt_length_method: cal?.method ?? 'words-unverified',
       calibrated_prompt_tokens: cal?.counted_prompt_tokens ?? null,
       output_token_sources: { ...c.shapes.get(cls.name)!.outputSources },
+      ...(cls.prompt.canary ? canaryCounts([c.shapes.get(cls.name)!]) : {}),
     };
   }
   return out;
+}
+
+function canaryCounts(shapes: readonly ClassShape[]): { request_canary_samples: number; request_canary_passed: number } {
+  return {
+    request_canary_samples: shapes.reduce((n, s) => n + s.canarySamples, 0),
+    request_canary_passed: shapes.reduce((n, s) => n + s.canaryPassed, 0),
+  };
 }
 
 function outputTokenSources(plan: Plan, c: Collector): Record<string, number> {

@@ -3,7 +3,7 @@
 // it has one, else the tokenizer file the plan names, else words (one per intended token, unverified). The result travels in the plan as
 // run (`prompt_calibration`), so every agent builds exactly the text that was counted.
 import type { Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
-import { promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
+import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
 import { loadTokenizerFile } from '../../shared/tokenizer-file.js';
 import { searchWords } from './search.js';
 import type { CountText } from './server-tokenize.js';
@@ -44,9 +44,11 @@ async function findCounter(target: Target, probe: string): Promise<Counter> {
 }
 
 async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counter: Working): Promise<PromptCalibration> {
-  const head = promptHead(runId, cls.name, 0);
+  // The text the agents send: the head (a canary marker with prompt.canary) and the canary instruction counted too.
+  const canary = cls.prompt.canary === true;
+  const head = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
   const found = await searchWords(cls.prompt.input_tokens, sharedTokens(cls), (prefixWords, words) =>
-    counter.count(promptText(promptFill(plan.seed, cls.name, prefixWords, words), head)),
+    counter.count(promptText(promptFill(plan.seed, cls.name, prefixWords, words), head, canary)),
   );
   return {
     method: counter.method,

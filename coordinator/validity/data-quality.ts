@@ -21,6 +21,8 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
     "every successful request's prompt tokens are within ±10% of its class input_tokens: the server's usage.prompt_tokens where it reported them, else the whole request as the target's tokenizer counted it before the run (prompt_length_method server-tokenize or tokenizer-file); not evaluated when a prompt was neither reported nor counted",
   output_token_counts:
     'states per class how many successful requests took completion_tokens from usage, from a tokenizer over the streamed text, or from chunk counts, and the share estimated from chunks; it passes when every successful request has a count, since chunk estimates never enter tpot, ntpot or decode_tok_s (they enter throughput_tok_s only); not evaluated without a successful request',
+  request_canaries:
+    'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
 };
 
 /** All planned requests dispatched, start spread, schedule lag, offered schedule hash. */
@@ -221,6 +223,20 @@ export function outputTokenCounts(input: ValidityInput): Check {
   return decide('output_token_counts', problems, { classes, estimated_share: round6(estimated / ok) });
 }
 
+/** Every checked canary passed; only in the gate when a class declares canaries. */
+export function requestCanaries(input: ValidityInput): Check {
+  const declared = input.classes.filter((c) => c.canary);
+  const classes = Object.fromEntries(
+    declared.map((c) => [c.name, { request_canary_samples: c.canarySamples, request_canary_passed: c.canaryPassed }]),
+  );
+  if (declared.every((c) => c.canarySamples === 0))
+    return notEvaluated('request_canaries', 'no response of a canary class was checked', { classes });
+  const problems = declared
+    .filter((c) => c.canaryPassed < c.canarySamples)
+    .map((c) => `${c.name}: ${c.canarySamples - c.canaryPassed} of ${c.canarySamples} canaries failed`);
+  return decide('request_canaries', problems, { classes });
+}
+
 /** The data-quality gate. */
 export function dataQuality(input: ValidityInput): Gate {
   return gate(
@@ -232,9 +248,17 @@ export function dataQuality(input: ValidityInput): Gate {
       streamIntegrity(input),
       requestShape(input),
       outputTokenCounts(input),
+      ...(input.classes.some((c) => c.canary) ? [requestCanaries(input)] : []),
     ],
-    DATA_QUALITY_DEFINITIONS,
+    definitionsFor(input),
   );
+}
+
+// Definitions of the checks this gate holds (request_canaries only when it is there).
+function definitionsFor(input: ValidityInput): Record<string, string> {
+  if (input.classes.some((c) => c.canary)) return DATA_QUALITY_DEFINITIONS;
+  const { request_canaries: _, ...rest } = DATA_QUALITY_DEFINITIONS;
+  return rest;
 }
 
 function round6(x: number): number {

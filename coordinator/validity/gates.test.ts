@@ -40,6 +40,9 @@ function cls(over: Partial<ClassEvidence> = {}): ClassEvidence {
     completionMismatch: 0,
     outputSources: { usage: 100, tokenizer: 0, chunks: 0 },
     requireUsage: false,
+    canary: false,
+    canarySamples: 0,
+    canaryPassed: 0,
     http200NotOk: 0,
     slo: { ttft_p95_ms: 250, success_rate_min: 0.99 },
     windows: {
@@ -210,6 +213,15 @@ describe('data quality', () => {
     });
     expect(streamIntegrity(input({ classes: [cls(noUsage)] })).status).toBe('pass');
     expect(outputTokenCounts(input({ classes: [cls({ ok: 0 })] })).status).toBe('not_evaluated');
+  });
+
+  it('checks canaries only where a class declares them', () => {
+    const g = dataQuality(input({ classes: [cls({ canary: true, canarySamples: 100, canaryPassed: 97 })] }));
+    const c = g.checks.find((x) => x.name === 'request_canaries')!;
+    expect(c.reason).toBe('realtime: 3 of 100 canaries failed');
+    expect(Object.keys(g.definitions)).toEqual(g.checks.map((x) => x.name));
+    expect(dataQuality(input({ classes: [cls({ canary: true, canarySamples: 5, canaryPassed: 5 })] })).valid).toBe(true);
+    expect(dataQuality(input()).checks.some((x) => x.name === 'request_canaries')).toBe(false);
   });
 });
 

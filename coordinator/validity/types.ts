@@ -65,6 +65,10 @@ export interface ClassEvidence {
   outputSources: Record<OutputTokenSource, number>;
   /** target.require_usage: a stream without usage is a failure. */
   requireUsage: boolean;
+  /** prompt.canary, and the responses checked and passed. */
+  canary: boolean;
+  canarySamples: number;
+  canaryPassed: number;
   http200NotOk: number;
   slo: Slo | null;
   /** `all` and every plan window. */
