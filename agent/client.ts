@@ -4,7 +4,9 @@ import type { Dispatcher } from 'undici';
 import type { RequestRecord, RequestStatus } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
+import { canaryFailure, checkCanary } from './canary.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
+import { TextCapture } from './text-capture.js';
 
 /** Longest error text kept per request (spec: ≤ 2 KiB). */
 const MAX_ERROR_BYTES = 2048;
@@ -19,6 +21,12 @@ export interface RequestSpec {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
+  /** A stream without usage is `missing_usage` (a failure) rather than ok with counted output. */
+  requireUsage: boolean;
+  /** Counts generated text with the plan's tokenizer (when this agent has it) for a server without usage. */
+  countOutput: ((text: string) => number) | null;
+  /** The canary marker the response must begin with (prompt.canary), or null. */
+  canaryMarker: string | null;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
@@ -66,6 +74,11 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private errorBody = '';
   private finished = false;
   private pendingAbort: [RequestStatus, string] | undefined;
+  private readonly requireUsage: boolean;
+  private readonly countOutput: ((text: string) => number) | null;
+  private readonly canaryMarker: string | null;
+  /** The streamed text, kept only when something will read it. */
+  private readonly capture: TextCapture | null;
 
   constructor(
     spec: RequestSpec,
@@ -73,6 +86,10 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     private readonly nowNs: () => number,
     private readonly resolve: (r: RequestResult) => void,
   ) {
+    this.requireUsage = spec.requireUsage;
+    this.countOutput = spec.countOutput;
+    this.canaryMarker = spec.canaryMarker;
+    this.capture = spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) ? new TextCapture(adapter) : null;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
@@ -106,10 +123,20 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     const [status, error] = this.outcome();
+    if (status === 'ok' && this.canaryMarker !== null) {
+      // Only a clean stream can be vouched for; a failed canary keeps its timings but not its place in the distributions.
+      const canary = checkCanary(this.canaryMarker, this.capture!.text());
+      this.record.canary = canary;
+      if (!canary.passed) {
+        this.finish('canary_failed', canaryFailure(canary));
+        return;
+      }
+    }
     this.finish(status, error);
   }
 
-  // A 200 counts only with every SSE event well formed, a [DONE] and the requested usage.
+  // A 200 counts only with every SSE event well formed and a [DONE]; usage only when the plan
+  // requires it (many gateways and providers never send it, and TTFT and e2e do not need it).
   private outcome(): [RequestStatus, string | null] {
     const r = this.record;
     if (r.http_status !== 200) return ['http_error', this.errorBody || `HTTP ${r.http_status}`];
@@ -117,8 +144,24 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (this.flags & EventFlag.ERROR) return ['incomplete_stream', 'the stream carried an error event'];
     if (r.done_ns === null)
       return ['incomplete_stream', this.parser.hasPartial() ? 'stream cut mid-event, no [DONE]' : 'stream ended without [DONE]'];
-    if (!(this.flags & EventFlag.USAGE)) return ['missing_usage', 'usage was requested but not sent'];
+    if (r.output_token_source === 'usage') return ['ok', null];
+    if (this.requireUsage) return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
+    this.countWithoutUsage();
     return ['ok', null];
+  }
+
+  // The tokenizer over the whole streamed text where the agent has one and kept all of it; else
+  // the chunk count, an estimate (a chunk may hold several tokens).
+  private countWithoutUsage(): void {
+    const r = this.record;
+    const text = this.capture?.text();
+    if (this.countOutput && text?.complete) {
+      r.completion_tokens = this.countOutput(text.reasoning) + this.countOutput(text.visible);
+      r.output_token_source = 'tokenizer';
+      return;
+    }
+    r.completion_tokens = r.content_chunks + r.reasoning_chunks;
+    r.output_token_source = 'chunks';
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
@@ -151,6 +194,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (f & (EventFlag.CONTENT | EventFlag.REASONING)) {
       r.first_output_ns ??= t;
       r.last_token_ns = t;
+      this.capture?.add(data);
     }
     if (f & EventFlag.REASONING) r.reasoning_chunks++;
     if (f & EventFlag.CONTENT) {
@@ -170,6 +214,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       const details = usage.prompt_tokens_details as Record<string, unknown> | undefined;
       this.record.prompt_tokens = numberOrNull(usage.prompt_tokens);
       this.record.completion_tokens = numberOrNull(usage.completion_tokens);
+      if (this.record.completion_tokens !== null) this.record.output_token_source = 'usage';
       this.record.cached_tokens = numberOrNull(details?.cached_tokens);
     } catch {
       this.flags |= EventFlag.MALFORMED;

@@ -1,55 +1,58 @@
-// Prompts of an exact length: a word is a token for engine-sim's tokenizer, so a prompt of N
-// words has exactly N prompt tokens there (against a real server, usage.prompt_tokens is the truth
-// and is recorded). A unique head per request defeats prefix caching unless `shared` is declared.
+// Prompts of a calibrated length: the coordinator sized each class's filler against the target's
+// tokenizer before the run (plan.prompt_calibration); without a calibration a word stands for a
+// token, which is exact only on engine-sim. The text comes from shared/prompt-text.ts, the same
+// module the calibration counted with. A unique head per request defeats prefix caching unless
+// `shared` is declared.
 import type { TrafficClass } from '../shared/plan.js';
-import { rngFromKey } from '../shared/rng.js';
+import { canaryMarker, promptFill, promptHead, uncalibratedWords } from '../shared/prompt-text.js';
 import type { ApiAdapter } from './api/adapter.js';
-
-// Common short English words: real tokenizers map most of them to one token each.
-const VOCABULARY = (
-  'the of and to in is was for on are with as be at by this had not but from or have an they which one you were all ' +
-  'we her she there been if more when will would who so no time can out up about into than them some could its two ' +
-  'may first then do any like my now over such our man me even most made after also did many before must through ' +
-  'years where much your way well down should because each just those people how too little state good very make'
-).split(' ');
 
 /** Builds request bodies for one class: the template is made once, each request adds its head. */
 export class PromptBuilder {
-  private readonly before: string;
-  private readonly after: string;
+  private readonly parts: string[];
+  private readonly canary: boolean;
 
   constructor(
     private readonly runId: string,
     private readonly cls: TrafficClass,
     adapter: ApiAdapter,
     model: string,
-    seed: number,
+    private readonly seed: number,
+    calibration?: { prefix_words: number; words: number },
   ) {
     const { input_tokens: n, shared_prefix_tokens: shared = 0 } = cls.prompt;
-    const sharedWords = cls.prompt.cache === 'shared' ? Math.min(shared, n - 1) : 0;
-    const rng = rngFromKey(`${seed}:${cls.name}:prompt`);
-    const words = (count: number): string =>
-      Array.from({ length: count }, () => VOCABULARY[Math.floor(rng.next() * VOCABULARY.length)]).join(' ');
-    const prefix = sharedWords > 0 ? `${words(sharedWords)} ` : '';
-    const rest = n - sharedWords - 1;
-    const template = adapter.bodyTemplate({
+    const fallback = uncalibratedWords(n, cls.prompt.cache === 'shared' ? shared : 0);
+    const fill = promptFill(seed, cls.name, calibration?.prefix_words ?? fallback.prefixWords, calibration?.words ?? fallback.words);
+    this.canary = cls.prompt.canary === true;
+    this.parts = adapter.bodyTemplate({
       model,
-      prefix,
-      suffix: rest > 0 ? ` ${words(rest)}` : '',
+      prefix: fill.prefix,
+      suffix: fill.suffix,
       maxTokens: cls.prompt.output_tokens,
       ignoreEos: cls.prompt.ignore_eos ?? true,
+      canary: this.canary,
     });
-    this.before = template.before;
-    this.after = template.after;
   }
 
-  /** The unique head word of a request (no whitespace, so it stays one word). */
-  head(requestIndex: number): string {
+  /** The request's id (x-request-id): long and readable, it costs no prompt tokens in a header. */
+  requestId(requestIndex: number): string {
     return `lf-${this.runId}-${this.cls.name}-${requestIndex}`;
+  }
+
+  /** The unique head word of a request inside its prompt (short: it costs prompt tokens); its canary marker with `canary`. */
+  head(requestIndex: number): string {
+    return this.canary
+      ? canaryMarker(this.runId, this.cls.name, this.seed, requestIndex)
+      : promptHead(this.runId, this.cls.name, requestIndex);
+  }
+
+  /** The canary marker a response must begin with, or null when the class has none. */
+  marker(requestIndex: number): string | null {
+    return this.canary ? this.head(requestIndex) : null;
   }
 
   /** The JSON body of request `requestIndex`. */
   body(requestIndex: number): string {
-    return this.before + this.head(requestIndex) + this.after;
+    return this.parts.join(this.head(requestIndex));
   }
 }

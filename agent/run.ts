@@ -13,7 +13,9 @@ import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
 import type { ClassStripe, Share } from '../shared/shares.js';
 import { takeStripe } from '../shared/shares.js';
+import { loadTokenizerFile } from '../shared/tokenizer-file.js';
 import type { ApiAdapter } from './api/adapter.js';
+import { endpointPaths } from './api/adapter.js';
 import { API_ADAPTERS } from './api/index.js';
 import type { RequestResult } from './client.js';
 import { sendRequest } from './client.js';
@@ -51,6 +53,8 @@ export class AgentRun implements ShareRunner {
   private readonly target: Target;
   private readonly origin: string;
   private readonly path: string;
+  /** `{base}/models`, the read-only warm-up request. */
+  private readonly modelsPath: string;
   private readonly commonHeadersValue: Record<string, string>;
   private readonly dispatcher = new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 30_000 });
   private readonly stopper = new AbortController();
@@ -72,6 +76,8 @@ export class AgentRun implements ShareRunner {
   private allAcked: (() => void) | undefined;
   private spool: Spool | undefined;
   private linkGone = false;
+  /** The plan's tokenizer file, when this agent has it: counts output the server did not count. */
+  private countOutput: ((text: string) => number) | null = null;
   /** True once `final` was sent after every record was acknowledged. */
   handedOver = false;
 
@@ -85,16 +91,14 @@ export class AgentRun implements ShareRunner {
     if (!plan.target) throw new LoadfleetError(ErrorCode.INTERNAL, 'the coordinator sent a plan without a resolved target');
     this.target = plan.target;
     this.adapter = API_ADAPTERS[plan.target.api];
-    const base = new URL(plan.target.base_url);
-    this.origin = base.origin;
-    this.path = base.pathname.replace(/\/+$/, '') + this.adapter.path;
+    ({ origin: this.origin, path: this.path, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, this.adapter));
     const schedule = buildSchedule(plan);
     const commonHeaders = this.commonHeaders(plan.target);
     this.commonHeadersValue = commonHeaders;
     this.classes = plan.classes.map((cls, i) => ({
       cls,
       stripe: takeStripe(schedule.classes[i]!, share, i),
-      prompts: new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed),
+      prompts: new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed, plan.prompt_calibration?.[cls.name]),
       headers: { ...commonHeaders, ...(cls.headers ?? {}) },
     }));
   }
@@ -108,14 +112,14 @@ export class AgentRun implements ShareRunner {
     try {
       const res = await this.dispatcher.request({
         origin: this.origin,
-        path: this.path.replace(/\/[^/]+(\/[^/]+)?$/, '/models'),
+        path: this.modelsPath,
         method: 'GET',
         headers: this.commonHeadersValue,
       });
       await res.body.dump();
-      return `warm-up GET /models: HTTP ${res.statusCode}`;
+      return `warm-up GET ${this.modelsPath}: HTTP ${res.statusCode}`;
     } catch (err) {
-      return `warm-up GET /models failed: ${(err as Error).message}`;
+      return `warm-up GET ${this.modelsPath} failed: ${(err as Error).message}`;
     }
   }
 
@@ -151,7 +155,19 @@ export class AgentRun implements ShareRunner {
   /** Opens the spool every finished request is also appended to (spool.ts), then warms up. */
   async prepare(spool: SpoolTarget, part = ''): Promise<string> {
     this.spool = await Spool.open(spool.dir, spool.header, part);
-    return this.warmUp();
+    return [await this.warmUp(), await this.loadTokenizer()].filter(Boolean).join('; ');
+  }
+
+  // The tokenizer file is optional on an agent: without it, output without usage is counted in chunks.
+  private async loadTokenizer(): Promise<string> {
+    const path = this.target.tokenizer;
+    if (!path) return '';
+    try {
+      this.countOutput = (await loadTokenizerFile(path)).countOutput;
+      return `tokenizer ${path} loaded for output without usage`;
+    } catch (err) {
+      return `tokenizer not loaded, output without usage is counted in chunks: ${(err as Error).message}`;
+    }
   }
 
   /** The run was aborted before it started: nothing to hand over, so the spool goes. */
@@ -197,9 +213,12 @@ export class AgentRun implements ShareRunner {
         intendedNs,
         origin: this.origin,
         path: this.path,
-        headers: { ...c.headers, 'x-request-id': c.prompts.head(requestIndex) },
+        headers: { ...c.headers, 'x-request-id': c.prompts.requestId(requestIndex) },
         body: c.prompts.body(requestIndex),
         timeoutMs: this.target.timeout_s * 1000,
+        requireUsage: this.target.require_usage ?? false,
+        countOutput: this.countOutput,
+        canaryMarker: c.prompts.marker(requestIndex),
       },
       this.nowNs,
       this.stopper.signal,

@@ -18,6 +18,7 @@ function rec(over: Partial<RequestRecord>): RequestRecord {
     sent_ns: 2e9 + 1e6,
     prompt_tokens: 100,
     completion_tokens: 8,
+    output_token_source: 'usage',
     ...over,
   };
 }
@@ -39,6 +40,15 @@ describe('ClassShape', () => {
       http200NotOk: 1,
       dispatched: 5,
     });
+  });
+
+  it('counts output sources; only usage counts can mismatch, and an unreported prompt is not outside', () => {
+    const s = new ClassShape(CLS);
+    s.add(0, rec({}));
+    s.add(0, rec({ prompt_tokens: null, completion_tokens: 5, output_token_source: 'chunks' }));
+    s.add(0, rec({ prompt_tokens: null, completion_tokens: 9, output_token_source: 'tokenizer' }));
+    expect(s).toMatchObject({ ok: 3, promptOutside: 0, promptUnreported: 2, completionMismatch: 0 });
+    expect(s.outputSources).toEqual({ usage: 1, tokenizer: 1, chunks: 1 });
   });
 
   it('measures the start spread from each agent first request', () => {

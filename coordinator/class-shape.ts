@@ -2,7 +2,7 @@
 // request have the planned shape (prompt tokens near the target, exactly the requested output),
 // did any 200 end without a clean stream, and when did each agent send its first request of the
 // class (the per-class start spread). Pure; the collector feeds it.
-import type { RequestRecord } from '../shared/metrics.js';
+import type { OutputTokenSource, RequestRecord } from '../shared/metrics.js';
 import type { TrafficClass } from '../shared/plan.js';
 
 /** A prompt within this share of its target length has the planned shape (domain.md §5). */
@@ -14,12 +14,19 @@ export class ClassShape {
   ok = 0;
   promptTokensMin: number | null = null;
   promptTokensMax: number | null = null;
-  /** Successful requests whose prompt_tokens is more than PROMPT_TOLERANCE off the target. */
+  /** Successful requests whose reported prompt_tokens is more than PROMPT_TOLERANCE off the target. */
   promptOutside = 0;
-  /** Successful requests whose completion_tokens differs from the requested output_tokens. */
+  /** Successful requests without a reported prompt_tokens (the server sent no usage). */
+  promptUnreported = 0;
+  /** Successful requests whose usage completion_tokens differs from the requested output_tokens. */
   completionMismatch = 0;
+  /** Successful requests by where their completion_tokens came from. */
+  readonly outputSources: Record<OutputTokenSource, number> = { usage: 0, tokenizer: 0, chunks: 0 };
   /** Responses with HTTP 200 that did not end as a clean stream (cut, no usage, malformed, timed out). */
   http200NotOk = 0;
+  /** Responses whose canary was checked (clean streams of a prompt.canary class), and how many passed. */
+  canarySamples = 0;
+  canaryPassed = 0;
   /** Open-loop requests the agents dispatched (they carry an intended time). */
   dispatched = 0;
   /** Per agent: lateness of its first request of the class (sent − intended, or − phase start in a closed loop), ns. */
@@ -36,7 +43,12 @@ export class ClassShape {
     const first = this.firstByAgent.get(agent);
     if (first === undefined || r.sent_ns < first.sentNs)
       this.firstByAgent.set(agent, { sentNs: r.sent_ns, lagNs: r.sent_ns - (r.intended_ns ?? this.firstPhaseNs) });
-    if (r.http_status === 200 && r.status !== 'ok') this.http200NotOk++;
+    if (r.canary) {
+      this.canarySamples++;
+      if (r.canary.passed) this.canaryPassed++;
+    }
+    // A failed canary is a clean stream with the wrong words: stream integrity is not what failed.
+    if (r.http_status === 200 && r.status !== 'ok' && r.status !== 'canary_failed') this.http200NotOk++;
     if (r.status !== 'ok') return;
     this.ok++;
     const target = this.cls.prompt.input_tokens;
@@ -44,8 +56,11 @@ export class ClassShape {
       this.promptTokensMin = Math.min(this.promptTokensMin ?? r.prompt_tokens, r.prompt_tokens);
       this.promptTokensMax = Math.max(this.promptTokensMax ?? r.prompt_tokens, r.prompt_tokens);
     }
-    if (r.prompt_tokens === null || Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
-    if (r.completion_tokens !== this.cls.prompt.output_tokens) this.completionMismatch++;
+    if (r.prompt_tokens === null) this.promptUnreported++;
+    else if (Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
+    if (r.output_token_source !== null) this.outputSources[r.output_token_source]++;
+    // Only the server's own count can prove the output length: a text re-count or a chunk count cannot.
+    if (r.output_token_source === 'usage' && r.completion_tokens !== this.cls.prompt.output_tokens) this.completionMismatch++;
   }
 
   /** Max − min over agents of their first-request lateness, ms (null before any request). */

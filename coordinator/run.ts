@@ -11,9 +11,12 @@ import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/erro
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
+import type { AgentProgress } from './artifacts/failed-run-json.js';
+import { writeFailedRunJson } from './artifacts/failed-run-json.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { writeRunJson } from './artifacts/run-json.js';
 import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
+import { calibratePlan } from './calibrate/index.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
@@ -154,6 +157,9 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
   const dir = join(opts.outDir, runId);
   await mkdir(dir, { recursive: true });
   const cleanups: (() => Promise<void>)[] = [];
+  const startedAt = new Date();
+  let plan = opts.plan;
+  let session: RunSession | undefined;
   try {
     let sim: LocalSim | undefined;
     if (!opts.plan.target) {
@@ -161,17 +167,23 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
       cleanups.push(() => sim!.stop());
       opts.log(`engine-sim listening at ${sim.baseUrl}`);
     }
-    const plan = planAsRun(opts.plan, sim);
+    plan = await calibratePlan(planAsRun(opts.plan, sim), runId, opts.log);
     const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock);
     cleanups.unshift(() => scraper.close());
-    const session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper);
+    session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper);
     fleet.setRun(session);
     cleanups.unshift(async () => fleet.setRun(null));
-    return await session.run().catch(async (err: unknown) => {
-      // A run that never started leaves no directory behind: its retry is the run.
-      if (err instanceof LoadfleetError && err.cause === BEFORE_START) cleanups.push(() => rm(dir, { recursive: true, force: true }));
-      throw err;
-    });
+    return await session.run();
+  } catch (err) {
+    // A run that never started leaves no directory behind: its retry is the run.
+    if (err instanceof LoadfleetError && err.cause === BEFORE_START) cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    // Any other failure before the run directory was written keeps its evidence there.
+    else if (!session?.wroteRunJson) {
+      const progress =
+        session?.progress() ?? agents.map((a) => ({ agent_id: a.hello.agent_id, host: a.hello.host, state: 'joined', detail: null }));
+      await writeFailedRunJson({ dir, runId, plan, startedAt, error: err, agents: progress }).catch(() => {});
+    }
+    throw err;
   } finally {
     for (const c of cleanups) await c().catch(() => {});
   }
@@ -187,6 +199,10 @@ class RunSession implements RunHandle {
   private readonly degradeReasons: string[] = [];
   private decision: ClockDecision | undefined;
   private wake: () => void = () => {};
+  /** Where each agent got to before the start, for a failed run's evidence. */
+  private readonly reached = new Map<string, { state: string; detail: string | null }>();
+  /** True once run.json (any status) is written. */
+  wroteRunJson = false;
 
   constructor(
     private readonly opts: RunOnFleetOptions,
@@ -219,7 +235,9 @@ class RunSession implements RunHandle {
         anchor,
         grace_ms: opts.agentGraceMs,
       });
+    for (const a of this.agents) this.reach(a, 'joined');
     const offsets = await this.beforeStart(() => probeAll(this.agents, this.clock));
+    for (const a of this.agents) this.reach(a, 'probed');
     const decision = decideAlignment(
       this.agents.map((a, i) => ({ agentId: a.hello.agent_id, domain: a.hello.clock_domain_id, offset: offsets[i]! })),
       hostClockDomain(),
@@ -335,6 +353,21 @@ class RunSession implements RunHandle {
       for (const a of this.agents) a.send({ type: 'abort', reason: why });
       throw new LoadfleetError(ErrorCode.AGENT_LOST, why, { exitCode: ExitCode.ABORTED, cause: BEFORE_START });
     }
+  }
+
+  /** Each agent's last state before the start (joined, probed, preparing, prepared, failed). */
+  progress(): AgentProgress[] {
+    return this.agents.map((a) => ({
+      agent_id: a.hello.agent_id,
+      host: a.hello.host,
+      state: 'joined',
+      detail: null,
+      ...this.reached.get(a.hello.agent_id),
+    }));
+  }
+
+  private reach(a: AgentConn, state: string, detail: string | null = null): void {
+    this.reached.set(a.hello.agent_id, { state, detail });
   }
 
   /** Seconds since the start instant on the coordinator's clock. */
@@ -478,20 +511,20 @@ class RunSession implements RunHandle {
       this.agents.map(
         (a) =>
           new Promise<number>((resolve, reject) => {
-            const timer = setTimeout(
-              () =>
-                reject(
-                  new LoadfleetError(
-                    ErrorCode.ARM_TIMEOUT,
-                    `agent ${a.hello.agent_id} did not prepare within ${PREPARE_TIMEOUT_MS / 1000} s`,
-                    { exitCode: ExitCode.ABORTED },
-                  ),
+            const timer = setTimeout(() => {
+              this.reach(a, 'failed', `did not prepare within ${PREPARE_TIMEOUT_MS / 1000} s`);
+              reject(
+                new LoadfleetError(
+                  ErrorCode.ARM_TIMEOUT,
+                  `agent ${a.hello.agent_id} did not prepare within ${PREPARE_TIMEOUT_MS / 1000} s`,
+                  { exitCode: ExitCode.ABORTED },
                 ),
-              PREPARE_TIMEOUT_MS,
-            );
+              );
+            }, PREPARE_TIMEOUT_MS);
             const offClose = a.onClose(() => {
               clearTimeout(timer);
               off();
+              this.reach(a, 'failed', 'closed its link while preparing');
               reject(new Error(`agent ${a.hello.agent_id} closed its link while preparing`));
             });
             const off = a.onMessage((m) => {
@@ -499,6 +532,7 @@ class RunSession implements RunHandle {
                 clearTimeout(timer);
                 off();
                 offClose();
+                this.reach(a, m.type === 'prepared' ? 'prepared' : 'failed', m.type === 'failed' ? `${m.code}: ${m.message}` : null);
                 if (m.type === 'prepared') resolve(m.prep_ms);
                 else
                   reject(
@@ -508,6 +542,7 @@ class RunSession implements RunHandle {
                   );
               }
             });
+            this.reach(a, 'preparing');
             a.send({ type: 'plan', run_id: this.runId, plan: this.plan, share: shareFor(a.index, this.agents.length) });
           }),
       ),
@@ -589,6 +624,7 @@ class RunSession implements RunHandle {
     }
     const startNs = this.runStartNs();
     const finishedNs = startNs + BigInt(Math.round(c.lastDoneNs));
+    this.wroteRunJson = true;
     const written = await writeRunJson({
       dir: this.dir,
       runId: this.runId,

@@ -14,6 +14,29 @@ export type RequestStatus =
   | 'canary_failed'
   | 'aborted';
 
+/**
+ * Where a request's completion_tokens came from: the server's usage, the agent's tokenizer over the
+ * streamed text, or the count of streamed content and reasoning chunks (an estimate: a chunk may
+ * hold several tokens).
+ */
+export type OutputTokenSource = 'usage' | 'tokenizer' | 'chunks';
+
+/** Sources whose count is a token count (chunks are not), so per-token metrics may use them. */
+export const EXACT_OUTPUT_SOURCES: readonly OutputTokenSource[] = ['usage', 'tokenizer'];
+
+/** The canary check of one response (the single-client seed's `request_canary`). */
+export interface CanaryResult {
+  marker: string;
+  passed: boolean;
+  marker_at_start: boolean;
+  /** Times the request's own marker appears in the response. */
+  observed_marker_count: number;
+  /** Other requests' markers in the response (reasoning included). */
+  foreign_marker_count: number;
+  /** False when the bounded capture missed part of the response. */
+  capture_complete: boolean;
+}
+
 /** One request as an agent reports it; times are agent-local ns from the agent's start instant. */
 export interface RequestRecord {
   class: string;
@@ -29,9 +52,13 @@ export interface RequestRecord {
   done_ns: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /** Where completion_tokens came from (null while no output was counted). */
+  output_token_source: OutputTokenSource | null;
   cached_tokens: number | null;
   reasoning_chunks: number;
   content_chunks: number;
+  /** The canary check, for classes with prompt.canary whose response streamed cleanly; else null. */
+  canary: CanaryResult | null;
   retry_after_s: number | null;
   dropped_reason: string | null;
   error: string | null;
@@ -53,9 +80,11 @@ export function blankRecord(className: string, requestIndex: number, intendedNs:
     done_ns: null,
     prompt_tokens: null,
     completion_tokens: null,
+    output_token_source: null,
     cached_tokens: null,
     reasoning_chunks: 0,
     content_chunks: 0,
+    canary: null,
     retry_after_s: null,
     dropped_reason: null,
     error: null,
@@ -73,6 +102,7 @@ export const LATENCY_METRICS = [
   'e2e_from_intended',
   'ttft_from_intended',
   'schedule_lag',
+  'visible_generation',
 ] as const;
 
 /** Metrics measured from the intended send time: they exist only for open-loop classes. */
@@ -94,17 +124,23 @@ export const TIMING_METHODOLOGY: Record<string, string> = {
   done: 'done_unix_ns is the arrival of the `data: [DONE]` event (never the connection close).',
   ttft: 'ttft is first_content − sent for successful requests.',
   ttfo: 'ttfo (time to first output) is first_output − sent for successful requests; it includes reasoning.',
-  tpot: 'tpot is (done − first_output) / (completion_tokens − 1) from the server usage, for successful requests with at least 2 completion tokens.',
-  ntpot: 'ntpot (GuideLLM-style time per output token) is e2e / completion_tokens for successful requests.',
+  tpot: 'tpot is (done − first_output) / (completion_tokens − 1) for successful requests with at least 2 completion tokens counted by the server usage or a tokenizer (never from chunk counts, which are not token counts).',
+  ntpot:
+    'ntpot (GuideLLM-style time per output token) is e2e / completion_tokens for successful requests whose completion_tokens came from the server usage or a tokenizer (never from chunk counts).',
+  output_token_source:
+    'output_token_source says where a request completion_tokens came from: usage (the server usage event), tokenizer (the streamed text counted with the tokenizer the plan names) or chunks (streamed content plus reasoning chunks, an estimate, since a chunk may hold several tokens).',
   itl: 'itl is every gap between consecutive content-chunk arrivals, pooled over successful requests (a chunk may hold several tokens).',
   e2e: 'e2e is done − sent for successful requests.',
+  visible_generation:
+    'visible_generation (the single-client seed visible_generation_ms) is done − first_content for successful requests: how long the visible answer took to stream, e2e − ttft; on a reasoning model it leaves the reasoning out.',
   e2e_from_intended:
     'e2e_from_intended is done − intended for successful open-loop requests: the latency a user felt, immune to coordinated omission.',
   ttft_from_intended:
     'ttft_from_intended is first_content − intended for successful open-loop requests: time to first token as the user felt it, including any wait the client itself added before sending (immune to coordinated omission).',
   schedule_lag: 'schedule_lag is sent − intended for every dispatched open-loop request, successful or not.',
   decode_tok_s_p50: 'decode_tok_s_p50 is 1e9 / tpot_p50 in ns, the median per-request decode rate in tokens per second.',
-  throughput_tok_s: 'throughput_tok_s is the sum of completion tokens of successful requests in the window divided by the window length.',
+  throughput_tok_s:
+    'throughput_tok_s is the sum of completion tokens of successful requests in the window divided by the window length (chunk estimates included where the server sent no usage; metric_population.output_token_sources says how many).',
   throughput_rps: 'throughput_rps is the number of successful requests of the window that finished inside it divided by the window length.',
   slo_attainment:
     'slo_attainment is the share of the window attempted requests that succeeded and met every per-request latency bound the class declares, the TTFT bound on ttft or, with slo.basis "intended", on ttft_from_intended (429, 5xx, timeouts and other failures count as misses).',
@@ -112,6 +148,8 @@ export const TIMING_METHODOLOGY: Record<string, string> = {
     'A request belongs to a window by its intended send time (open loop) or its send time (closed loop), in seconds from the run start.',
   percentiles:
     'Percentiles are nearest rank (rank ceil(q·n)) read from HDR histograms merged across agents by addition (never averaged), reported as the median equivalent value of the bucket.',
+  request_canaries:
+    'with prompt.canary each prompt begins with its own marker (<RUN>_REQ_<seed>_<i:05d>) and ends asking the model to begin its answer with it; a response passes when its visible output begins with that marker and no other request marker appears anywhere in it (reasoning included); the capture is bounded and an incomplete capture fails closed; failed canaries keep their timings in requests.ndjson (status canary_failed) and are excluded from performance distributions.',
   closed_loop:
     'Classes with closed_loop true keep a target number of requests in flight; their latencies are closed-loop and have no intended time.',
 };
@@ -120,7 +158,8 @@ export const TIMING_METHODOLOGY: Record<string, string> = {
 export function metricNs(r: RequestRecord, metric: Exclude<LatencyMetric, 'itl'>): number | null {
   if (metric === 'schedule_lag') return r.intended_ns === null ? null : r.sent_ns - r.intended_ns;
   if (r.status !== 'ok' || r.done_ns === null) return null;
-  const ct = r.completion_tokens ?? 0;
+  // Per-token figures need a token count; a chunk count is not one.
+  const ct = r.output_token_source !== null && EXACT_OUTPUT_SOURCES.includes(r.output_token_source) ? (r.completion_tokens ?? 0) : 0;
   switch (metric) {
     case 'ttft':
       return r.first_content_ns === null ? null : r.first_content_ns - r.sent_ns;
@@ -128,6 +167,8 @@ export function metricNs(r: RequestRecord, metric: Exclude<LatencyMetric, 'itl'>
       return r.first_output_ns === null ? null : r.first_output_ns - r.sent_ns;
     case 'e2e':
       return r.done_ns - r.sent_ns;
+    case 'visible_generation':
+      return r.first_content_ns === null ? null : r.done_ns - r.first_content_ns;
     case 'e2e_from_intended':
       return r.intended_ns === null ? null : r.done_ns - r.intended_ns;
     case 'ttft_from_intended':

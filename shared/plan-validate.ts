@@ -82,8 +82,18 @@ const PLAN_KEYS = keysOf<Plan>({
   classes: true,
   windows: true,
   scrape: true,
+  prompt_calibration: true,
 });
-const TARGET_KEYS = keysOf<Target>({ base_url: true, api: true, model: true, api_key_env: true, timeout_s: true, headers: true });
+const TARGET_KEYS = keysOf<Target>({
+  base_url: true,
+  api: true,
+  model: true,
+  api_key_env: true,
+  timeout_s: true,
+  headers: true,
+  require_usage: true,
+  tokenizer: true,
+});
 const CLASS_KEYS = keysOf<TrafficClass>({ name: true, priority: true, headers: true, prompt: true, load: true, slo: true });
 const PROMPT_KEYS = keysOf<PromptSpec>({
   input_tokens: true,
@@ -127,6 +137,8 @@ function checkPlan(ctx: Ctx, o: Obj): void {
   const classNames = list(ctx, o, 'classes', (c, cls) => checkClass(c, cls, durationS), { nonEmpty: true });
   const windowNames = list(ctx, o, 'windows', (c, w) => checkWindow(c, w, durationS), { optional: true });
   const scrapeNames = list(ctx, o, 'scrape', checkScrape, { optional: true });
+  // The coordinator sizes prompts against the target itself; a plan that carries sizes would skip that.
+  if (o['prompt_calibration'] !== undefined) report(child(ctx, 'prompt_calibration'), 'is written by the coordinator, not in a plan');
   noDuplicates(child(ctx, 'classes'), classNames);
   noDuplicates(child(ctx, 'windows'), windowNames);
   noDuplicates(child(ctx, 'scrape'), scrapeNames);
@@ -140,6 +152,8 @@ function checkTarget(ctx: Ctx, o: Obj): void {
   str(ctx, o, 'api_key_env', ENV_NAME);
   num(ctx, o, 'timeout_s', { exclusiveMin: 0, optional: true });
   obj(ctx, o, 'headers', checkHeaders, true);
+  bool(ctx, o, 'require_usage', true);
+  str(ctx, o, 'tokenizer', { optional: true, pattern: /\S/, hint: 'must be the path of a tokenizer.json' });
 }
 
 function httpUrl(ctx: Ctx, o: Obj, key: string): void {
@@ -202,9 +216,7 @@ function checkPrompt(ctx: Ctx, o: Obj): void {
   const inputTokens = num(ctx, o, 'input_tokens', TOKENS);
   num(ctx, o, 'output_tokens', TOKENS);
   bool(ctx, o, 'ignore_eos', true);
-  // Canary markers need the agent to capture and check visible text; until that is built a plan
-  // asking for them must not pass as if they were checked.
-  if (bool(ctx, o, 'canary', true) === true) report(child(ctx, 'canary'), 'not supported yet (canary checking is not built)');
+  bool(ctx, o, 'canary', true);
   const cache = oneOf(ctx, o, 'cache', ['unique', 'shared'], true);
   if (cache !== undefined || o['cache'] === undefined) checkSharedPrefix(ctx, o, cache === 'shared', inputTokens);
 }

@@ -16,6 +16,17 @@ export interface Target {
   api_key_env?: string;
   timeout_s: number;
   headers?: Record<string, string>;
+  /**
+   * When true, a stream without a usage event is `missing_usage` (a failure). By default it is ok:
+   * TTFT and e2e need no usage, and output tokens are then counted by the agent (output_token_source).
+   */
+  require_usage?: boolean;
+  /**
+   * Path of the model's Hugging Face tokenizer.json (tokenizer_config.json beside it is read too):
+   * the coordinator sizes prompts with it when the target has no tokenize endpoint, and agents that
+   * find it at the same path count streamed text with it when the server sends no usage.
+   */
+  tokenizer?: string;
 }
 
 /** The studies' traffic shape (domain.md §8). */
@@ -123,6 +134,26 @@ export interface ScrapeTarget {
   interval_s: number;
 }
 
+/** How a class's prompt length was made to fit its input_tokens (run.json `prompt_length_method`). */
+export type PromptLengthMethod = 'server-tokenize' | 'tokenizer-file' | 'words-unverified';
+
+/**
+ * A class's prompt, sized against the target before any load: how many filler words go before
+ * (shared prefix) and after the unique head, and what the target's tokenizer counted for the
+ * whole request. Written by the coordinator into the plan as run, never by hand.
+ */
+export interface PromptCalibration {
+  method: PromptLengthMethod;
+  prefix_words: number;
+  words: number;
+  /** The whole request (chat template included where the endpoint applies it) as counted; null when unverified. */
+  counted_prompt_tokens: number | null;
+  /** Tokenize calls the calibration made. */
+  attempts: number;
+  /** What was asked and why this method (e.g. the endpoint that answered, or why none did). */
+  note: string;
+}
+
 /** A whole load plan. */
 export interface Plan {
   schema: typeof PLAN_SCHEMA;
@@ -136,6 +167,8 @@ export interface Plan {
   classes: TrafficClass[];
   windows?: Window[];
   scrape?: ScrapeTarget[];
+  /** Per class: filled in by the coordinator before the run (calibrate.ts); refused in a written plan. */
+  prompt_calibration?: Record<string, PromptCalibration>;
 }
 
 /** Defaults applied where a plan is silent. */

@@ -2,7 +2,7 @@
 // keyed by (seed, arrival index), so a run with the same seed and arrival order fails identically.
 
 /** Every fault the simulator can inject; these are also the accepted `x-sim-fault` values. */
-export const FAULT_KINDS = ['429', '5xx', 'reset', 'malformed', 'truncate', 'no-usage', 'hang', 'stall'] as const;
+export const FAULT_KINDS = ['429', '5xx', 'reset', 'malformed', 'truncate', 'no-usage', 'hang', 'stall', 'canary'] as const;
 
 /** One injectable fault. */
 export type FaultKind = (typeof FAULT_KINDS)[number];

@@ -85,6 +85,7 @@ function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End): Callb
   res.flushHeaders();
   // Every token event after the first is identical, so each is serialised once per request.
   const tokenEvent = (reasoning: boolean) => sseEvent(choiceChunk(who, reasoning ? REASONING_TOKEN : CONTENT_TOKEN, { reasoning }));
+  const firstContent = firstContentIndex(ctx);
   const repeated = { content: tokenEvent(false), reasoning: tokenEvent(true) };
   return {
     onToken(index) {
@@ -99,8 +100,12 @@ function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End): Callb
         return;
       }
       const reasoning = isReasoning(ctx, index);
-      const text = reasoning ? REASONING_TOKEN : CONTENT_TOKEN;
-      res.write(index === 0 ? sseEvent(choiceChunk(who, text, { reasoning, first: true })) : repeated[reasoning ? 'reasoning' : 'content']);
+      const text = tokenText(ctx, index);
+      res.write(
+        index === 0 || index === firstContent
+          ? sseEvent(choiceChunk(who, text, { reasoning, first: index === 0 }))
+          : repeated[reasoning ? 'reasoning' : 'content'],
+      );
       if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
     },
     onFinish() {
@@ -135,7 +140,7 @@ function bufferedCallbacks(ctx: GenerationContext, plan: Plan, end: End): Callba
         return;
       }
       if (isReasoning(ctx, index)) text.reasoning += REASONING_TOKEN;
-      else text.content += CONTENT_TOKEN;
+      else text.content += tokenText(ctx, index);
     },
     onFinish() {
       // A malformed body is complete on the wire but is not JSON.
@@ -161,4 +166,25 @@ function hang(ctx: GenerationContext): void {
 
 function isReasoning(ctx: GenerationContext, index: number): boolean {
   return ctx.request.endpoint === 'chat' && index < ctx.reasoningTokens;
+}
+
+function firstContentIndex(ctx: GenerationContext): number {
+  return ctx.request.endpoint === 'chat' ? ctx.reasoningTokens : 0;
+}
+
+// The text of token `index`. A prompt that asks to begin the answer with a marker gets it as the
+// first content token (one word, so one token); the `canary` fault answers with the next request's
+// marker instead, as a cache or routing mix-up would.
+function tokenText(ctx: GenerationContext, index: number): string {
+  if (isReasoning(ctx, index)) return REASONING_TOKEN;
+  const marker = ctx.request.canaryMarker;
+  if (marker === null || index !== firstContentIndex(ctx)) return CONTENT_TOKEN;
+  return `${ctx.fault === 'canary' ? otherMarker(marker) : marker} `;
+}
+
+/** Another request's marker: the trailing number of `marker` plus one, same width. */
+export function otherMarker(marker: string): string {
+  const m = /^(.*?)(\d+)$/.exec(marker);
+  if (!m) return `${marker}X`;
+  return m[1]! + String(Number(m[2]) + 1).padStart(m[2]!.length, '0');
 }

@@ -43,6 +43,16 @@ export interface GenerationRequest {
   stream: boolean;
   includeUsage: boolean;
   ignoreEos: boolean;
+  /** The marker the prompt asks the answer to begin with (a load generator's canary), or null. */
+  canaryMarker: string | null;
+}
+
+// A load generator's canary instruction (loadfleet: "Begin your answer with <marker> and nothing before it.").
+const CANARY_INSTRUCTION = /Begin your answer with (\S+?)[.,]?(?:\s|$)/;
+
+/** The marker `text` asks the answer to begin with, or null. */
+export function canaryMarkerIn(text: string): string | null {
+  return CANARY_INSTRUCTION.exec(text)?.[1] ?? null;
 }
 
 /** Parses a request body; malformed JSON or a non-object is a 400. */
@@ -75,6 +85,7 @@ export function parseGenerationRequest(endpoint: Endpoint, body: Record<string, 
     stream: optionalBool(body['stream'], 'stream'),
     includeUsage: optionalBool((streamOptions as Record<string, unknown>)['include_usage'], 'stream_options.include_usage'),
     ignoreEos: optionalBool(body['ignore_eos'], 'ignore_eos'),
+    canaryMarker: canaryMarkerIn(texts.join('\n')),
   };
 }
 

@@ -60,6 +60,12 @@ describe('APIs and targets', () => {
     }
     const all = r.classes.rt.windows.all;
     expect(all.ttft_p50_ms - all.ttfo_p50_ms).toBeGreaterThan(25);
+    // The visible answer: 9 content tokens after the first one, ~10 ms apart.
+    expect(all.visible_generation_samples).toBe(10);
+    expect(all.visible_generation_p50_ms).toBeGreaterThan(70);
+    expect(all.visible_generation_p50_ms).toBeLessThan(all.e2e_p50_ms);
+    expect(r.plan.prompt_calibration.rt).toMatchObject({ method: 'server-tokenize', words: 39, counted_prompt_tokens: 40, attempts: 1 });
+    expect(rows.every((row) => row.prompt_tokens === 40 && row.output_token_source === 'usage')).toBe(true);
   });
 
   it('completions: text deltas are content', async () => {
@@ -74,5 +80,10 @@ describe('APIs and targets', () => {
     expect(rows.every((row) => row.status === 'connect_error' && row.http_status === null && /ECONNREFUSED/.test(row.error))).toBe(true);
     expect(r.status).toBe('degraded');
     expect(r.error_counts).toEqual({ connect_error: 10 });
+    // Nothing answered the tokenize endpoint either: the prompts are words, said to be unverified.
+    expect(r.classes.rt.prompt_length_method).toBe('words-unverified');
+    expect(r.plan.prompt_calibration.rt.note).toMatch(
+      /no tokenize endpoint at http:\/\/127\.0\.0\.1:\d+\/tokenize \(vLLM\/SGLang: ECONNREFUSED/,
+    );
   });
 });

@@ -85,6 +85,17 @@ describe('coordinator experiment', () => {
     const fromRuns = await startNode('coordinator/main.js', ['analyze', ...runDirs, '--out', join(work, 'from-runs.json')]).done;
     expect(fromRuns.code, fromRuns.stderr).toBe(0);
     expect(readJson(join(work, 'from-runs.json'))).toEqual(analysis);
+
+    // Ordinary floats of 16+ digits (an unrounded gateway saturation) are read, not mistaken for big integers.
+    for (const runDir of runDirs) {
+      const path = join(runDir, 'run.json');
+      writeFileSync(path, readFileSync(path, 'utf8').replace('{', '{\n  "pool_saturation_unrounded": 0.30000000000000004,'));
+    }
+    const floats = await startNode('coordinator/main.js', ['analyze', dir, '--out', join(work, 'floats.json')]).done;
+    expect(floats.code, floats.stderr).toBe(0);
+    expect(readJson(join(work, 'floats.json'))).toEqual(analysis);
+    const report = await startNode('coordinator/main.js', ['report', dir]).done;
+    expect(report.code, report.stderr).toBe(0);
   });
 
   it('an interrupted experiment resumes without redoing finished runs', async () => {

@@ -37,7 +37,8 @@ describe('a misbehaving target', () => {
       seed: 3,
       duration_s: 3,
       drain_timeout_s: 5,
-      target: { base_url: sim.baseUrl, api: 'chat', model: 'loadfleet-sim', timeout_s: 1.5 },
+      // Usage required, so a stream without it is a failure (test/no-usage.test.ts covers the default).
+      target: { base_url: sim.baseUrl, api: 'chat', model: 'loadfleet-sim', timeout_s: 1.5, require_usage: true },
       classes: [
         {
           name: 'good',

@@ -1,5 +1,6 @@
 // What differs between the OpenAI chat and completions APIs: the path, the body and which delta
 // fields carry text. Everything else (timing, SSE, classification) is shared.
+import { promptText } from '../../shared/prompt-text.js';
 import type { DeltaPatterns } from '../sse.js';
 
 /** One OpenAI-compatible API flavour. */
@@ -8,10 +9,13 @@ export interface ApiAdapter {
   readonly path: string;
   readonly patterns: DeltaPatterns;
   /**
-   * A body template split around the per-request unique head, so the (possibly 100 KB) prompt
-   * is JSON-escaped once per class instead of once per request.
+   * A body template split at every place the per-request head goes (the prompt's head, and the
+   * canary instruction's marker), so the (possibly 100 KB) prompt is JSON-escaped once per class
+   * instead of once per request: the body is the parts joined by the head.
    */
-  bodyTemplate(input: BodyInput): { before: string; after: string };
+  bodyTemplate(input: BodyInput): string[];
+  /** The visible and reasoning text one parsed event carries ("" where none). */
+  deltaText(event: unknown): { visible: string; reasoning: string };
 }
 
 /** What a request body is made of. */
@@ -21,8 +25,29 @@ export interface BodyInput {
   prefix: string;
   /** Prompt text after the unique head. */
   suffix: string;
+  /** Ends the prompt asking the model to begin its answer with the head (a canary marker). */
+  canary: boolean;
   maxTokens: number;
   ignoreEos: boolean;
+}
+
+/** Where requests go for a plan's base URL: the origin, the API's path, and `{base}/models` for the warm-up. */
+export function endpointPaths(baseUrl: string, adapter: ApiAdapter): { origin: string; path: string; modelsPath: string } {
+  const base = new URL(baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  return { origin: base.origin, path: basePath + adapter.path, modelsPath: `${basePath}/models` };
+}
+
+/** The first choice of a parsed event, or an empty object. */
+export function firstChoice(event: unknown): Record<string, unknown> {
+  const choices = (event as { choices?: unknown } | null)?.choices;
+  const first = Array.isArray(choices) ? (choices[0] as unknown) : undefined;
+  return typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : {};
+}
+
+/** A string field, or "". */
+export function textOf(v: unknown): string {
+  return typeof v === 'string' ? v : '';
 }
 
 /** The common body fields: streamed, with usage, and exactly max_tokens when ignore_eos. */
@@ -40,10 +65,8 @@ export function commonFields(input: BodyInput): Record<string, unknown> {
 const HEAD_MARK = '\u0001HEAD\u0001';
 const HEAD_MARK_JSON = JSON.stringify(HEAD_MARK).slice(1, -1);
 
-/** Serialises `body` with the text field holding prefix + HEAD + suffix, then splits at HEAD. */
-export function splitTemplate(build: (text: string) => Record<string, unknown>, input: BodyInput): { before: string; after: string } {
-  const text = `${input.prefix}${HEAD_MARK}${input.suffix}`;
-  const json = JSON.stringify(build(text));
-  const at = json.indexOf(HEAD_MARK_JSON);
-  return { before: json.slice(0, at), after: json.slice(at + HEAD_MARK_JSON.length) };
+/** Serialises `body` with the text field holding prefix + HEAD + suffix (+ the canary instruction), then splits at every HEAD. */
+export function splitTemplate(build: (text: string) => Record<string, unknown>, input: BodyInput): string[] {
+  const text = promptText({ prefix: input.prefix, suffix: input.suffix }, HEAD_MARK, input.canary);
+  return JSON.stringify(build(text)).split(HEAD_MARK_JSON);
 }

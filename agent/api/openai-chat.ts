@@ -1,7 +1,7 @@
 // POST {base}/chat/completions with one user message; text arrives in delta.content and, on
 // reasoning models, delta.reasoning_content (or delta.reasoning on some servers).
 import type { ApiAdapter } from './adapter.js';
-import { commonFields, splitTemplate } from './adapter.js';
+import { commonFields, firstChoice, splitTemplate, textOf } from './adapter.js';
 
 /** The chat completions API. */
 export const openaiChat: ApiAdapter = {
@@ -11,4 +11,8 @@ export const openaiChat: ApiAdapter = {
     reasoning: /"(?:reasoning_content|reasoning)":\s*"[^"]/,
   },
   bodyTemplate: (input) => splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: text }] }), input),
+  deltaText: (event) => {
+    const delta = (firstChoice(event).delta ?? {}) as Record<string, unknown>;
+    return { visible: textOf(delta.content), reasoning: textOf(delta.reasoning_content) + textOf(delta.reasoning) };
+  },
 };

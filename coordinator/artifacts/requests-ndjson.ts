@@ -42,9 +42,11 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
   Object.assign(row, {
     prompt_tokens: r.prompt_tokens,
     completion_tokens: r.completion_tokens,
+    output_token_source: r.output_token_source,
     cached_tokens: r.cached_tokens,
     reasoning_chunks: r.reasoning_chunks,
     content_chunks: r.content_chunks,
+    request_canary: r.canary,
     retry_after_s: r.retry_after_s,
     dropped_reason: r.dropped_reason,
     error: r.error,

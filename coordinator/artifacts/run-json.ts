@@ -9,6 +9,7 @@ import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
+import type { ClassShape } from '../class-shape.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
@@ -36,7 +37,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   failed: 'requests with any other status; they keep their row in requests.ndjson and stay out of latency distributions',
   status_counts: 'requests by HTTP status code ("none" when no response arrived)',
   error_counts:
-    'failed requests by status (http_error, timeout, incomplete_stream, missing_usage, malformed_stream, connect_error, aborted)',
+    'failed requests by status (http_error, timeout, incomplete_stream, missing_usage, malformed_stream, connect_error, canary_failed, aborted)',
   'agents[].share': 'the fraction of the global schedule the agent owned; segment is its (from, to] of [0, 1]',
   'agents[].first_send_error_ns': 'how long after the shared start instant, on its own clock, the agent began sending',
   'agents[].prep_ms': 'how long the agent took to compute its stripe, build its prompts and touch the target before it was ready',
@@ -56,7 +57,9 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'intervals.contributors':
     'for each 1 s interval written to histograms.hlog and traffic.csv, the agent indices (order of agents[]) whose data it holds',
   wall_clock_ms: 'finished_at − started_at: from the shared start instant to the last request done',
-  plan_sha256: 'SHA-256 of the plan as run (target resolved), serialised as in this file',
+  plan_sha256: 'SHA-256 of the plan as run (target resolved, prompt_calibration added), serialised as in this file',
+  'plan.prompt_calibration':
+    "per class, written by the coordinator before any load: the method, the filler words before (prefix_words) and after (words) the unique head, the whole request's prompt tokens as the target's tokenizer counted them (counted_prompt_tokens), the tokenize calls made (attempts) and a note on what answered",
   schedule_sha256:
     'SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step), the same for any number of agents',
   offered_schedule_sha256:
@@ -70,6 +73,17 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
+  'metric_population.output_token_sources':
+    'successful requests by where their completion_tokens came from (usage, tokenizer, chunks; see timing_methodology.output_token_source); only usage and tokenizer counts enter tpot, ntpot and decode_tok_s',
+  'classes.<class>.output_token_sources': 'the same count for one class',
+  'classes.<class>.prompt_length_method':
+    "how the class's prompts were sized to input_tokens before any load: server-tokenize (the whole request counted by the target's tokenize endpoint), tokenizer-file (counted with the tokenizer file the plan names) or words-unverified (filler words, one per intended token, never counted); plan.prompt_calibration holds the sizes and the count",
+  request_canary_samples:
+    'responses whose canary was checked: clean streams of classes with prompt.canary (each row of requests.ndjson carries its request_canary); per class in classes.<class> too',
+  request_canary_passed:
+    'of those, responses that began their visible output with their own marker and carried no other request marker (see timing_methodology.request_canaries); the rest have status canary_failed',
+  'classes.<class>.calibrated_prompt_tokens':
+    "the prompt tokens the target's tokenizer counted for one whole request of the class at calibration (null when words-unverified)",
   server:
     'what the coordinator scraped from the serving stack: capture health per source and the derived figures per window (each defined in server.definitions)',
   data_quality:
@@ -106,8 +120,8 @@ export interface RunJsonInput {
 export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'completed' | 'degraded' | 'aborted'; summaryLines: string[] }> {
   const { plan, collector: c, states } = input;
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
-  const classes = classSummaries(plan, c, runSeconds);
-  const population = metricPopulation(plan, c);
+  const classes = withTokenProvenance(plan, c, classSummaries(plan, c, runSeconds));
+  const population: Record<string, unknown> = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
   const attempted = population.attempted_requests as number;
   const failed = population.excluded_requests as number;
   const statusCounts: Record<string, number> = {};
@@ -218,6 +232,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     error_counts: errorCounts,
     classes,
     metric_population: population,
+    ...(plan.classes.some((cls) => cls.prompt.canary) && canaryCounts(plan.classes.map((cls) => c.shapes.get(cls.name)!))),
     histograms: histogramSection(plan, c),
     client_health: health,
     duplicates_dropped: c.duplicatesDropped,
@@ -232,6 +247,35 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
   const lines = summaryLines(run.status, run.status_reason, classes, plan, input);
   lines.splice(-1, 0, gateLine('data quality', gates.data_quality), gateLine('slo proof', gates.slo_proof));
   return { status, summaryLines: lines };
+}
+
+// Per class: how its prompts were sized and where its output counts came from.
+function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const cls of plan.classes) {
+    const cal = plan.prompt_calibration?.[cls.name];
+    out[cls.name] = {
+      ...(classes[cls.name] as Record<string, unknown>),
+      prompt_length_method: cal?.method ?? 'words-unverified',
+      calibrated_prompt_tokens: cal?.counted_prompt_tokens ?? null,
+      output_token_sources: { ...c.shapes.get(cls.name)!.outputSources },
+      ...(cls.prompt.canary ? canaryCounts([c.shapes.get(cls.name)!]) : {}),
+    };
+  }
+  return out;
+}
+
+function canaryCounts(shapes: readonly ClassShape[]): { request_canary_samples: number; request_canary_passed: number } {
+  return {
+    request_canary_samples: shapes.reduce((n, s) => n + s.canarySamples, 0),
+    request_canary_passed: shapes.reduce((n, s) => n + s.canaryPassed, 0),
+  };
+}
+
+function outputTokenSources(plan: Plan, c: Collector): Record<string, number> {
+  const total: Record<string, number> = { usage: 0, tokenizer: 0, chunks: 0 };
+  for (const cls of plan.classes) for (const [k, n] of Object.entries(c.shapes.get(cls.name)!.outputSources)) total[k]! += n;
+  return total;
 }
 
 function driftFields(s: AgentState): { run_probes: number; drift_ppm: number | null; offset_max_deviation_ns: number | null } {

@@ -1,4 +1,5 @@
 // Pure: the data-quality gate (domain.md §5), one small function per named check.
+import { PROMPT_TOLERANCE } from '../class-shape.js';
 import type { Check, Gate, ValidityInput } from './types.js';
 import { decide, gate, notEvaluated } from './types.js';
 
@@ -15,8 +16,13 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
   cache_evidence_matches_declaration:
     'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; not evaluated when a class shares a prefix (hits then depend on server settings the plan does not declare) or the server exposes no prefix-cache counters',
   stream_integrity:
-    'no HTTP 200 ended without a clean stream ([DONE] and usage), and every successful request of an ignore_eos class returned exactly its output_tokens as completion_tokens',
-  request_shape: 'every successful request reported prompt_tokens within ±10% of its class input_tokens',
+    'no HTTP 200 ended without a clean stream ([DONE], and usage where target.require_usage is true), and every successful request of an ignore_eos class whose server reported usage returned exactly its output_tokens as completion_tokens (a tokenizer re-count or a chunk count cannot prove an output length)',
+  request_shape:
+    "every successful request's prompt tokens are within ±10% of its class input_tokens: the server's usage.prompt_tokens where it reported them, else the whole request as the target's tokenizer counted it before the run (prompt_length_method server-tokenize or tokenizer-file); not evaluated when a prompt was neither reported nor counted",
+  output_token_counts:
+    'states per class how many successful requests took completion_tokens from usage, from a tokenizer over the streamed text, or from chunk counts, and the share estimated from chunks; it passes when every successful request has a count, since chunk estimates never enter tpot, ntpot or decode_tok_s (they enter throughput_tok_s only); not evaluated without a successful request',
+  request_canaries:
+    'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
 };
 
 /** All planned requests dispatched, start spread, schedule lag, offered schedule hash. */
@@ -155,6 +161,8 @@ export function streamIntegrity(input: ValidityInput): Check {
       ignore_eos: c.ignoreEos,
       output_tokens: c.outputTokens,
       completion_tokens_mismatch: c.ignoreEos ? c.completionMismatch : null,
+      completion_tokens_from_usage: c.outputSources.usage,
+      usage_required: c.requireUsage,
     };
     if (c.http200NotOk > 0) problems.push(`${c.name}: ${c.http200NotOk} HTTP 200 response(s) without a clean stream`);
     if (c.ignoreEos && c.completionMismatch > 0)
@@ -164,23 +172,69 @@ export function streamIntegrity(input: ValidityInput): Check {
   return decide('stream_integrity', problems, { classes });
 }
 
-/** Prompt tokens within ±10% of the class target. */
+/** Prompt tokens within ±10% of the class target: reported by usage, or counted at calibration. */
 export function requestShape(input: ValidityInput): Check {
   const problems: string[] = [];
+  const unverifiable: string[] = [];
   const classes: Record<string, unknown> = {};
   for (const c of input.classes) {
+    const counted = c.calibratedPromptTokens;
+    const countedInside = counted !== null && Math.abs(counted - c.inputTokens) <= PROMPT_TOLERANCE * c.inputTokens;
     classes[c.name] = {
       input_tokens: c.inputTokens,
       successful: c.ok,
+      prompt_length_method: c.promptLengthMethod,
+      calibrated_prompt_tokens: counted,
       prompt_tokens_min: c.promptTokensMin,
       prompt_tokens_max: c.promptTokensMax,
       outside_tolerance: c.promptOutside,
+      prompt_tokens_unreported: c.promptUnreported,
     };
     if (c.promptOutside > 0) problems.push(`${c.name}: ${c.promptOutside} request(s) with prompt tokens outside ±10% of ${c.inputTokens}`);
+    if (c.promptUnreported === 0) continue;
+    if (counted === null)
+      unverifiable.push(`${c.name}: ${c.promptUnreported} request(s) without usage and a prompt length never counted (words-unverified)`);
+    else if (!countedInside)
+      problems.push(
+        `${c.name}: the target's tokenizer counted ${counted} prompt tokens for ${c.promptUnreported} request(s) without usage, outside ±10% of ${c.inputTokens}`,
+      );
   }
   if (input.classes.every((c) => c.ok === 0))
     return notEvaluated('request_shape', 'no successful request reported its prompt tokens', { classes });
-  return decide('request_shape', problems, { classes, tolerance: 0.1 });
+  if (problems.length === 0 && unverifiable.length > 0)
+    return notEvaluated('request_shape', unverifiable.join('; '), { classes, tolerance: PROMPT_TOLERANCE });
+  return decide('request_shape', problems, { classes, tolerance: PROMPT_TOLERANCE });
+}
+
+/** Where completion counts came from, and how many are estimates. */
+export function outputTokenCounts(input: ValidityInput): Check {
+  const classes: Record<string, unknown> = {};
+  let ok = 0;
+  let estimated = 0;
+  const problems: string[] = [];
+  for (const c of input.classes) {
+    const counted = c.outputSources.usage + c.outputSources.tokenizer + c.outputSources.chunks;
+    ok += c.ok;
+    estimated += c.outputSources.chunks;
+    classes[c.name] = { successful: c.ok, ...c.outputSources, estimated_share: c.ok > 0 ? round6(c.outputSources.chunks / c.ok) : null };
+    if (counted < c.ok) problems.push(`${c.name}: ${c.ok - counted} successful request(s) without an output count`);
+  }
+  if (ok === 0) return notEvaluated('output_token_counts', 'no request succeeded', { classes });
+  return decide('output_token_counts', problems, { classes, estimated_share: round6(estimated / ok) });
+}
+
+/** Every checked canary passed; only in the gate when a class declares canaries. */
+export function requestCanaries(input: ValidityInput): Check {
+  const declared = input.classes.filter((c) => c.canary);
+  const classes = Object.fromEntries(
+    declared.map((c) => [c.name, { request_canary_samples: c.canarySamples, request_canary_passed: c.canaryPassed }]),
+  );
+  if (declared.every((c) => c.canarySamples === 0))
+    return notEvaluated('request_canaries', 'no response of a canary class was checked', { classes });
+  const problems = declared
+    .filter((c) => c.canaryPassed < c.canarySamples)
+    .map((c) => `${c.name}: ${c.canarySamples - c.canaryPassed} of ${c.canarySamples} canaries failed`);
+  return decide('request_canaries', problems, { classes });
 }
 
 /** The data-quality gate. */
@@ -193,9 +247,22 @@ export function dataQuality(input: ValidityInput): Gate {
       cacheEvidence(input),
       streamIntegrity(input),
       requestShape(input),
+      outputTokenCounts(input),
+      ...(input.classes.some((c) => c.canary) ? [requestCanaries(input)] : []),
     ],
-    DATA_QUALITY_DEFINITIONS,
+    definitionsFor(input),
   );
+}
+
+// Definitions of the checks this gate holds (request_canaries only when it is there).
+function definitionsFor(input: ValidityInput): Record<string, string> {
+  if (input.classes.some((c) => c.canary)) return DATA_QUALITY_DEFINITIONS;
+  const { request_canaries: _, ...rest } = DATA_QUALITY_DEFINITIONS;
+  return rest;
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
 }
 
 function round3(x: number | null): number | null {

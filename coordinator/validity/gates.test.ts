@@ -4,6 +4,7 @@ import {
   dataQuality,
   headersHonoured,
   metricCaptureHealthy,
+  outputTokenCounts,
   requestShape,
   scheduleKept,
   streamIntegrity,
@@ -33,7 +34,15 @@ function cls(over: Partial<ClassEvidence> = {}): ClassEvidence {
     promptTokensMin: 4096,
     promptTokensMax: 4096,
     promptOutside: 0,
+    promptUnreported: 0,
+    promptLengthMethod: 'server-tokenize',
+    calibratedPromptTokens: 4096,
     completionMismatch: 0,
+    outputSources: { usage: 100, tokenizer: 0, chunks: 0 },
+    requireUsage: false,
+    canary: false,
+    canarySamples: 0,
+    canaryPassed: 0,
     http200NotOk: 0,
     slo: { ttft_p95_ms: 250, success_rate_min: 0.99 },
     windows: {
@@ -93,6 +102,7 @@ describe('data quality', () => {
       ['cache_evidence_matches_declaration', 'pass'],
       ['stream_integrity', 'pass'],
       ['request_shape', 'pass'],
+      ['output_token_counts', 'pass'],
     ]);
     expect(g.valid).toBe(true);
     expect(Object.keys(g.definitions)).toEqual(g.checks.map((c) => c.name));
@@ -165,9 +175,53 @@ describe('data quality', () => {
     const r = requestShape(input({ classes: [cls({ promptOutside: 3, promptTokensMin: 3000 })] }));
     expect(r.status).toBe('fail');
     expect(r.evidence.classes).toEqual({
-      realtime: { input_tokens: 4096, successful: 100, prompt_tokens_min: 3000, prompt_tokens_max: 4096, outside_tolerance: 3 },
+      realtime: {
+        input_tokens: 4096,
+        successful: 100,
+        prompt_length_method: 'server-tokenize',
+        calibrated_prompt_tokens: 4096,
+        prompt_tokens_min: 3000,
+        prompt_tokens_max: 4096,
+        outside_tolerance: 3,
+        prompt_tokens_unreported: 0,
+      },
     });
     expect(requestShape(input({ classes: [cls({ ok: 0 })] })).status).toBe('not_evaluated');
+  });
+
+  it('a server without usage: prompts counted at calibration decide the shape; chunk counts are stated', () => {
+    const noUsage = {
+      promptUnreported: 100,
+      promptTokensMin: null,
+      promptTokensMax: null,
+      outputSources: { usage: 0, tokenizer: 0, chunks: 100 },
+    };
+    expect(requestShape(input({ classes: [cls(noUsage)] })).status).toBe('pass');
+    const off = requestShape(input({ classes: [cls({ ...noUsage, calibratedPromptTokens: 4600 })] }));
+    expect(off.reason).toBe(
+      "realtime: the target's tokenizer counted 4600 prompt tokens for 100 request(s) without usage, outside ±10% of 4096",
+    );
+    const never = requestShape(
+      input({ classes: [cls({ ...noUsage, calibratedPromptTokens: null, promptLengthMethod: 'words-unverified' })] }),
+    );
+    expect(never.status).toBe('not_evaluated');
+    const counts = outputTokenCounts(input({ classes: [cls({ ...noUsage, outputSources: { usage: 40, tokenizer: 35, chunks: 25 } })] }));
+    expect(counts.status).toBe('pass');
+    expect(counts.evidence).toEqual({
+      classes: { realtime: { successful: 100, usage: 40, tokenizer: 35, chunks: 25, estimated_share: 0.25 } },
+      estimated_share: 0.25,
+    });
+    expect(streamIntegrity(input({ classes: [cls(noUsage)] })).status).toBe('pass');
+    expect(outputTokenCounts(input({ classes: [cls({ ok: 0 })] })).status).toBe('not_evaluated');
+  });
+
+  it('checks canaries only where a class declares them', () => {
+    const g = dataQuality(input({ classes: [cls({ canary: true, canarySamples: 100, canaryPassed: 97 })] }));
+    const c = g.checks.find((x) => x.name === 'request_canaries')!;
+    expect(c.reason).toBe('realtime: 3 of 100 canaries failed');
+    expect(Object.keys(g.definitions)).toEqual(g.checks.map((x) => x.name));
+    expect(dataQuality(input({ classes: [cls({ canary: true, canarySamples: 5, canaryPassed: 5 })] })).valid).toBe(true);
+    expect(dataQuality(input()).checks.some((x) => x.name === 'request_canaries')).toBe(false);
   });
 });
 

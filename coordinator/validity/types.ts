@@ -1,6 +1,7 @@
 // The validity gates' shapes (domain.md §5): each gate is a list of named checks, each decided by
 // the evidence it carries. A check that cannot be evaluated says so and never counts as a pass.
-import type { Slo } from '../../shared/plan.js';
+import type { OutputTokenSource } from '../../shared/metrics.js';
+import type { PromptLengthMethod, Slo } from '../../shared/plan.js';
 
 /** How a check came out. */
 export type CheckStatus = 'pass' | 'fail' | 'not_evaluated';
@@ -54,7 +55,20 @@ export interface ClassEvidence {
   promptTokensMin: number | null;
   promptTokensMax: number | null;
   promptOutside: number;
+  /** Successful requests whose server reported no prompt_tokens. */
+  promptUnreported: number;
+  /** How the class's prompts were sized, and what the target's tokenizer counted (null: not counted). */
+  promptLengthMethod: PromptLengthMethod;
+  calibratedPromptTokens: number | null;
   completionMismatch: number;
+  /** Successful requests by where their completion_tokens came from. */
+  outputSources: Record<OutputTokenSource, number>;
+  /** target.require_usage: a stream without usage is a failure. */
+  requireUsage: boolean;
+  /** prompt.canary, and the responses checked and passed. */
+  canary: boolean;
+  canarySamples: number;
+  canaryPassed: number;
   http200NotOk: number;
   slo: Slo | null;
   /** `all` and every plan window. */

@@ -1,0 +1,96 @@
+// A server that streams content but never sends usage (many gateways, providers and mock servers):
+// by default its clean streams are ok requests with TTFT and e2e, output counted from chunks and
+// said per request, per-token figures left empty; with target.require_usage they are failures.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Plan } from '../shared/plan.js';
+import { onlyRunDir, readRequests, readRunJson, runCoordinator, startSim, tempDir, writePlan } from './harness.js';
+import { tinyCount, writeTinyTokenizer } from './tiny-tokenizer.js';
+
+function plan(baseUrl: string, requireUsage: boolean, tokenizer?: string): Plan {
+  return {
+    schema: 'loadfleet.plan/v1',
+    name: 'no-usage',
+    seed: 9,
+    duration_s: 2,
+    drain_timeout_s: 5,
+    target: {
+      base_url: baseUrl,
+      api: 'chat',
+      model: 'loadfleet-sim',
+      timeout_s: 5,
+      ...(requireUsage ? { require_usage: true } : {}),
+      ...(tokenizer ? { tokenizer } : {}),
+    },
+    classes: [
+      {
+        name: 'rt',
+        prompt: { input_tokens: 40, output_tokens: 12 },
+        slo: { ttft_p95_ms: 1000 },
+        load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 2, rate_per_s: 5 }] },
+      },
+    ],
+  };
+}
+
+async function run(p: Plan): Promise<{ run: any; rows: any[] }> {
+  const work = tempDir();
+  const res = await runCoordinator(['--agents', '2', '--plan', writePlan(work, p), '--out', join(work, 'out'), '--quiet']);
+  expect(res.code, res.stderr).toBe(0);
+  const dir = onlyRunDir(join(work, 'out'));
+  return { run: readRunJson(dir), rows: readRequests(dir) };
+}
+
+describe('a server that never sends usage', () => {
+  let sim: { baseUrl: string; stop(): void };
+  beforeAll(async () => {
+    sim = await startSim(['--fault', 'no-usage-rate=1', '--reasoning-tokens', '2', '--ttft-ms', '10', '--itl-ms', '4']);
+  });
+  afterAll(() => sim?.stop());
+
+  it('gives ok requests with TTFT and e2e, output counted from chunks and said per request', async () => {
+    const { run: r, rows } = await run(plan(sim.baseUrl, false));
+    expect(rows).toHaveLength(10);
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: 'ok', prompt_tokens: null, completion_tokens: 12, output_token_source: 'chunks' });
+      expect(row.reasoning_chunks + row.content_chunks).toBe(12);
+    }
+    const all = r.classes.rt.windows.all;
+    expect(all.ttft_samples).toBe(10);
+    expect(all.e2e_samples).toBe(10);
+    // A chunk count is not a token count: no per-token figure is computed from it.
+    expect(all.tpot_samples).toBe(0);
+    expect(all.ntpot_samples).toBe(0);
+    expect(r.status).toBe('completed');
+    expect(r.metric_population.output_token_sources).toEqual({ usage: 0, tokenizer: 0, chunks: 10 });
+    expect(r.classes.rt.output_token_sources).toEqual({ usage: 0, tokenizer: 0, chunks: 10 });
+    const counts = r.data_quality.checks.find((c: any) => c.name === 'output_token_counts');
+    expect(counts).toMatchObject({ status: 'pass', evidence: { estimated_share: 1 } });
+    const integrity = r.data_quality.checks.find((c: any) => c.name === 'stream_integrity');
+    expect(integrity.status).toBe('pass');
+    // Without usage the prompt length is known from the calibration against the server's /tokenize.
+    expect(r.classes.rt).toMatchObject({ prompt_length_method: 'server-tokenize', calibrated_prompt_tokens: 40 });
+    const shape = r.data_quality.checks.find((c: any) => c.name === 'request_shape');
+    expect(shape.status).toBe('pass');
+  });
+
+  it('with a tokenizer file on the agents, the streamed text is counted with it, and per-token figures follow', async () => {
+    const tokenizer = writeTinyTokenizer(join(tempDir(), 'model'));
+    const { run: r, rows } = await run(plan(sim.baseUrl, false, tokenizer));
+    // engine-sim streams "think " twice, then "tok " ten times; the tiny tokenizer counts them its own way.
+    const expected = tinyCount('think think ') + tinyCount('tok '.repeat(10));
+    expect(expected).not.toBe(12);
+    for (const row of rows) expect(row).toMatchObject({ status: 'ok', completion_tokens: expected, output_token_source: 'tokenizer' });
+    expect(r.metric_population.output_token_sources).toEqual({ usage: 0, tokenizer: 10, chunks: 0 });
+    expect(r.classes.rt.windows.all.tpot_samples).toBe(10);
+    // The server's own /tokenize still sized the prompts (it is what the server counts).
+    expect(r.classes.rt.prompt_length_method).toBe('server-tokenize');
+  });
+
+  it('with target.require_usage the same streams are missing_usage failures', async () => {
+    const { run: r, rows } = await run(plan(sim.baseUrl, true));
+    expect(rows.every((row) => row.status === 'missing_usage' && row.output_token_source === null)).toBe(true);
+    expect(r.error_counts).toEqual({ missing_usage: 10 });
+    expect(r.status).toBe('degraded');
+  });
+});
