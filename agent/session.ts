@@ -92,19 +92,25 @@ async function resumeSession(opts: SessionOptions, paths: readonly string[]): Pr
   const ended = new Promise<number>((r) => (settle = r));
   const ackWaiters: (() => void)[] = [];
   const acks = { wait: () => new Promise<void>((r) => ackWaiters.push(r)) };
+  // Once `final` is out, the coordinator closing the link is the hand-over completing, not a failure
+  // (it may close before the spool files are renamed here).
+  let handedOver = false;
   const link = await connectLink({
     url: opts.coordinatorUrl,
     token: opts.token,
     giveUpAfterMs: opts.connectTimeoutMs,
     ...(opts.ca ? { ca: opts.ca } : {}),
     log: opts.log,
-    onClose: (code) => settle(code === UNKNOWN_RUN_CLOSE ? UNKNOWN_RUN_CLOSE : 1),
+    onClose: (code) => {
+      if (!handedOver) settle(code === UNKNOWN_RUN_CLOSE ? UNKNOWN_RUN_CLOSE : 1);
+    },
     onMessage: (m) => {
       if (m.type === 'ack') ackWaiters.shift()?.();
       if (m.type === 'probe')
         link.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: opts.clock.nowNs(), t3_ns: opts.clock.nowNs() });
       if (m.type !== 'resume') return;
       void uploadSpool(header, entries, (msg) => link.send(msg), acks).then(async () => {
+        handedOver = true;
         for (const path of paths) await rename(path, `${path}.done`);
         opts.log(`uploaded ${entries.length} spooled requests of run ${header.run_id}`);
         settle(0);
