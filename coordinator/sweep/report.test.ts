@@ -38,6 +38,7 @@ function stage(index: number, value: number, verdict: StageRecord['verdict'], ac
     http_429: 0,
     success_rate: 1,
     error_share: 0,
+    goodput_rps: achieved,
     slo_attainment: 1,
     failures_by_status: {},
     server: null,
