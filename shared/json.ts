@@ -14,8 +14,9 @@ export function stringifyExact(value: unknown, indent?: number): string {
   return JSON.stringify(value, replacer, indent).replace(MARKED, '$1');
 }
 
-// Integer literals of 16+ digits outside strings: the ones a double may not hold exactly.
-const BIG_LITERAL = /("(?:[^"\\]|\\.)*")|(-?\d{16,})(?![.eE\d])/g;
+// Integer literals of 16+ digits outside strings: the ones a double may not hold exactly. Digits
+// after a decimal point or in an exponent (0.3333333333333333) are not an integer literal.
+const BIG_LITERAL = /("(?:[^"\\]|\\.)*")|(?<![.\deE+-])(-?\d{16,})(?![.eE\d])/g;
 
 /** JSON.parse that returns integers of 16 or more digits as bigint (the reader side of stringifyExact). */
 export function parseExact<T = unknown>(text: string): T {
