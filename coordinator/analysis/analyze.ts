@@ -1,6 +1,7 @@
 // The I/O around the pure analysis: read the run.json of each finished run (from an experiment
 // directory's manifest, or from run directories given one by one), build analysis.json, write it
 // atomically, and render a short table for the terminal.
+
 import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
@@ -11,6 +12,7 @@ import { isObj } from '../../shared/validate-kit.js';
 import { writeFileAtomic } from '../artifacts/atomic.js';
 import { isFinished, readExperimentDir } from '../experiment/record.js';
 import type { Spread3 } from './aggregate.js';
+import { armVerdictLines } from './arm-verdict.js';
 import type { RunChecks } from './build.js';
 import { buildAnalysis } from './build.js';
 import type { Row } from './rows.js';
@@ -163,6 +165,7 @@ export function analysisTable(analysis: Record<string, unknown>, experiment: Pic
     .slice(0, 2)
     .map(([k, v]) => `${k} ${v ?? '-'}`)
     .join(', ');
+  lines.push(...armVerdictLines(arms));
   lines.push(`comparison: ${cmp}`, `answer: ${String(analysis['answer'])}`);
   return lines;
 }
