@@ -105,8 +105,9 @@ describe('sweepReportHtml', () => {
     expect(html).toContain('SLO p95 450 ms');
     expect(html).toContain('a&#60;b');
     expect(html).not.toContain('<script');
-    // One point per stage and series: 3 latency series + 2 throughput series, 4 stages each.
-    expect(html.match(/<circle /g)).toHaveLength(20);
+    // One point per stage and series: 3 latency series + 3 throughput series (with goodput), 4 stages each.
+    expect(html.match(/<circle /g)).toHaveLength(24);
+    expect(html).toContain('<th>goodput req/s</th>');
   });
   it('rounds axes up to 1, 2 or 5 × 10^k', () => {
     expect([niceMax(3.9), niceMax(8), niceMax(7400), niceMax(0.3)]).toEqual([5, 10, 10000, 0.5]);
