@@ -49,6 +49,8 @@ const RIGHT = 20;
 const BOTTOM = 46;
 const BAND_FILL = '#8a9bb0';
 const DRAIN_FILL = '#c08a3e';
+/** About the width of one character of a band label (11 px sans-serif). */
+const LABEL_CHAR_PX = 6.5;
 
 /** The chart as a <figure> (title, definition, SVG), or the figure with a note when there is no data. */
 export function renderLineChart(spec: LineChartSpec): string {
@@ -95,7 +97,11 @@ function bandsSvg(
       const x0 = at(Math.max(b.fromX, xDomain[0]));
       const x1 = at(Math.min(b.toX, xDomain[1]));
       const drain = b.kind === 'drain';
-      return `<g class="band${drain ? ' drain' : ''}" clip-path="url(#${esc(clip)})"><rect x="${px(x0)}" y="${top}" width="${px(x1 - x0)}" height="${PLOT_H}" fill="${drain ? DRAIN_FILL : BAND_FILL}" fill-opacity="${drain ? 0.18 : 0.14}"/><text class="band-label" x="${px(x0 + 4)}" y="${top + 12}">${esc(b.label)}</text></g>`;
+      // A label wider than its band (a drain of a fraction of a second) would be cut mid-word: the
+      // legend names it instead.
+      const fits = x1 - x0 >= LABEL_CHAR_PX * b.label.length + 8;
+      const label = fits ? `<text class="band-label" x="${px(x0 + 4)}" y="${top + 12}">${esc(b.label)}</text>` : '';
+      return `<g class="band${drain ? ' drain' : ''}" clip-path="url(#${esc(clip)})"><rect x="${px(x0)}" y="${top}" width="${px(x1 - x0)}" height="${PLOT_H}" fill="${drain ? DRAIN_FILL : BAND_FILL}" fill-opacity="${drain ? 0.18 : 0.14}"/>${label}</g>`;
     })
     .join('');
 }
