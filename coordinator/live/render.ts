@@ -75,7 +75,7 @@ function agentTable(agents: readonly AgentSnapshot[]): string[] {
 
 function serverLine(server: ServerSample | null): string {
   const sat = server?.saturation;
-  return `server  running ${int(server?.running)}  waiting ${int(server?.waiting)}  saturation ${sat == null ? DASH : formatNum(sat, 2)}`;
+  return `server  running ${int(server?.running)}  waiting ${int(server?.waiting)}  saturation ${sat == null ? DASH : sat.toFixed(2)}`;
 }
 
 // The first `left` columns (names) left-aligned, the figures right-aligned, two spaces apart.
