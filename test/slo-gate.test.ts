@@ -40,6 +40,18 @@ describe('--fail-on-slo', () => {
     expect(run.classes.rt.windows.all.goodput_requests).toBe(0);
     expect(run.field_definitions['classes.<c>.windows.<w>.goodput_rps']).toMatch(/different|verdict/);
 
+    // Without the flag the same miss is reported, not gated: exit 0.
+    const ungated = await runCoordinator([
+      '--plan',
+      writePlan(work, plan(20), 'ungated.json'),
+      '--out',
+      join(work, 'ungated'),
+      '--quiet',
+      ...SIM,
+    ]);
+    expect(ungated.code, ungated.stderr).toBe(ExitCode.OK);
+    expect(ungated.stdout).toMatch(/^ {2}rt: SLO MISSED in middle/m);
+
     const met = await runCoordinator([
       '--plan',
       writePlan(work, plan(2000), 'met.json'),
@@ -54,5 +66,5 @@ describe('--fail-on-slo', () => {
     const metRun = readRunJson(onlyRunDir(join(work, 'met')));
     expect(metRun.classes.rt.windows.all.goodput_requests).toBe(30);
     expect(metRun.classes.rt.windows.all.goodput_rps).toBeGreaterThan(0);
-  }, 60_000);
+  }, 90_000);
 });
