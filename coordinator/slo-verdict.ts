@@ -154,6 +154,13 @@ export const SLO_VERDICT_DEFINITIONS: Record<string, string> = {
     'met when every declared criterion held in the window, missed when any did not, not_evaluable when no request of the class fell in the window (by intended send time, or send time in a closed loop)',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].figure':
     'for a *_p95_ms bound, the exact nearest-rank p95 in ms over the window own successful requests (TTFT from the actual send, or from the intended send with slo.basis "intended"; it may differ from the merged-HDR *_p95_ms figures by their bucket error); for success_rate_min, completed / attempted requests (429, 5xx, timeouts and every other failure count against it); null when nothing measured it',
+  'classes.<c>.slo_verdict.windows.<w>.requests': 'requests of the class in the window, every status (the success rate divides by it)',
+  'classes.<c>.slo_verdict.windows.<w>.reason': 'why the window is not_evaluable; null when it was judged',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].criterion':
+    'the plan slo key judged: ttft_p95_ms, tpot_p95_ms, e2e_p95_ms or success_rate_min',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].bound': 'the value the plan declares for that key (ms, or a share for success_rate_min)',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].comparison':
+    'how figure must compare with bound to meet it: <= for latency bounds, >= for success_rate_min',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].met':
     'figure compared with bound as comparison says; a latency bound with requests but no successful one is not met; null when the window held no request',
 };
