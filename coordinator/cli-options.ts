@@ -92,6 +92,11 @@ export function addRunFlags(cmd: Command): Command {
     .addOption(new Option('--agent-arg <arg>', 'extra argument for local agents (repeatable)').argParser(collect).default([]).hideHelp());
 }
 
+/** Adds --fail-on-slo: a missed SLO exits with ExitCode.SLO_MISSED (k6-style thresholds for CI). */
+export function addFailOnSloOption(cmd: Command): Command {
+  return cmd.option('--fail-on-slo', 'exit 4 when any class missed its declared SLO (its slo_verdict in run.json)');
+}
+
 /** The RunOptions fields the shared flags decide, with the live console and /metrics they open. */
 export async function runOptionsFromFlags(o: RunFlags): Promise<{
   options: Pick<

@@ -6,16 +6,18 @@ import { ExitCode, exitCodeOf, formatError } from '../shared/errors.js';
 import { loadPlanFile } from '../shared/plan-load.js';
 import { analyzeCommand } from './analysis/command.js';
 import type { RunFlags } from './cli-options.js';
-import { addRunFlags, runOptionsFromFlags } from './cli-options.js';
+import { addFailOnSloOption, addRunFlags, runOptionsFromFlags } from './cli-options.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { writeReports } from './report/index.js';
 import { executeRun } from './run.js';
+import { sloExitCode } from './slo-gate.js';
 import { sweepCommand } from './sweep/command.js';
 
 interface StartOptions extends RunFlags {
   plan?: string;
   out: string;
+  failOnSlo?: boolean;
 }
 
 async function start(o: StartOptions): Promise<number> {
@@ -23,19 +25,20 @@ async function start(o: StartOptions): Promise<number> {
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
-  return result.status === 'aborted' ? ExitCode.ABORTED : ExitCode.OK;
+  return sloExitCode(result.dir, result.status, o.failOnSlo === true, (line) => void process.stderr.write(`${line}\n`));
 }
 
 const program = new Command('coordinator')
   .description('loadfleet coordinator: one plan, N agents, one merged and aligned run.')
   .exitOverride();
 
-addRunFlags(program.command('start').description('run a plan (default: the built-in realtime + batch plan against engine-sim)'))
-  .option('--plan <file>', 'plan file (JSON or YAML, loadfleet.plan/v1)')
-  .option('--out <dir>', 'directory for run directories', 'runs')
-  .action(async (o: StartOptions) => {
-    process.exitCode = await start(o);
-  });
+addFailOnSloOption(
+  addRunFlags(program.command('start').description('run a plan (default: the built-in realtime + batch plan against engine-sim)'))
+    .option('--plan <file>', 'plan file (JSON or YAML, loadfleet.plan/v1)')
+    .option('--out <dir>', 'directory for run directories', 'runs'),
+).action(async (o: StartOptions) => {
+  process.exitCode = await start(o);
+});
 
 addRunFlags(program.command('experiment').description('run an experiment (loadfleet.experiment/v1): arms × repeats, then analysis.json'))
   .argument('<file>', 'experiment file (JSON or YAML)')

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
+import { formatDuration } from '../shared/format.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
@@ -326,7 +327,7 @@ class RunSession implements RunHandle {
         this.abortReason = `aborted before any load was sent: ${(err as Error).message}`;
         return await this.writeAndSummarize();
       }
-      opts.log(`all ${this.agents.length} agents armed; start in ${Number(this.startNs - this.clock.nowNs()) / 1e6} ms`);
+      opts.log(`all ${this.agents.length} agents armed; start in ${formatDuration(Number(this.startNs - this.clock.nowNs()) / 1e6)}`);
       live.start();
       this.scraper.start(this.startNs);
       await this.waitForFinals();

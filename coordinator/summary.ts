@@ -6,6 +6,8 @@ import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
 import type { Plan, TrafficClass } from '../shared/plan.js';
 import { isClosedLoop } from '../shared/plan.js';
 import type { Collector } from './collector.js';
+import { goodputFigures } from './goodput.js';
+import { classVerdict } from './slo-verdict.js';
 import type { WindowStats } from './window-stats.js';
 import { EXACT_METRICS } from './window-stats.js';
 
@@ -36,6 +38,8 @@ export function classSummaries(plan: Plan, c: Collector, runSeconds: number): Re
       status_counts: all.httpCounts,
       outcome_counts: all.statusCounts,
       closed_loop: isClosedLoop(cls),
+      // The answer first: whether the declared SLO held, per window (absent without an SLO).
+      ...(cls.slo && { slo_verdict: classVerdict(cls.slo, byWindow) }),
       windows,
     };
   }
@@ -58,7 +62,10 @@ function windowMetrics(cls: TrafficClass, s: WindowStats, hist: (metric: string)
   out.failed = s.failed;
   out.http_200 = s.http200;
   out.http_429 = s.http429;
-  if (cls.slo) out.slo_attainment = s.requests > 0 ? round6(s.sloHits / s.requests) : null;
+  if (cls.slo) {
+    out.slo_attainment = s.requests > 0 ? round6(s.sloHits / s.requests) : null;
+    Object.assign(out, goodputFigures(s.sloHits, lengthS));
+  }
   return out;
 }
 

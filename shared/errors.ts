@@ -36,6 +36,8 @@ export const ExitCode = {
   FAILURE: 1,
   INVALID_INPUT: 2,
   ABORTED: 3,
+  /** The run completed but a class missed its declared SLO, and --fail-on-slo asked for a failing exit. */
+  SLO_MISSED: 4,
   INTERRUPTED: 130,
 } as const;
 

@@ -10,6 +10,10 @@ describe('exact JSON', () => {
     expect(parseExact(text)).toEqual(v);
   });
 
+  it('reads full-precision fractions as numbers, not as big integers', () => {
+    const v = { rate: 1 / 3, share: 103 / 104, tiny: 1 / 7 / 1e6, big: -1791200544279383717n };
+    expect(parseExact(stringifyExact(v, 2))).toEqual(v);
+  });
   it('shows why: a double cannot hold the value', () => {
     expect(BigInt(JSON.parse('1791200544279383717') as number)).not.toBe(1791200544279383717n);
   });

@@ -123,6 +123,21 @@ describe.skipIf(SKIP_BROWSER)('report.html in headless Chromium', () => {
     const run = readRunJson(runDir);
     expect(await page.textContent('h1')).toContain(run.run_id);
 
+    // The answer first: the SLO verdict is the first section, in the words the CLI prints.
+    expect(await page.$$eval('h2', (hs) => hs[0]?.textContent)).toBe('SLO verdict');
+    const verdict = run.classes.realtime.slo_verdict.verdict as string;
+    expect(await page.textContent('.slo-line')).toMatch(
+      verdict === 'met' ? /realtime: SLO met in every window — p95 TTFT/ : /realtime: SLO (MISSED|not evaluable)/,
+    );
+    // Every time axis reaches the end of the drain (the last request's end), and the drain is shaded.
+    const endS = Number(run.wall_clock_ms) / 1000;
+    const axisEnds = await page.$$eval('figure[data-chart] g.plot', (gs) => gs.map((g) => Number(g.getAttribute('data-x-to'))));
+    expect(axisEnds.length).toBeGreaterThanOrEqual(4);
+    for (const to of axisEnds) expect(to).toBeGreaterThanOrEqual(endS);
+    if (endS > run.plan.duration_s) expect(await page.$$eval('figure[data-chart="ttft-over-time"] g.band.drain', (b) => b.length)).toBe(1);
+    const byIntended = await seriesPoints(page, 'ttft-by-intended');
+    expect(byIntended['realtime p95']).toBeGreaterThanOrEqual(3);
+
     // TTFT: both classes, p50 and p95, finishing over several seconds.
     const ttft = await seriesPoints(page, 'ttft-over-time');
     for (const cls of ['realtime', 'batch']) {
@@ -153,7 +168,7 @@ describe.skipIf(SKIP_BROWSER)('report.html in headless Chromium', () => {
     const widths = await page.$$eval('figure.chart svg', (svgs) => svgs.map((s) => s.getBoundingClientRect().width));
     expect(widths.length).toBeGreaterThanOrEqual(3);
     for (const w of widths) expect(w).toBeGreaterThan(800);
-    expect(await page.$$eval('figure[data-chart="ttft-over-time"] g.band', (b) => b.map((x) => x.textContent))).toEqual([
+    expect(await page.$$eval('figure[data-chart="ttft-over-time"] g.band:not(.drain)', (b) => b.map((x) => x.textContent))).toEqual([
       'baseline',
       'surge',
       'recovery',

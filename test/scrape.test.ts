@@ -122,8 +122,8 @@ describe('scraping the embedded engine-sim in gateway mode', () => {
       'no_safety_ceiling_hit',
       'declared_slos_evaluated',
     ]);
-    expect(stdout).toMatch(/^ {2}data quality: (valid|NOT valid \(.*\))$/m);
-    expect(stdout).toMatch(/^ {2}slo proof: (valid|NOT valid \(.*\))$/m);
+    expect(stdout).toMatch(/^ {2}data quality: (valid|NOT valid \(.*\)) — whether the measurement itself is sound/m);
+    expect(stdout).toMatch(/^ {2}slo proof: (valid|NOT valid \(.*\)) — whether the SLO verdicts above can be trusted/m);
   });
 });
 

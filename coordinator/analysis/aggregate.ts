@@ -4,6 +4,7 @@
 import { CLASS_WINDOW_FIGURES, isCountColumn } from '../../shared/analysis-figures.js';
 import type { Compare } from '../../shared/experiment.js';
 import { median, round3 } from '../../shared/stats.js';
+import { armVerdicts, isVerdictColumn } from './arm-verdict.js';
 import type { Row } from './rows.js';
 import { ROW_HEAD, ROW_TAIL } from './rows.js';
 
@@ -32,7 +33,8 @@ const NOT_FIGURES = new Set<string>([...ROW_HEAD, ...ROW_TAIL]);
 /** The figure columns of the rows (every numeric column but identity, counts and flags), in first-seen order. */
 export function figureColumnsOf(rows: readonly Row[]): string[] {
   const seen = new Set<string>();
-  for (const row of rows) for (const key of Object.keys(row)) if (!NOT_FIGURES.has(key) && !isCountColumn(key)) seen.add(key);
+  for (const row of rows)
+    for (const key of Object.keys(row)) if (!NOT_FIGURES.has(key) && !isCountColumn(key) && !isVerdictColumn(key)) seen.add(key);
   return [...seen];
 }
 
@@ -56,6 +58,8 @@ function armSummary(rows: readonly Row[], figures: readonly string[], metric: st
     http_429_total: sum(rows, 'http_429'),
     flow_control_materially_engaged_runs: rows.filter((r) => r.flow_control_materially_engaged === true).length,
   };
+  const verdicts = armVerdicts(rows);
+  if (Object.keys(verdicts).length > 0) s.slo_verdict = verdicts as unknown as ArmSummary[string];
   for (const f of figures) s[f] = spread3(values(rows, f));
   const spread = repeatSpread(values(rows, metric), metric, spreadMax);
   s.repeat_spread = spread;

@@ -1,16 +1,19 @@
 // The I/O around the pure analysis: read the run.json of each finished run (from an experiment
 // directory's manifest, or from run directories given one by one), build analysis.json, write it
 // atomically, and render a short table for the terminal.
+
 import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { Experiment } from '../../shared/experiment.js';
+import { formatFigure } from '../../shared/format.js';
 import { parseExact, stringifyExact } from '../../shared/json.js';
 import type { Plan } from '../../shared/plan.js';
 import { isObj } from '../../shared/validate-kit.js';
 import { writeFileAtomic } from '../artifacts/atomic.js';
 import { isFinished, readExperimentDir } from '../experiment/record.js';
 import type { Spread3 } from './aggregate.js';
+import { armVerdictLines } from './arm-verdict.js';
 import type { RunChecks } from './build.js';
 import { buildAnalysis } from './build.js';
 import type { Row } from './rows.js';
@@ -153,7 +156,9 @@ export function analysisTable(analysis: Record<string, unknown>, experiment: Pic
   const lines = [`${'arm'.padEnd(40)} runs  ${`${metric} median [min – max]`.padEnd(48)} stable  data_quality  slo_proof`];
   for (const [name, s] of Object.entries(arms)) {
     const f = s[metric] as Spread3;
-    const figure = f.median === null ? '-' : `${f.median} [${f.min} – ${f.max}]`;
+    // For people: rounded with the unit, thousands separated (analysis.json keeps the figures as computed).
+    const unit = metric.endsWith('_ms') ? ' ms' : metric.endsWith('_pct') ? '%' : '';
+    const figure = f.median === null ? '-' : `${formatFigure(f.median)}${unit} [${formatFigure(f.min)} – ${formatFigure(f.max)}${unit}]`;
     const spread = (s['repeat_spread'] as { max_over_min: number | null }).max_over_min;
     lines.push(
       `${name.slice(0, 40).padEnd(40)} ${String(s['runs']).padStart(4)}  ${figure.padEnd(48)} ${`${s['stable'] ? 'yes' : 'no'} (${spread ?? '-'}×)`.padEnd(7)} ${String(s['all_data_quality_valid']).padEnd(13)} ${String(s['all_slo_proof_valid'])}`,
@@ -161,8 +166,9 @@ export function analysisTable(analysis: Record<string, unknown>, experiment: Pic
   }
   const cmp = Object.entries(analysis['comparison'] as Record<string, unknown>)
     .slice(0, 2)
-    .map(([k, v]) => `${k} ${v ?? '-'}`)
+    .map(([k, v]) => `${k} ${typeof v === 'number' ? formatFigure(v) : (v ?? '-')}`)
     .join(', ');
+  lines.push(...armVerdictLines(arms));
   lines.push(`comparison: ${cmp}`, `answer: ${String(analysis['answer'])}`);
   return lines;
 }

@@ -4,6 +4,7 @@
 import type { Experiment } from '../../shared/experiment.js';
 import { byArm, comparison, comparisonKeys, type Spread3 } from './aggregate.js';
 import { answerText, defaultClaimBoundary, describeMetric } from './answer.js';
+import { ARM_VERDICT_DEFINITIONS } from './arm-verdict.js';
 import type { Row } from './rows.js';
 
 /** The analysis schema id. */
@@ -50,6 +51,7 @@ const DEFINITIONS: Record<string, string> = {
     'copied from run.json server.windows.all (null when not scraped)',
   'runs[].agents': 'the ids of the agents that ran the run, comma-separated, in agents[] order (null for a run.json without agents)',
   'runs[].data_quality_valid': 'run.json data_quality.valid (null when the run has none)',
+  ...ARM_VERDICT_DEFINITIONS,
   'runs[].slo_proof_valid': 'run.json slo_proof.valid (null when the run has none)',
 };
 

@@ -4,6 +4,7 @@
 // missing validity flag is never taken as a pass.
 import { CLASS_SERVER_FIGURE_SUFFIX, CLASS_WINDOW_FIGURES, SERVER_FIGURES } from '../../shared/analysis-figures.js';
 import { isObj } from '../../shared/validate-kit.js';
+import { verdictColumn } from './arm-verdict.js';
 
 /** One value of a row: figures are numbers, flags booleans, absent either is null. */
 export type RowValue = string | number | boolean | null;
@@ -44,6 +45,10 @@ export function runRow(run: unknown, runDir: string, tag: RunTag, classes: reado
       const m = at(r, ['classes', c, 'windows', w]);
       for (const f of CLASS_WINDOW_FIGURES) row[`${c}_${w}_${f.suffix}`] = numberOr(isObj(m) ? m[f.source] : undefined, null);
     }
+  }
+  for (const c of classes) {
+    const v = at(r, ['classes', c, 'slo_verdict', 'verdict']);
+    if (typeof v === 'string') row[verdictColumn(c)] = v;
   }
   for (const c of classes) row[`${c}_${CLASS_SERVER_FIGURE_SUFFIX}`] = serverFigure(serverAll, `${c}_${CLASS_SERVER_FIGURE_SUFFIX}`);
   for (const f of SERVER_FIGURES) row[f] = serverFigure(serverAll, f);

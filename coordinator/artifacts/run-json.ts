@@ -13,12 +13,15 @@ import type { ClassShape } from '../class-shape.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
+import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import { PROBES_AT_JOIN } from '../probe.js';
 import type { AgentState } from '../run.js';
+import { runSummaryLines } from '../run-summary.js';
 import { serverBlock } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
+import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
 import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
-import { assessRun, gateLine } from '../validity/index.js';
+import { assessRun } from '../validity/index.js';
 import { writeFileAtomic } from './atomic.js';
 
 /** The run schema id. */
@@ -91,6 +94,10 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   slo_proof:
     'whether the SLO evaluation can be trusted (not whether the SLOs were met: attainment is evidence); valid only when every check passed; see slo_proof.definitions',
   experiment: 'the experiment, arm and repeat (from 1) this run belongs to; absent for a run outside an experiment',
+  'classes.<c>.slo_verdict':
+    'whether the class met its declared SLO, per window, with each criterion (the p95 of each bounded latency, the success rate) against its bound; present only for a class that declares an SLO; slo_proof says whether this verdict can be trusted',
+  ...SLO_VERDICT_DEFINITIONS,
+  ...Object.fromEntries(Object.entries(GOODPUT_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
 };
 
 /** Inputs of run.json. */
@@ -244,8 +251,16 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     field_definitions: FIELD_DEFINITIONS,
   };
   await writeFileAtomic(join(input.dir, 'run.json'), `${stringifyExact(run, 2)}\n`);
-  const lines = summaryLines(run.status, run.status_reason, classes, plan, input);
-  lines.splice(-1, 0, gateLine('data quality', gates.data_quality), gateLine('slo proof', gates.slo_proof));
+  const lines = runSummaryLines({
+    runId: input.runId,
+    dir: input.dir,
+    status: run.status,
+    reason: run.status_reason,
+    plan,
+    classes,
+    dataQuality: gates.data_quality,
+    sloProof: gates.slo_proof,
+  });
   return { status, summaryLines: lines };
 }
 
@@ -329,24 +344,4 @@ function offeredScheduleSha(input: RunJsonInput): string {
 
 function pct(x: number): string {
   return `${(x * 100).toFixed(2)}%`;
-}
-
-function summaryLines(status: string, reason: string | null, classes: Record<string, unknown>, plan: Plan, input: RunJsonInput): string[] {
-  const lines = [`run ${input.runId}: ${status}${reason ? ` (${reason})` : ''}`];
-  for (const cls of plan.classes) {
-    const s = classes[cls.name] as {
-      requests: number;
-      completed: number;
-      failed: number;
-      windows: Record<string, Record<string, number | null>>;
-    };
-    const windowParts = Object.entries(s.windows).map(([w, m]) => `${w} p95 ttft ${fmt(m.ttft_p95_ms)}`);
-    lines.push(`  ${cls.name}: ${s.requests} requests, ${s.completed} ok, ${s.failed} failed; ${windowParts.join(', ')}`);
-  }
-  lines.push(`  artifacts: ${input.dir}`);
-  return lines;
-}
-
-function fmt(ms: number | null | undefined): string {
-  return ms === null || ms === undefined ? '-' : `${ms.toFixed(1)} ms`;
 }

@@ -5,7 +5,7 @@
 import type { MetricFamily } from './exposition.js';
 import { histogramSeries } from './exposition.js';
 import type { LiveMetric, LiveSnapshot } from './state.js';
-import { LIVE_METRICS } from './state.js';
+import { LIVE_METRICS, RECENT_S } from './state.js';
 
 /**
  * Upper bounds in seconds: vLLM's own for each metric (vllm/v1/metrics/loggers.py), so client
@@ -94,6 +94,16 @@ export function liveFamilies(s: LiveSnapshot): MetricFamily[] {
           value: o.count,
         })),
       ),
+    ),
+    counter(
+      'loadfleet_requests_good_total',
+      "Requests that succeeded and met every per-request bound of their class's SLO (TTFT, TPOT, e2e as declared), per class declaring an SLO; rate() of it is goodput in requests per second. Goodput counts requests good for their user; whether the class's p95 met its bound is a different question, answered by loadfleet_slo_ttft_breached.",
+      s.classes.flatMap((c) => (c.good === null ? [] : [{ labels: cls(c.name), value: c.good }])),
+    ),
+    gauge(
+      'loadfleet_slo_ttft_breached',
+      `Whether the class's p95 TTFT over the last ${RECENT_S} merged seconds is above its SLO bound (1) or not (0); only for classes that declare a TTFT bound.`,
+      s.classes.flatMap((c) => (c.sloTtftMs === null ? [] : [{ labels: cls(c.name), value: c.sloBreached ? 1 : 0 }])),
     ),
     ...LIVE_METRICS.map(
       (m): MetricFamily => ({

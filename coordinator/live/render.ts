@@ -1,5 +1,6 @@
 // Pure renderings of a live snapshot: the plain progress line (one per second when stderr is
 // not a terminal) and the block the terminal view redraws in place.
+import { formatFigure, formatMs, formatNum } from '../../shared/format.js';
 import type { AgentSnapshot, ClassSnapshot, LiveSnapshot, ServerSample } from './state.js';
 import { RECENT_S } from './state.js';
 
@@ -8,20 +9,30 @@ export const MAX_AGENT_ROWS = 6;
 
 const DASH = '—';
 
-/** The plain line, e.g. `t=12s realtime sent 96 inflight 3 ok 92 err 1 p95_ttft 61.2ms | batch …`. */
+/** Red on a terminal: a class whose recent p95 TTFT is past its SLO bound. */
+const RED = '\x1b[31m';
+const RESET = '\x1b[0m';
+
+/**
+ * The plain line, e.g. `t=12s realtime sent 96 inflight 3 ok 92 err 1 p95_ttft 61.2ms | batch …`;
+ * a class past its SLO bound says `SLO-MISSED` (no colour: this line is for logs and pipes).
+ */
 export function progressLine(s: LiveSnapshot): string {
   const parts = s.classes.map((c) => {
-    const p95 = c.ttftP95RunMs === null ? '-' : `${c.ttftP95RunMs.toFixed(1)}ms`;
-    return `${c.name} sent ${c.sent} inflight ${c.inFlight} ok ${c.completed} err ${c.failed} p95_ttft ${p95}`;
+    const p95 = c.ttftP95RunMs === null ? '-' : formatMs(c.ttftP95RunMs).replace(' ', '');
+    const breach = c.sloBreached
+      ? ` SLO-MISSED(p95_ttft_${RECENT_S}s ${formatMs(c.ttftP95RecentMs).replace(' ', '')} > ${formatMs(c.sloTtftMs).replace(' ', '')})`
+      : '';
+    return `${c.name} sent ${formatNum(c.sent)} inflight ${formatNum(c.inFlight)} ok ${formatNum(c.completed)} err ${formatNum(c.failed)} p95_ttft ${p95}${breach}`;
   });
   return `t=${Math.round(s.elapsedS)}s ${parts.join(' | ')}`;
 }
 
-/** The terminal block: header, one row per class, the agents, the server. */
+/** The terminal block: header, one row per class, one SLO line per class with a TTFT bound, the agents, the server. */
 export function liveBlock(s: LiveSnapshot): string[] {
   const live = s.agents.filter((a) => a.state !== 'lost').length;
   const header = `loadfleet ${s.runId}  t ${Math.max(0, Math.round(s.elapsedS))} s of ${s.durationS}  merged ${s.mergedS} s  agents ${live}/${s.agents.length}`;
-  return [header, ...classTable(s.classes), ...agentTable(s.agents), serverLine(s.server)];
+  return [header, ...classTable(s.classes), ...sloLines(s.classes), ...agentTable(s.agents), serverLine(s.server)];
 }
 
 function classTable(classes: readonly ClassSnapshot[]): string[] {
@@ -36,6 +47,20 @@ function classTable(classes: readonly ClassSnapshot[]): string[] {
     ms(c.ttftP95RunMs),
   ]);
   return table(['class', 'offered', 'sent', 'in flight', 'ok', 'errors', `p95 TTFT ${RECENT_S}s`, 'p95 TTFT run'], rows);
+}
+
+// One line per class declaring a TTFT bound, below the table (which already fills 80 columns): a
+// class whose recent p95 passed its bound turns red and says MISSED, so colour is never the only sign.
+function sloLines(classes: readonly ClassSnapshot[]): string[] {
+  return classes.flatMap((c) => {
+    if (c.sloTtftMs === null) return [];
+    const good = c.good === null ? '' : `  goodput ${formatFigure(c.good)} requests so far`;
+    const verdict = c.sloBreached
+      ? `MISSED  p95 TTFT ${RECENT_S}s ${ms(c.ttftP95RecentMs)} > ${ms(c.sloTtftMs)}`
+      : `ok  p95 TTFT ${RECENT_S}s ${ms(c.ttftP95RecentMs)} ≤ ${ms(c.sloTtftMs)}`;
+    const line = `SLO ${c.name}: ${verdict}${good}`;
+    return [c.sloBreached ? `${RED}${line}${RESET}` : line];
+  });
 }
 
 function agentTable(agents: readonly AgentSnapshot[]): string[] {
@@ -65,11 +90,9 @@ function table(head: readonly string[], rows: readonly string[][], left = 1): st
 }
 
 function int(n: number | null | undefined): string {
-  return n == null ? DASH : String(n);
+  return n == null ? DASH : formatNum(n);
 }
 
-/** ms with one decimal below 100 ms, whole ms with thousands separators above; null as a dash. */
 function ms(v: number | null): string {
-  if (v === null) return DASH;
-  return v < 100 ? `${v.toFixed(1)} ms` : `${Math.round(v).toLocaleString('en-US')} ms`;
+  return v === null ? DASH : formatMs(v);
 }

@@ -11,6 +11,7 @@ import type { AgentHealth } from '../../shared/protocol.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { arrivalsBetween, concurrencyAt } from '../../shared/schedule.js';
 import type { CollectorListener, SecondCounts } from '../collector.js';
+import { meetsSlo } from '../window-stats.js';
 
 /** The latency metrics kept as cumulative live histograms (and exported by /metrics). */
 export const LIVE_METRICS = ['ttft', 'tpot', 'e2e'] as const;
@@ -57,6 +58,12 @@ export interface ClassSnapshot {
   failed: number;
   ttftP95RecentMs: number | null;
   ttftP95RunMs: number | null;
+  /** The class SLO's p95 TTFT bound in ms (null when it declares none). */
+  sloTtftMs: number | null;
+  /** The recent p95 TTFT is past the SLO bound: the live view shows the class in red. */
+  sloBreached: boolean;
+  /** Requests that succeeded and met every per-request bound of the class SLO (null without an SLO): goodput. */
+  good: number | null;
   /** Cumulative merged histograms (ns) of the seconds merged so far. */
   histograms: ReadonlyMap<LiveMetric, Histogram>;
   /** Finished requests by status and HTTP status (from records, which arrive as requests end). */
@@ -94,6 +101,7 @@ interface ClassState {
   /** second → that second's TTFT histograms (several when late data arrived). */
   recentTtft: Map<number, Histogram[]>;
   outcomes: Map<string, { status: string; httpStatus: number | null; count: number }>;
+  good: number;
 }
 
 /** Accumulates the live state of one run (listens to the collector). */
@@ -131,6 +139,8 @@ export class LiveState implements CollectorListener {
     if (!c) return;
     const key = `${r.status} ${r.http_status}`;
     getOrCreate(c.outcomes, key, () => ({ status: r.status, httpStatus: r.http_status, count: 0 })).count++;
+    const slo = this.plan.classes.find((x) => x.name === r.class)?.slo;
+    if (slo && r.status === 'ok' && meetsSlo(r, slo)) c.good++;
   }
 
   /** The state at `elapsedS` seconds after the start. */
@@ -151,6 +161,9 @@ export class LiveState implements CollectorListener {
     const c = this.classes.get(name)!;
     const sched = this.schedule.classes[index]!;
     const ttft = c.histograms.get('ttft');
+    const slo = this.plan.classes[index]!.slo;
+    const recent = this.recentP95Ms(c);
+    const bound = slo?.ttft_p95_ms ?? null;
     return {
       name,
       closedLoop: sched.closedLoop,
@@ -160,8 +173,11 @@ export class LiveState implements CollectorListener {
       inFlight: c.sent - c.completed - c.failed,
       completed: c.completed,
       failed: c.failed,
-      ttftP95RecentMs: this.recentP95Ms(c),
+      ttftP95RecentMs: recent,
       ttftP95RunMs: ttft ? p95Ms(ttft) : null,
+      sloTtftMs: bound,
+      sloBreached: bound !== null && recent !== null && recent > bound,
+      good: slo ? c.good : null,
       histograms: c.histograms,
       outcomes: [...c.outcomes.values()]
         .sort((a, b) => (a.status + a.httpStatus).localeCompare(b.status + b.httpStatus))
@@ -178,7 +194,7 @@ export class LiveState implements CollectorListener {
 }
 
 function emptyClass(): ClassState {
-  return { sent: 0, completed: 0, failed: 0, histograms: new Map(), recentTtft: new Map(), outcomes: new Map() };
+  return { sent: 0, completed: 0, failed: 0, histograms: new Map(), recentTtft: new Map(), outcomes: new Map(), good: 0 };
 }
 
 function p95Ms(h: Histogram): number | null {

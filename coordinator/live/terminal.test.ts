@@ -94,3 +94,11 @@ describe('StickyBlock', () => {
     expect(term.visible()).toEqual([`${'a'.repeat(78)}…`, 'b']);
   });
 });
+
+describe('coloured lines', () => {
+  it('counts only visible characters, and drops the colour of a line it must cut', () => {
+    const red = '\x1b[31mabcd\x1b[0m';
+    expect(redrawFrame(0, [red], 6)).toBe(`\x1b[2K${red}\n\x1b[J`);
+    expect(redrawFrame(0, ['\x1b[31mabcdefghij\x1b[0m'], 6)).toBe('\x1b[2Kabcd…\n\x1b[J');
+  });
+});

@@ -16,8 +16,18 @@ const ERASE_BELOW = '\x1b[J';
 export function redrawFrame(previous: number, lines: readonly string[], columns: number): string {
   const width = Math.max(1, columns - 1);
   let out = up(previous);
-  for (const l of lines) out += `${ERASE_LINE}${l.length > width ? `${l.slice(0, width - 1)}…` : l}\n`;
+  for (const l of lines) out += `${ERASE_LINE}${fitLine(l, width)}\n`;
   return out + ERASE_BELOW;
+}
+
+/** SGR escape sequences (colour): they take no column on screen. */
+const SGR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+// A line cut to `width` visible characters. A line that must be cut loses its colour rather than
+// risk cutting an escape sequence in half (which would colour everything after it).
+function fitLine(line: string, width: number): string {
+  const visible = line.replace(SGR, '');
+  return visible.length <= width ? line : `${visible.slice(0, width - 1)}…`;
 }
 
 /** Where the block is drawn: a TTY stream (its size may change while the run goes). */

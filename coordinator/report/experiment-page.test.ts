@@ -75,4 +75,20 @@ describe('experiment report from the seed analysis', () => {
     expect(sparse).toContain('no {median, min, max} figure to compare');
     expect(sparse).not.toContain('<h2>Runs</h2>');
   });
+
+  it('shows each arm’s SLO verdict per class with its run counts', () => {
+    const html = renderExperimentReport({
+      analysis: {
+        experiment: 'x',
+        by_arm: {
+          alone: { runs: 3, slo_verdict: { realtime: { verdict: 'met', runs_met: 3, runs_missed: 0, runs_not_evaluable: 0 } } },
+          batch: { runs: 3, slo_verdict: { realtime: { verdict: 'missed', runs_met: 0, runs_missed: 3, runs_not_evaluable: 0 } } },
+        },
+      },
+      runLinks: [],
+    });
+    expect(html).toContain('<th>SLO verdict</th>');
+    expect(html).toContain('realtime: <span class="badge good">SLO met</span> <small>(all 3 runs)</small>');
+    expect(html).toContain('realtime: <span class="badge bad">SLO MISSED</span> <small>(3 of 3 runs)</small>');
+  });
 });

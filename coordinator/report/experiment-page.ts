@@ -161,6 +161,7 @@ function comparisonText(a: Obj, cmp: Compared): string {
 // Per-arm columns: shown when at least one arm records the key (the analysis grows by branch).
 const ARM_COLUMNS: readonly [header: string, key: string, cell: (v: unknown) => string][] = [
   ['runs', 'runs', (v) => cellNum(numOrNull(v))],
+  ['SLO verdict', 'slo_verdict', (v) => armVerdictCell(v)],
   ['data quality', 'all_data_quality_valid', (v) => verdict(boolOrNull(v))],
   ['SLO proof', 'all_slo_proof_valid', (v) => verdict(boolOrNull(v))],
   ['HTTP 200', 'http_200_total', (v) => cellNum(numOrNull(v))],
@@ -169,6 +170,25 @@ const ARM_COLUMNS: readonly [header: string, key: string, cell: (v: unknown) => 
   ['repeats', 'stable', (v) => (boolOrNull(v) === null ? '–' : v ? badge('stable', 'good') : badge('unstable', 'bad'))],
   ['repeat spread', 'repeat_spread', (v) => repeatSpread(v)],
 ];
+
+// One badge per class: "realtime: SLO MISSED (3 of 3 runs)", from by_arm.<arm>.slo_verdict.
+function armVerdictCell(v: unknown): string {
+  const parts = Object.entries(obj(v)).map(([cls, x]) => {
+    const o = obj(x);
+    const runs = (numOrNull(o.runs_met) ?? 0) + (numOrNull(o.runs_missed) ?? 0) + (numOrNull(o.runs_not_evaluable) ?? 0);
+    const verdictWord = strOrNull(o.verdict);
+    const tone = verdictWord === 'met' ? 'good' : verdictWord === 'missed' ? 'bad' : 'none';
+    const count =
+      verdictWord === 'missed'
+        ? `${numOrNull(o.runs_missed)} of ${runs} runs`
+        : verdictWord === 'met'
+          ? `all ${runs} runs`
+          : `${numOrNull(o.runs_not_evaluable)} of ${runs} runs`;
+    const word = verdictWord === 'met' ? 'SLO met' : verdictWord === 'missed' ? 'SLO MISSED' : 'not evaluable';
+    return `${esc(cls)}: ${badge(word, tone)} <small>(${esc(count)})</small>`;
+  });
+  return parts.length > 0 ? parts.join('<br>') : '–';
+}
 
 // `{max_over_min, limit, …}` reads as "1.077× (limit 1.5×)"; any other shape is shown as it is.
 function repeatSpread(v: unknown): string {

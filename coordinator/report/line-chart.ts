@@ -18,6 +18,8 @@ export interface Band {
   label: string;
   fromX: number;
   toX: number;
+  /** A drain band (after the plan's end, while requests still finish) is hatched in its own colour. */
+  kind?: 'window' | 'drain';
 }
 
 /** A horizontal line at a meaningful value (e.g. saturation 1.0 = full). */
@@ -46,6 +48,9 @@ const LEFT = 72;
 const RIGHT = 20;
 const BOTTOM = 46;
 const BAND_FILL = '#8a9bb0';
+const DRAIN_FILL = '#c08a3e';
+/** About the width of one character of a band label (11 px sans-serif). */
+const LABEL_CHAR_PX = 6.5;
 
 /** The chart as a <figure> (title, definition, SVG), or the figure with a note when there is no data. */
 export function renderLineChart(spec: LineChartSpec): string {
@@ -53,7 +58,9 @@ export function renderLineChart(spec: LineChartSpec): string {
   if (drawn.length === 0) return figure(spec, emptyNote(spec.emptyMessage));
   const bands = spec.bands ?? [];
   const items: LegendItem[] = drawn.map((s) => ({ label: s.label, colour: s.colour, mark: 'line', ...(s.dash ? { dash: s.dash } : {}) }));
-  if (bands.length > 0) items.push({ label: 'plan windows (shaded)', colour: BAND_FILL, mark: 'box' });
+  if (bands.some((b) => b.kind !== 'drain')) items.push({ label: 'plan windows (shaded)', colour: BAND_FILL, mark: 'box' });
+  if (bands.some((b) => b.kind === 'drain'))
+    items.push({ label: 'drain: after the plan, until the last request finished (shaded)', colour: DRAIN_FILL, mark: 'box' });
   const leg = legend(items, LEFT, 14, W - LEFT - RIGHT);
   const top = 14 + leg.height + 8;
   const height = top + PLOT_H + BOTTOM;
@@ -70,7 +77,8 @@ export function renderLineChart(spec: LineChartSpec): string {
     bandsSvg(bands, x.at, top, clip, xDomain),
     gridAndAxes(x.ticks, y.ticks, x.at, y.at, top, spec),
     refLinesSvg(spec.refLines ?? [], y.at),
-    `<g clip-path="url(#${esc(clip)})">${drawn.map((s) => seriesSvg(s, x.at, y.at)).join('')}</g>`,
+    // The x range drawn, for readers and tests: the axis must reach the end of the drain.
+    `<g class="plot" data-x-from="${xDomain[0]}" data-x-to="${xDomain[1]}" clip-path="url(#${esc(clip)})">${drawn.map((s) => seriesSvg(s, x.at, y.at)).join('')}</g>`,
     '</svg>',
   ];
   return figure(spec, parts.join(''));
@@ -88,7 +96,12 @@ function bandsSvg(
     .map((b) => {
       const x0 = at(Math.max(b.fromX, xDomain[0]));
       const x1 = at(Math.min(b.toX, xDomain[1]));
-      return `<g class="band" clip-path="url(#${esc(clip)})"><rect x="${px(x0)}" y="${top}" width="${px(x1 - x0)}" height="${PLOT_H}" fill="${BAND_FILL}" fill-opacity="0.14"/><text class="band-label" x="${px(x0 + 4)}" y="${top + 12}">${esc(b.label)}</text></g>`;
+      const drain = b.kind === 'drain';
+      // A label wider than its band (a drain of a fraction of a second) would be cut mid-word: the
+      // legend names it instead.
+      const fits = x1 - x0 >= LABEL_CHAR_PX * b.label.length + 8;
+      const label = fits ? `<text class="band-label" x="${px(x0 + 4)}" y="${top + 12}">${esc(b.label)}</text>` : '';
+      return `<g class="band${drain ? ' drain' : ''}" clip-path="url(#${esc(clip)})"><rect x="${px(x0)}" y="${top}" width="${px(x1 - x0)}" height="${PLOT_H}" fill="${drain ? DRAIN_FILL : BAND_FILL}" fill-opacity="${drain ? 0.18 : 0.14}"/>${label}</g>`;
     })
     .join('');
 }

@@ -15,6 +15,7 @@ import { LagAccumulator, lagFields } from './lag-series.js';
 import type { RunReportInput } from './run-page.js';
 import { serverSeries } from './server-series.js';
 import { trafficByClass } from './traffic-series.js';
+import { TtftByIntended, ttftFields } from './ttft-intended-series.js';
 
 /** Reads a run directory's artifacts for its report. */
 export async function loadRunReportInput(runDir: string): Promise<RunReportInput> {
@@ -30,7 +31,7 @@ export async function loadRunReportInput(runDir: string): Promise<RunReportInput
     ttft: hlog === null ? null : metricIntervals(hlog, 'ttft', [0.5, 0.95]),
     traffic: traffic === null ? null : trafficByClass(traffic),
     server: server === null ? null : serverSeries(server),
-    lag: startNs === null ? null : await readLag(join(runDir, 'requests.ndjson'), startNs),
+    ...(startNs === null ? { lag: null, ttftByIntended: null } : await readRequestSeries(join(runDir, 'requests.ndjson'), startNs)),
   };
 }
 
@@ -72,16 +73,20 @@ async function runDirsByArmRepeat(expDir: string): Promise<Map<string, string>> 
   return out;
 }
 
-async function readLag(path: string, startNs: bigint): Promise<RunReportInput['lag']> {
-  if (!(await exists(path))) return null;
+// One pass over requests.ndjson for the two series drawn from it.
+async function readRequestSeries(path: string, startNs: bigint): Promise<Pick<RunReportInput, 'lag' | 'ttftByIntended'>> {
+  if (!(await exists(path))) return { lag: null, ttftByIntended: null };
   const acc = new LagAccumulator(startNs);
+  const ttft = new TtftByIntended(startNs);
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
   for await (const line of lines) {
     if (line.trim() === '') continue;
     const f = lagFields(line);
     acc.add(f.agentId, f.intendedNs, f.sentNs);
+    const t = ttftFields(line);
+    ttft.add(t.cls, t.ok, f.intendedNs, f.sentNs, t.firstContentNs);
   }
-  return acc.p99PerSecond();
+  return { lag: acc.p99PerSecond(), ttftByIntended: ttft.percentiles() };
 }
 
 async function readJsonFile(path: string): Promise<Obj> {

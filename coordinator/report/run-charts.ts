@@ -16,8 +16,12 @@ export interface RunChartData {
   windows: readonly { name: string; start_s: number; end_s: number }[];
   /** The planned duration, so every time axis covers at least the plan. */
   durationS: number;
-  /** Per class: p50 and p95 TTFT per interval. */
+  /** When the last request finished (run.json wall_clock_ms), s: the axes reach it; null when unknown. */
+  endS?: number | null;
+  /** Per class: p50 and p95 TTFT per interval (by the second requests finished, histograms.hlog). */
   ttft: Map<string, IntervalPercentiles[]> | null;
+  /** Per class: p50 and p95 TTFT by the second of intended send time (requests.ndjson); null when absent. */
+  ttftByIntended?: Map<string, IntervalPercentiles[]> | null;
   traffic: ClassTraffic[] | null;
   server: Map<ServerConcept, SourceSeries[]> | null;
   lag: { agent: string; points: [number, number][]; requests: number }[] | null;
@@ -31,10 +35,13 @@ const MAX_AGENT_LINES = 12;
 export function runCharts(d: RunChartData): string {
   const bands: Band[] = d.windows.map((w) => ({ label: w.name, fromX: w.start_s, toX: w.end_s }));
   const xDomain = [0, timeExtent(d)] as const;
+  // The drain: from the plan's end to the last request's end, where requests still finish.
+  if (d.endS != null && d.endS > d.durationS) bands.push({ label: 'drain', fromX: d.durationS, toX: d.endS, kind: 'drain' });
   const common = { bands, xDomain, xLabel: X_LABEL };
   return [
     '<h2>Latency</h2>',
     ttftChart(d, common),
+    ttftIntendedChart(d, common),
     '<h2>Traffic</h2>',
     ...trafficCharts(d, common),
     '<h2>Server</h2>',
@@ -60,13 +67,33 @@ function ttftChart(d: RunChartData, common: Common): string {
   }
   return renderLineChart({
     id: 'ttft-over-time',
-    title: 'Time to first token per class, p50 and p95 per second',
+    title: 'Time to first token per class by the second requests finished, p50 and p95',
     definition:
-      'TTFT (first content token − send) p50 and p95, nearest rank, of the successful requests that finished in each 1 s interval, read from the merged interval histograms in histograms.hlog; windows group requests by intended send time, so a slow request shows to the right of its window.',
+      'TTFT (first content token − send) p50 and p95, nearest rank, of the successful requests that finished in each 1 s interval, read from the merged interval histograms in histograms.hlog; windows group requests by intended send time, so a slow request shows to the right of its window (the next chart keeps it in its window).',
     yLabel: 'TTFT (ms)',
     series,
     ...common,
     emptyMessage: d.ttft === null ? 'histograms.hlog is absent' : 'no successful request finished, so no TTFT interval has data',
+  });
+}
+
+function ttftIntendedChart(d: RunChartData, common: Common): string {
+  const series: LineSeries[] = [];
+  for (const [cls, intervals] of orderByClass(d, d.ttftByIntended ?? new Map<string, IntervalPercentiles[]>())) {
+    const pts = (k: number) => intervals.map((iv): [number, number] => [iv.startS + iv.lengthS / 2, iv.valuesMs[k]!]);
+    series.push({ label: `${cls} p95`, colour: classColour(d, cls), points: pts(1) });
+    series.push({ label: `${cls} p50`, colour: classColour(d, cls), dash: 'dashed', points: pts(0) });
+  }
+  return renderLineChart({
+    id: 'ttft-by-intended',
+    title: 'Time to first token per class by intended send time, p50 and p95',
+    definition:
+      'TTFT (first content token − send) p50 and p95, exact nearest rank over requests.ndjson, of the successful open-loop requests whose intended send time fell in each 1 s interval: the basis of the plan windows and the SLO verdict, so a request counts in the second it was meant to be sent however late it finished (closed-loop requests have no intended time and are left out).',
+    yLabel: 'TTFT (ms)',
+    series,
+    ...common,
+    emptyMessage:
+      d.ttftByIntended == null ? 'requests.ndjson is absent' : 'no successful open-loop request, so no TTFT by intended send time',
   });
 }
 
@@ -222,7 +249,7 @@ function orderByClass<T>(d: RunChartData, m: Map<string, T>): [string, T][] {
 }
 
 function timeExtent(d: RunChartData): number {
-  const xs: number[] = [d.durationS];
+  const xs: number[] = [d.durationS, d.endS ?? 0];
   for (const ivs of d.ttft?.values() ?? []) for (const iv of ivs) xs.push(iv.startS + iv.lengthS);
   for (const t of d.traffic ?? []) for (const [x] of t.issued) xs.push(x + 0.5);
   for (const lines of d.server?.values() ?? []) for (const l of lines) for (const [x] of l.points) xs.push(x);

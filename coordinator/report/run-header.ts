@@ -1,10 +1,13 @@
-// The top of a run's report, from run.json alone: status and reason, a per-class summary table
+// The top of a run's report, from run.json alone: status and reason, the SLO verdict first, a per-class summary table
 // (requests, ok, errors, TTFT p50/p95 per window), the validity check lists and the server
 // figures when the run recorded them. Keys that are absent are skipped, never invented.
+
+import { GATE_MEANINGS } from '../run-summary.js';
 import type { Obj } from './fields.js';
 import { arr, boolOrNull, numOrNull, obj, strOrNull } from './fields.js';
 import { badge, cellNum, compactJson, table, verdict } from './html.js';
 import { formatNumber } from './scale.js';
+import { sloSection } from './slo-section.js';
 import { esc } from './svg.js';
 
 /** The plan's windows (name and range in seconds since the run start). */
@@ -22,6 +25,7 @@ export function planWindows(run: Obj): { name: string; start_s: number; end_s: n
 export function runHeader(run: Obj): string {
   return [
     titleBlock(run),
+    sloSection(run),
     classTable(run),
     checksSection(run, 'data_quality', 'Data quality'),
     checksSection(run, 'slo_proof', 'SLO proof'),
@@ -101,7 +105,8 @@ function checksSection(run: Obj, key: string, title: string): string {
     ];
   });
   const body = rows.length > 0 ? table(['check', 'status', 'reason', 'evidence'], rows, 'checks') : '<p>No checks recorded.</p>';
-  return `<h2>${esc(title)} ${verdict(boolOrNull(block.valid))}</h2>${body}`;
+  const meaning = GATE_MEANINGS[key as keyof typeof GATE_MEANINGS];
+  return `<h2>${esc(title)} ${verdict(boolOrNull(block.valid))}</h2>${meaning ? `<p class="definition">${esc(title)}: ${esc(meaning)}.</p>` : ''}${body}`;
 }
 
 function serverTable(run: Obj): string {

@@ -8,7 +8,8 @@ import { runCharts } from './run-charts.js';
 import { planWindows, runHeader } from './run-header.js';
 
 /** run.json plus the chart data read from the other files (null where a file is absent). */
-export type RunReportInput = { run: Obj } & Pick<RunChartData, 'ttft' | 'traffic' | 'server' | 'lag'>;
+export type RunReportInput = { run: Obj } & Pick<RunChartData, 'ttft' | 'traffic' | 'server' | 'lag'> &
+  Partial<Pick<RunChartData, 'ttftByIntended'>>;
 
 /** The whole run report page. */
 export function renderRunReport(input: RunReportInput): string {
@@ -22,7 +23,10 @@ export function renderRunReport(input: RunReportInput): string {
     classes: classes.length > 0 ? classes : Object.keys(obj(run.classes)),
     windows: planWindows(run),
     durationS: numOrNull(plan.duration_s) ?? 0,
+    // The last request's end: the time axes reach it, and the span after the plan is the drain.
+    endS: numOrNull(run.wall_clock_ms) === null ? null : numOrNull(run.wall_clock_ms)! / 1000,
     ttft: input.ttft,
+    ttftByIntended: input.ttftByIntended ?? null,
     traffic: input.traffic,
     server: input.server,
     lag: input.lag,

@@ -7,6 +7,8 @@ interface Stage {
   verdict: string;
   reason: string;
   achieved_rps: number | null;
+  /** Absent in a sweep.json written before goodput existed. */
+  goodput_rps?: number | null;
   scheduled_rps: number | null;
   offered_rps: number | null;
   ttft_p50_ms: number | null;
@@ -69,6 +71,7 @@ export function sweepReportHtml(doc: SweepDoc): string {
     'req/s',
     [
       { name: 'achieved req/s', color: '#0969da', points: pts((s) => s.achieved_rps) },
+      { name: 'goodput req/s (met every per-request SLO bound)', color: '#1a7f37', points: pts((s) => s.goodput_rps ?? null) },
       { name: 'offered in window req/s', color: '#6e7781', dash: '4 3', points: pts((s) => s.scheduled_rps) },
     ],
     stages,
@@ -78,7 +81,7 @@ export function sweepReportHtml(doc: SweepDoc): string {
   const rows = stages
     .map(
       (s) =>
-        `<tr><td>${num(s.value)}</td><td style="color:${COLORS[s.verdict] ?? '#000'}">${esc(s.verdict)}</td><td>${num(s.scheduled_rps)}</td><td>${num(s.achieved_rps)}</td><td>${num(s.ttft_p50_ms)}</td><td>${num(s.ttft_p95_ms)}</td><td>${num(s.ttft_p99_ms)}</td><td>${num(s.tpot_p95_ms)}</td><td>${num(s.success_rate)}</td><td>${esc(s.reason)}</td><td>${esc(s.run_dir ?? '-')}</td></tr>`,
+        `<tr><td>${num(s.value)}</td><td style="color:${COLORS[s.verdict] ?? '#000'}">${esc(s.verdict)}</td><td>${num(s.scheduled_rps)}</td><td>${num(s.achieved_rps)}</td><td>${num(s.goodput_rps ?? null)}</td><td>${num(s.ttft_p50_ms)}</td><td>${num(s.ttft_p95_ms)}</td><td>${num(s.ttft_p99_ms)}</td><td>${num(s.tpot_p95_ms)}</td><td>${num(s.success_rate)}</td><td>${esc(s.reason)}</td><td>${esc(s.run_dir ?? '-')}</td></tr>`,
     )
     .join('\n');
   return `<!doctype html>
@@ -91,7 +94,7 @@ export function sweepReportHtml(doc: SweepDoc): string {
 <div class="charts">${latency}${throughput}</div>
 <p>Points: <span style="color:${COLORS.pass}">● pass</span> <span style="color:${COLORS.fail}">● fail</span> <span style="color:${COLORS.client_limited}">● client-limited</span>. The green line marks the capacity, the red one the first failing value.</p>
 <h2>Stages</h2>
-<table><tr><th>value</th><th>verdict</th><th>offered req/s</th><th>achieved req/s</th><th>p50 TTFT ms</th><th>p95 TTFT ms</th><th>p99 TTFT ms</th><th>p95 TPOT ms</th><th>success</th><th>reason</th><th>run</th></tr>
+<table><tr><th>value</th><th>verdict</th><th>offered req/s</th><th>achieved req/s</th><th>goodput req/s</th><th>p50 TTFT ms</th><th>p95 TTFT ms</th><th>p99 TTFT ms</th><th>p95 TPOT ms</th><th>success</th><th>reason</th><th>run</th></tr>
 ${rows}
 </table>
 <p>Stopped: ${esc(doc.stop_reason ?? '-')}</p>

@@ -39,6 +39,7 @@ function stage(index: number, value: number, verdict: StageRecord['verdict'], ac
     http_429: 0,
     success_rate: 1,
     error_share: 0,
+    goodput_rps: achieved,
     slo_attainment: 1,
     failures_by_status: {},
     server: null,
@@ -105,8 +106,9 @@ describe('sweepReportHtml', () => {
     expect(html).toContain('SLO p95 450 ms');
     expect(html).toContain('a&#60;b');
     expect(html).not.toContain('<script');
-    // One point per stage and series: 3 latency series + 2 throughput series, 4 stages each.
-    expect(html.match(/<circle /g)).toHaveLength(20);
+    // One point per stage and series: 3 latency series + 3 throughput series (with goodput), 4 stages each.
+    expect(html.match(/<circle /g)).toHaveLength(24);
+    expect(html).toContain('<th>goodput req/s</th>');
   });
   it('rounds axes up to 1, 2 or 5 × 10^k', () => {
     expect([niceMax(3.9), niceMax(8), niceMax(7400), niceMax(0.3)]).toEqual([5, 10, 10000, 0.5]);

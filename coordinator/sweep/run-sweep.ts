@@ -228,6 +228,7 @@ function emptyFigures(): StageFigures {
     success_rate: null,
     error_share: null,
     slo_attainment: null,
+    goodput_rps: null,
     failures_by_status: {},
     server: null,
     client_limited: false,

@@ -78,6 +78,8 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   'stages[].error_share': '1 − success_rate: the share the max_error_share stop rule is compared with',
   'stages[].slo_attainment':
     'share of the requests in the measured window that succeeded and met every per-request SLO bound (run.json slo_attainment)',
+  'stages[].goodput_rps':
+    'requests of the scaled class in the measured window that succeeded and met every per-request SLO bound (TTFT, TPOT, e2e as declared, each applied to the request itself), per second of the window (run.json goodput_rps), beside achieved_rps; it says how much useful work per second the stage served, while the verdict judges the window p95 against the SLO',
   'stages[].failures_by_status':
     'failed requests of the scaled class over the whole stage by outcome, and non-200 responses by HTTP status (http_<code>)',
   'stages[].server':

@@ -72,6 +72,8 @@ export interface StageFigures {
   success_rate: number | null;
   error_share: number | null;
   slo_attainment: number | null;
+  /** Requests of the measured window that succeeded and met every per-request SLO bound, per second (run.json goodput_rps). */
+  goodput_rps: number | null;
   failures_by_status: Record<string, number>;
   server: ServerSignals | null;
   client_limited: boolean;
@@ -155,6 +157,7 @@ export function stageFigures(
     success_rate: requests > 0 ? round6(completed / requests) : null,
     error_share: requests > 0 ? round6(failed / requests) : null,
     slo_attainment: num(w.slo_attainment),
+    goodput_rps: num(w.goodput_rps),
     failures_by_status: failures,
     server: serverSignals(obj(obj(run.server).windows)[window]),
     client_limited: health.client_limited === true,
