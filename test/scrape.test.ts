@@ -108,6 +108,7 @@ describe('scraping the embedded engine-sim in gateway mode', () => {
       cache_evidence_matches_declaration: 'pass',
       stream_integrity: 'pass',
       request_shape: 'pass',
+      output_token_counts: 'pass',
     });
     expect(['pass', 'fail']).toContain(status.schedule_kept);
     expect(['pass', 'fail']).toContain(status.metric_capture_healthy);
