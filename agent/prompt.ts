@@ -18,11 +18,17 @@ export class PromptBuilder {
     adapter: ApiAdapter,
     model: string,
     private readonly seed: number,
-    calibration?: { prefix_words: number; words: number },
+    calibration?: { prefix_words: number; words: number; pad_words?: number },
   ) {
     const { input_tokens: n, shared_prefix_tokens: shared = 0 } = cls.prompt;
     const fallback = uncalibratedWords(n, cls.prompt.cache === 'shared' ? shared : 0);
-    const fill = promptFill(seed, cls.name, calibration?.prefix_words ?? fallback.prefixWords, calibration?.words ?? fallback.words);
+    const fill = promptFill(
+      seed,
+      cls.name,
+      calibration?.prefix_words ?? fallback.prefixWords,
+      calibration?.words ?? fallback.words,
+      calibration?.pad_words ?? 0,
+    );
     this.canary = cls.prompt.canary === true;
     this.parts = adapter.bodyTemplate({
       model,

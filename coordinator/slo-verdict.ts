@@ -6,6 +6,7 @@ import { formatMs, formatPct } from '../shared/format.js';
 import { nearestRank } from '../shared/histogram.js';
 import type { LatencyMetric } from '../shared/metrics.js';
 import type { Slo } from '../shared/plan.js';
+import { sloTtftMetric } from '../shared/plan.js';
 
 /** A verdict: `not_evaluable` when the window holds nothing to judge. */
 export type SloVerdictValue = 'met' | 'missed' | 'not_evaluable';
@@ -54,11 +55,6 @@ const LATENCY_BOUNDS: readonly { key: 'ttft_p95_ms' | 'tpot_p95_ms' | 'e2e_p95_m
   { key: 'e2e_p95_ms', metric: 'e2e' },
 ];
 
-/** The TTFT metric an SLO judges: from the intended send when the plan says `basis: "intended"`. */
-function ttftMetric(slo: Slo): Exclude<LatencyMetric, 'itl'> {
-  return (slo as { basis?: string }).basis === 'intended' ? ('ttft_from_intended' as Exclude<LatencyMetric, 'itl'>) : 'ttft';
-}
-
 /** The exact nearest-rank p95 in ms of raw ns values; null when there are none. */
 export function exactP95Ms(values: readonly number[] | undefined): number | null {
   if (!values || values.length === 0) return null;
@@ -71,7 +67,7 @@ export function windowVerdict(slo: Slo, w: VerdictWindowInput): WindowVerdict {
   for (const b of LATENCY_BOUNDS) {
     const bound = slo[b.key];
     if (bound === undefined) continue;
-    const figure = exactP95Ms(w.values.get(b.key === 'ttft_p95_ms' ? ttftMetric(slo) : b.metric));
+    const figure = exactP95Ms(w.values.get(b.key === 'ttft_p95_ms' ? sloTtftMetric(slo.basis) : b.metric));
     // With requests but no successful one there is no latency, and nobody was served: a miss.
     criteria.push({
       criterion: b.key,

@@ -146,6 +146,8 @@ export interface PromptCalibration {
   method: PromptLengthMethod;
   prefix_words: number;
   words: number;
+  /** Pad words (" the") after the filler that top the count up to the target exactly. */
+  pad_words: number;
   /** The whole request (chat template included where the endpoint applies it) as counted; null when unverified. */
   counted_prompt_tokens: number | null;
   /** Tokenize calls the calibration made. */

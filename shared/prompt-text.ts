@@ -22,12 +22,21 @@ export interface PromptFill {
   suffix: string;
 }
 
-/** Seeded filler for `seed` and `className`: `prefixWords` words before the head and `words` after it. */
-export function promptFill(seed: number, className: string, prefixWords: number, words: number): PromptFill {
+/** The word calibration tops a prompt up with: one token, with its space, on the vocabularies we know. */
+const PAD_WORD = ' the';
+
+/**
+ * Seeded filler for `seed` and `className`: `prefixWords` words before the head, `words` after it,
+ * then `padWords` pad words (calibration's top-up to the exact length).
+ */
+export function promptFill(seed: number, className: string, prefixWords: number, words: number, padWords = 0): PromptFill {
   const rng = rngFromKey(`${seed}:${className}:prompt`);
   const draw = (count: number): string =>
     Array.from({ length: count }, () => VOCABULARY[Math.floor(rng.next() * VOCABULARY.length)]).join(' ');
-  return { prefix: prefixWords > 0 ? `${draw(prefixWords)} ` : '', suffix: words > 0 ? ` ${draw(words)}` : '' };
+  return {
+    prefix: prefixWords > 0 ? `${draw(prefixWords)} ` : '',
+    suffix: (words > 0 ? ` ${draw(words)}` : '') + PAD_WORD.repeat(padWords),
+  };
 }
 
 /** Digits of the request index in a head: fixed, so every head of a run has the same length. */

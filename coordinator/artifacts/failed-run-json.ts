@@ -26,6 +26,9 @@ const DEFINITIONS: Record<string, string> = {
     'how far the agent got: joined (in the fleet, not yet probed), probed (its clock measured), preparing (given the plan), prepared (ready to arm), failed (it reported a failure or its link closed)',
   'agents[].detail': 'what the agent reported, or what went wrong with it (null when nothing did)',
   plan: 'the plan as far as it was resolved when the run failed (target and prompt_calibration once known)',
+  started_at: 'when the coordinator began this run (before the target, clocks and agents were made ready)',
+  failed_at: 'when the coordinator gave the run up',
+  requests: 'requests sent: always 0, since a failed run ended before any load',
 };
 
 /** Writes run.json with status "failed". */

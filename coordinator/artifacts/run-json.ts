@@ -62,7 +62,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   wall_clock_ms: 'finished_at − started_at: from the shared start instant to the last request done',
   plan_sha256: 'SHA-256 of the plan as run (target resolved, prompt_calibration added), serialised as in this file',
   'plan.prompt_calibration':
-    "per class, written by the coordinator before any load: the method, the filler words before (prefix_words) and after (words) the unique head, the whole request's prompt tokens as the target's tokenizer counted them (counted_prompt_tokens), the tokenize calls made (attempts) and a note on what answered",
+    "per class, written by the coordinator before any load: the method, the filler words before (prefix_words) and after (words) the unique head, the pad words that top it up (pad_words), the whole request's prompt tokens as the target's tokenizer counted them (counted_prompt_tokens), the tokenize calls made (attempts) and a note on what answered",
   schedule_sha256:
     'SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step), the same for any number of agents',
   offered_schedule_sha256:

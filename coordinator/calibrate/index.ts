@@ -47,13 +47,14 @@ async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counte
   // The text the agents send: the head (a canary marker with prompt.canary) and the canary instruction counted too.
   const canary = cls.prompt.canary === true;
   const head = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
-  const found = await searchWords(cls.prompt.input_tokens, sharedTokens(cls), (prefixWords, words) =>
-    counter.count(promptText(promptFill(plan.seed, cls.name, prefixWords, words), head, canary)),
+  const found = await searchWords(cls.prompt.input_tokens, sharedTokens(cls), (prefixWords, words, padWords) =>
+    counter.count(promptText(promptFill(plan.seed, cls.name, prefixWords, words, padWords), head, canary)),
   );
   return {
     method: counter.method,
     prefix_words: found.prefixWords,
     words: found.words,
+    pad_words: found.padWords,
     counted_prompt_tokens: found.counted,
     attempts: found.attempts,
     note: counter.note,
@@ -62,7 +63,7 @@ async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counte
 
 function unverified(cls: TrafficClass, note: string): PromptCalibration {
   const { prefixWords, words } = uncalibratedWords(cls.prompt.input_tokens, sharedTokens(cls));
-  return { method: 'words-unverified', prefix_words: prefixWords, words, counted_prompt_tokens: null, attempts: 0, note };
+  return { method: 'words-unverified', prefix_words: prefixWords, words, pad_words: 0, counted_prompt_tokens: null, attempts: 0, note };
 }
 
 function sharedTokens(cls: TrafficClass): number {
@@ -71,5 +72,5 @@ function sharedTokens(cls: TrafficClass): number {
 
 function describe(cls: TrafficClass, c: PromptCalibration): string {
   const counted = c.counted_prompt_tokens === null ? 'not counted' : `counted ${c.counted_prompt_tokens} tokens in ${c.attempts} call(s)`;
-  return `prompt length of ${cls.name}: ${c.method}, ${c.prefix_words + c.words} filler words for ${cls.prompt.input_tokens} tokens, ${counted} (${c.note})`;
+  return `prompt length of ${cls.name}: ${c.method}, ${c.prefix_words + c.words + c.pad_words} filler words for ${cls.prompt.input_tokens} tokens, ${counted} (${c.note})`;
 }

@@ -1,60 +1,71 @@
-// Pure: finds filler word counts whose whole request counts `inputTokens` tokens on the target's
+// Pure: finds filler sizes whose whole request counts `inputTokens` tokens on the target's
 // tokenizer. Filler words are mostly one token each, so a correction of d tokens is about d words;
-// a few counts settle it (the chat template, the head and the odd two-token word are what moves).
+// a few counts settle it (the chat template, the head and the odd long word are what moves). Where
+// a long word makes the count jump past the target, the filler stops below it and is topped up with
+// pad words (" the", one token on the vocabularies we know) to land on the target exactly.
 import { uncalibratedWords } from '../../shared/prompt-text.js';
 
-/** Counts the whole request built with `prefixWords` words before the head and `words` after it. */
-export type CountRequest = (prefixWords: number, words: number) => Promise<number>;
+/** Counts the whole request built with `prefixWords` words before the head, `words` after it and `padWords` pad words. */
+export type CountRequest = (prefixWords: number, words: number, padWords: number) => Promise<number>;
 
 /** The sizes found and what they counted. */
 export interface SearchResult {
   prefixWords: number;
   words: number;
+  padWords: number;
   counted: number;
   attempts: number;
 }
 
 /** Counts the search may make per class; each is one tokenize call. */
-export const MAX_COUNTS = 8;
+export const MAX_COUNTS = 10;
+/** The most pad words the top-up adds (beyond, a filler word is the better step). */
+const MAX_PAD = 64;
+
+type Sizes = Omit<SearchResult, 'attempts'>;
 
 /** Searches filler sizes for a class of `inputTokens` (with `sharedPrefixTokens` of them shared). */
 export async function searchWords(inputTokens: number, sharedPrefixTokens: number, count: CountRequest): Promise<SearchResult> {
-  let { prefixWords, words } = uncalibratedWords(inputTokens, sharedPrefixTokens);
-  let counted = await count(prefixWords, words);
-  let attempts = 1;
-  let best: SearchResult = { prefixWords, words, counted, attempts };
-  const tried = new Set([words]);
-  const measure = async (): Promise<void> => {
-    counted = await count(prefixWords, words);
+  const start = uncalibratedWords(inputTokens, sharedPrefixTokens);
+  let attempts = 0;
+  let best: Sizes | undefined;
+  /** The largest count not above the target, for the top-up. */
+  let below: Sizes | undefined;
+  const off = (s: Sizes): number => Math.abs(s.counted - inputTokens);
+  const measure = async (prefixWords: number, words: number, padWords = 0): Promise<Sizes> => {
+    const s = { prefixWords, words, padWords, counted: await count(prefixWords, words, padWords) };
     attempts++;
-    if (Math.abs(counted - inputTokens) < Math.abs(best.counted - inputTokens)) best = { prefixWords, words, counted, attempts };
+    if (!best || off(s) < off(best)) best = s;
+    if (s.counted <= inputTokens && (!below || s.counted > below.counted)) below = s;
+    return s;
   };
+  let last = await measure(start.prefixWords, start.words);
   // Tokens per filler word: one until two counts far enough apart measure it (the template and the
   // head are a constant, so only the difference between two counts says it).
   let perWord = 1;
-  if (counted !== inputTokens) {
-    const before = { words, counted };
-    words = Math.max(0, words + inputTokens - counted);
-    tried.add(words);
-    await measure();
-    if (Math.abs(words - before.words) >= 8) perWord = Math.max(0.25, (counted - before.counted) / (words - before.words));
+  if (last.counted !== inputTokens) {
+    const first = last;
+    last = await measure(first.prefixWords, Math.max(0, first.words + inputTokens - first.counted));
+    if (Math.abs(last.words - first.words) >= 8) perWord = Math.max(0.25, (last.counted - first.counted) / (last.words - first.words));
   }
-  if (prefixWords > 0 && Math.abs(perWord - 1) > 0.05) {
+  if (start.prefixWords > 0 && Math.abs(perWord - 1) > 0.05) {
     // A shared prefix is sized by that ratio once; its exact count shows in the server's cache metrics.
-    prefixWords = Math.max(1, Math.min(inputTokens - 1, Math.round(sharedPrefixTokens / perWord)));
-    best = { ...best, counted: Number.POSITIVE_INFINITY };
-    tried.clear();
-    tried.add(words);
-    await measure();
+    const prefixWords = Math.max(1, Math.min(inputTokens - 1, Math.round(sharedPrefixTokens / perWord)));
+    best = below = undefined;
+    last = await measure(prefixWords, last.words);
   }
-  while (counted !== inputTokens && attempts < MAX_COUNTS) {
-    const step = Math.round((inputTokens - counted) / perWord) || Math.sign(inputTokens - counted);
-    const next = Math.max(0, words + step);
-    // Stuck at zero filler, or back to a size already counted (a two-token word in the way).
+  const tried = new Set([last.words]);
+  while (last.counted !== inputTokens && attempts < MAX_COUNTS - 1) {
+    const step = Math.round((inputTokens - last.counted) / perWord) || Math.sign(inputTokens - last.counted);
+    const next = Math.max(0, last.words + step);
+    // Stuck at zero filler, or back to a size already counted (a long word in the way).
     if (tried.has(next)) break;
     tried.add(next);
-    words = next;
-    await measure();
+    last = await measure(last.prefixWords, next);
   }
-  return { ...best, attempts };
+  const short = below ? inputTokens - below.counted : 0;
+  if (best!.counted !== inputTokens && below && short > 0 && short <= MAX_PAD && attempts < MAX_COUNTS) {
+    await measure(below.prefixWords, below.words, short);
+  }
+  return { ...best!, attempts };
 }
