@@ -21,6 +21,7 @@ function ok(ttftMs: number, i = 0): RequestRecord {
     first_content_ns: ttftMs * MS,
     done_ns: (ttftMs + 100) * MS,
     completion_tokens: 11,
+    output_token_source: 'usage', // a counted output: TPOT is defined
   };
 }
 
