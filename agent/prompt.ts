@@ -6,7 +6,7 @@ import { rngFromKey } from '../shared/rng.js';
 import type { ApiAdapter } from './api/adapter.js';
 
 // Common short English words: real tokenizers map most of them to one token each.
-const VOCABULARY = (
+export const VOCABULARY = (
   'the of and to in is was for on are with as be at by this had not but from or have an they which one you were all ' +
   'we her she there been if more when will would who so no time can out up about into than them some could its two ' +
   'may first then do any like my now over such our man me even most made after also did many before must through ' +
@@ -25,7 +25,8 @@ export class PromptBuilder {
     model: string,
     seed: number,
   ) {
-    const { input_tokens: n, shared_prefix_tokens: shared = 0 } = cls.prompt;
+    // Only classes of identical requests come here (fixed numbers); the rest use workload-prompt.ts.
+    const { input_tokens: n, shared_prefix_tokens: shared = 0 } = cls.prompt as { input_tokens: number; shared_prefix_tokens?: number };
     const sharedWords = cls.prompt.cache === 'shared' ? Math.min(shared, n - 1) : 0;
     const rng = rngFromKey(`${seed}:${cls.name}:prompt`);
     const words = (count: number): string =>
@@ -36,7 +37,7 @@ export class PromptBuilder {
       model,
       prefix,
       suffix: rest > 0 ? ` ${words(rest)}` : '',
-      maxTokens: cls.prompt.output_tokens,
+      maxTokens: cls.prompt.output_tokens as number,
       ignoreEos: cls.prompt.ignore_eos ?? true,
     });
     this.before = template.before;

@@ -10,6 +10,7 @@ import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan, Target, TrafficClass } from '../shared/plan.js';
 import { PLAN_DEFAULTS } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
+import { variesPerRequest } from '../shared/request-shape.js';
 import { buildSchedule } from '../shared/schedule.js';
 import type { ClassStripe, Share } from '../shared/shares.js';
 import { takeStripe } from '../shared/shares.js';
@@ -24,6 +25,7 @@ import { Recorder } from './recorder.js';
 import type { ShareRunner, SpoolTarget } from './runner.js';
 import { Spool } from './spool.js';
 import { sleepUntil } from './timing.js';
+import { WorkloadPromptBuilder } from './workload-prompt.js';
 
 const RECORD_BATCH_ROWS = 1000;
 /** monitorEventLoopDelay samples with a timer of this period and records the whole period. */
@@ -40,7 +42,7 @@ const ACK_WINDOW = 8;
 interface ClassRuntime {
   cls: TrafficClass;
   stripe: ClassStripe;
-  prompts: PromptBuilder;
+  prompts: Pick<PromptBuilder, 'head' | 'body'>;
   headers: Record<string, string>;
 }
 
@@ -94,7 +96,10 @@ export class AgentRun implements ShareRunner {
     this.classes = plan.classes.map((cls, i) => ({
       cls,
       stripe: takeStripe(schedule.classes[i]!, share, i),
-      prompts: new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed),
+      // Classes whose requests differ build each body from its own shape (workload-prompt.ts).
+      prompts: variesPerRequest(cls)
+        ? new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, this.target.api, this.target.model)
+        : new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed),
       headers: { ...commonHeaders, ...(cls.headers ?? {}) },
     }));
   }

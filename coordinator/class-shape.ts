@@ -3,7 +3,24 @@
 // did any 200 end without a clean stream, and when did each agent send its first request of the
 // class (the per-class start spread). Pure; the collector feeds it.
 import type { RequestRecord } from '../shared/metrics.js';
-import type { TrafficClass } from '../shared/plan.js';
+import type { Plan, TrafficClass } from '../shared/plan.js';
+import { ClassRequests, variesPerRequest } from '../shared/request-shape.js';
+import type { ClassSchedule } from '../shared/schedule.js';
+
+/** The prompt and output tokens request `index` of a class asked for. */
+export type ExpectedShape = (requestIndex: number) => { inputTokens: number; outputTokens: number };
+
+/** Per-request targets: the class's fixed lengths, or each request's own from the schedule (or drawn for it, closed loop). */
+export function expectedShape(plan: Plan, cls: TrafficClass, schedule: ClassSchedule): ExpectedShape {
+  if (!variesPerRequest(cls)) {
+    const fixed = { inputTokens: cls.prompt.input_tokens as number, outputTokens: cls.prompt.output_tokens as number };
+    return () => fixed;
+  }
+  const r = schedule.requests;
+  if (r) return (i) => ({ inputTokens: r.inputTokens[i] ?? Number.NaN, outputTokens: r.outputTokens[i] ?? Number.NaN });
+  const shapes = new ClassRequests(plan, cls);
+  return (i) => shapes.at(i);
+}
 
 /** A prompt within this share of its target length has the planned shape (domain.md §5). */
 export const PROMPT_TOLERANCE = 0.1;
@@ -26,7 +43,13 @@ export class ClassShape {
   readonly firstByAgent = new Map<number, { sentNs: number; lagNs: number }>();
   private readonly firstPhaseNs: number;
 
-  constructor(private readonly cls: TrafficClass) {
+  constructor(
+    cls: TrafficClass,
+    private readonly expected: ExpectedShape = () => ({
+      inputTokens: cls.prompt.input_tokens as number,
+      outputTokens: cls.prompt.output_tokens as number,
+    }),
+  ) {
     this.firstPhaseNs = Math.min(...cls.load.phases.map((p) => p.start_s)) * 1e9;
   }
 
@@ -39,13 +62,13 @@ export class ClassShape {
     if (r.http_status === 200 && r.status !== 'ok') this.http200NotOk++;
     if (r.status !== 'ok') return;
     this.ok++;
-    const target = this.cls.prompt.input_tokens;
+    const { inputTokens: target, outputTokens } = this.expected(r.request_index);
     if (r.prompt_tokens !== null) {
       this.promptTokensMin = Math.min(this.promptTokensMin ?? r.prompt_tokens, r.prompt_tokens);
       this.promptTokensMax = Math.max(this.promptTokensMax ?? r.prompt_tokens, r.prompt_tokens);
     }
     if (r.prompt_tokens === null || Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
-    if (r.completion_tokens !== this.cls.prompt.output_tokens) this.completionMismatch++;
+    if (r.completion_tokens !== outputTokens) this.completionMismatch++;
   }
 
   /** Max − min over agents of their first-request lateness, ms (null before any request). */

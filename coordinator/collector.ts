@@ -19,7 +19,7 @@ import { HlogWriter } from './artifacts/hlog.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { formatRequestRow } from './artifacts/requests-ndjson.js';
 import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
-import { ClassShape } from './class-shape.js';
+import { ClassShape, expectedShape } from './class-shape.js';
 import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
@@ -98,11 +98,11 @@ export class Collector {
     this.hlog = new HlogWriter(`${dir}/histograms.hlog`, startUnixNs);
     this.traffic = new TrafficCsvWriter(`${dir}/traffic.csv`);
     const allEnd = Number.POSITIVE_INFINITY;
-    for (const cls of plan.classes) {
+    for (const [i, cls] of plan.classes.entries()) {
       const byWindow = new Map<string, WindowStats>([['all', new WindowStats(0, allEnd, cls.slo)]]);
       for (const w of plan.windows ?? []) byWindow.set(w.name, new WindowStats(w.start_s * NS_PER_S, w.end_s * NS_PER_S, cls.slo));
       this.stats.set(cls.name, byWindow);
-      this.shapes.set(cls.name, new ClassShape(cls));
+      this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!)));
     }
   }
 

@@ -2,6 +2,7 @@
 // target, take the fleet's agents, measure their clocks, hand out shares, start them together,
 // collect everything they send (holding an agent whose link was cut as reconnecting for a grace
 // period), and write the run directory — also when the run ends early.
+
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/erro
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
+import { attachWorkloadInputs } from '../shared/workload-files.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { writeRunJson } from './artifacts/run-json.js';
 import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
@@ -150,6 +152,8 @@ export async function runOnFleet(fleet: Fleet, opts: RunOnFleetOptions): Promise
 
 async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunResult> {
   const { agents, lossBudget } = await fleet.agentsForRun();
+  // Trace and dataset files are read (and checked: exit 2 with their line numbers) before anything exists.
+  const planWithInputs = await attachWorkloadInputs(opts.plan);
   const runId = newRunId(opts.plan.name);
   const dir = join(opts.outDir, runId);
   await mkdir(dir, { recursive: true });
@@ -161,7 +165,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
       cleanups.push(() => sim!.stop());
       opts.log(`engine-sim listening at ${sim.baseUrl}`);
     }
-    const plan = planAsRun(opts.plan, sim);
+    const plan = planAsRun(planWithInputs, sim);
     const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock);
     cleanups.unshift(() => scraper.close());
     const session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper);

@@ -57,7 +57,12 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   wall_clock_ms: 'finished_at − started_at: from the shared start instant to the last request done',
   plan_sha256: 'SHA-256 of the plan as run (target resolved), serialised as in this file',
   schedule_sha256:
-    'SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step), the same for any number of agents',
+    "SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step, and for classes whose requests differ each request's prompt and output tokens, dataset record and trace hash ids), the same for any number of agents",
+  'workload_files[]':
+    'each trace or dataset file the plan names, as read by the coordinator before the run (the agents got its parsed rows): class, kind, absolute path and the SHA-256 of its bytes',
+  'workload_files[].rows_in_file': 'data rows (trace) or records (dataset) in the file, blank lines and the CSV header excluded',
+  'workload_files[].rows_used':
+    'rows replayed (after start_s, limit and the run duration; BurstGPT rows with 0 response tokens are never replayed) or records kept by the dataset length filters',
   offered_schedule_sha256:
     'the same hash recomputed from the intended times the agents actually dispatched; offered_schedule_matches says whether the two agree',
   'agents[].clock_anchor_uncertainty_ns':
@@ -103,7 +108,9 @@ export interface RunJsonInput {
 
 /** Writes run.json; returns the status and a short human summary. */
 export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'completed' | 'degraded' | 'aborted'; summaryLines: string[] }> {
-  const { plan, collector: c, states } = input;
+  const { collector: c, states } = input;
+  // The parsed trace and dataset rows went to the agents; run.json names the files and their hashes instead.
+  const { inputs, ...plan } = input.plan;
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
   const classes = classSummaries(plan, c, runSeconds);
   const population = metricPopulation(plan, c);
@@ -160,6 +167,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     schedule_sha256: input.schedule.sha256,
     offered_schedule_sha256: offered,
     offered_schedule_matches: offered === input.schedule.sha256,
+    ...(inputs && { workload_files: inputs.files }),
     started_at: new Date(Number(input.startNs / 1_000_000n)).toISOString(),
     finished_at: new Date(Number(input.finishedNs / 1_000_000n)).toISOString(),
     started_at_unix_ns: input.startNs,

@@ -3,9 +3,11 @@
 // it from its run.json, and rewrite sweep.json and report.html — so a sweep ended by a stop rule, a
 // dead endpoint, a fleet that lost too many agents or Ctrl-C always leaves what it measured. The
 // decisions are pure modules beside this one.
+
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { meanLength } from '../../shared/lengths.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
@@ -141,7 +143,7 @@ export async function executeSweep(
             stage.measure,
             sweep.scale,
             step.value,
-            scaled.prompt.output_tokens,
+            meanLength(scaled.prompt.output_tokens) ?? Number.NaN,
             departures,
           );
           const judged = interrupted

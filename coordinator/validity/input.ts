@@ -1,6 +1,8 @@
 // Gathers what the validity gates read from the run's collector, schedule, summaries and scrapes
 // into one plain ValidityInput, so the gates themselves stay pure and testable with known numbers.
+
 import { nearestRank } from '../../shared/histogram.js';
+import { describeLength, isFixedLength } from '../../shared/lengths.js';
 import type { Plan } from '../../shared/plan.js';
 import { isClosedLoop } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
@@ -50,8 +52,13 @@ export function validityInput(f: RunFacts): ValidityInput {
         startSpreadMs: shape.startSpreadMs(),
         fairnessId: fairness.get(cls.name) ?? null,
         priority: cls.priority ?? null,
-        inputTokens: cls.prompt.input_tokens,
-        outputTokens: cls.prompt.output_tokens,
+        // A distribution, dataset or trace has a target per request; its description stands here.
+        inputTokens: isFixedLength(cls.prompt.input_tokens)
+          ? cls.prompt.input_tokens
+          : `each request's own (${describeLength(cls.prompt.input_tokens)})`,
+        outputTokens: isFixedLength(cls.prompt.output_tokens)
+          ? cls.prompt.output_tokens
+          : `each request's own (${describeLength(cls.prompt.output_tokens)})`,
         ignoreEos: cls.prompt.ignore_eos ?? true,
         cache: cls.prompt.cache ?? 'unique',
         ok: shape.ok,

@@ -46,8 +46,9 @@ export interface ClassEvidence {
   startSpreadMs: number | null;
   fairnessId: string | null;
   priority: number | null;
-  inputTokens: number;
-  outputTokens: number;
+  /** The class's fixed lengths, or a description when each request has its own. */
+  inputTokens: number | string;
+  outputTokens: number | string;
   ignoreEos: boolean;
   cache: 'unique' | 'shared';
   ok: number;

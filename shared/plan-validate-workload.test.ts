@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { validatePlan } from './plan-validate.js';
+
+function plan(cls: Record<string, unknown>): unknown {
+  return { schema: 'loadfleet.plan/v1', name: 'w', seed: 1, duration_s: 60, classes: [{ name: 'c', ...cls }] };
+}
+const POISSON = { model: 'poisson', phases: [{ start_s: 0, duration_s: 60, rate_per_s: 1 }] };
+const TRACE = { model: 'trace', trace: { file: 't.jsonl', format: 'mooncake' } };
+
+function problems(cls: Record<string, unknown>): string[] {
+  const r = validatePlan(plan(cls));
+  return r.ok ? [] : r.problems;
+}
+
+describe('plan validation of real-workload fields', () => {
+  it.each([
+    [{ distribution: 'uniform', min: 10, max: 20 }, []],
+    [{ distribution: 'uniform', min: 20, max: 10 }, ['classes[0].prompt.input_tokens.max: must be >= min (20)']],
+    [{ distribution: 'normal', mean: 100, stddev: 10, min: 50, max: 150 }, []],
+    [{ distribution: 'normal', mean: 100, stddev: -1 }, ['classes[0].prompt.input_tokens.stddev: must be >= 0']],
+    [{ distribution: 'lognormal', mu: 6, sigma: 0.5 }, []],
+    [{ distribution: 'lognormal', mu: 6, sigma: 0.5, p: 1 }, ['classes[0].prompt.input_tokens.p: unknown key']],
+    [
+      {
+        distribution: 'histogram',
+        buckets: [
+          [100, 1],
+          [200, 3],
+        ],
+      },
+      [],
+    ],
+    [{ distribution: 'histogram', buckets: [[100, 0]] }, ['classes[0].prompt.input_tokens.buckets[0][1]: must be > 0']],
+    [
+      { distribution: 'histogram', buckets: [] },
+      ['classes[0].prompt.input_tokens.buckets: must be a non-empty array of [tokens, weight] pairs'],
+    ],
+    [
+      { distribution: 'zipf' },
+      ['classes[0].prompt.input_tokens.distribution: must be one of "uniform", "normal", "lognormal", "histogram"'],
+    ],
+    ['100', ['classes[0].prompt.input_tokens: must be a positive integer or a distribution object']],
+  ])('input_tokens %j → %j', (input_tokens, expected) => {
+    expect(problems({ prompt: { input_tokens, output_tokens: 5 }, load: POISSON })).toEqual(expected);
+  });
+
+  it('accepts a trace class without lengths or phases, fills its defaults, and refuses what does not belong', () => {
+    const r = validatePlan(plan({ prompt: {}, load: TRACE }));
+    expect(r.ok && r.plan.classes[0]!.load).toEqual({
+      ...TRACE,
+      phases: [],
+      trace: { ...TRACE.trace, time_scale: 1, start_s: 0, block_tokens: 512 },
+    });
+    expect(problems({ prompt: { input_tokens: 5 }, load: { ...TRACE, phases: [] } })).toEqual([
+      'classes[0].prompt.input_tokens: not allowed here (the trace or dataset gives it)',
+      'classes[0].load.phases: not allowed with model "trace" (the rows are the arrivals)',
+    ]);
+    expect(problems({ prompt: {}, load: { model: 'trace', trace: { file: 't', format: 'csv', block_tokens: 500 } } })).toEqual([
+      'classes[0].load.trace.format: must be one of "mooncake", "azure", "burstgpt"',
+      'classes[0].load.trace.block_tokens: must be a multiple of 16 (the KV cache block size)',
+    ]);
+    expect(problems({ prompt: { input_tokens: 5, output_tokens: 5 }, load: { ...POISSON, trace: TRACE.trace } })).toEqual([
+      'classes[0].load.trace: only allowed with model "trace"',
+    ]);
+  });
+
+  it('takes a dataset instead of input_tokens, with output_tokens as the fallback', () => {
+    const dataset = { file: 'd.jsonl', format: 'jsonl' };
+    expect(problems({ prompt: { dataset, output_tokens: 10 }, load: POISSON })).toEqual([]);
+    expect(problems({ prompt: { dataset }, load: POISSON })).toEqual(['classes[0].prompt.output_tokens: is required']);
+    expect(
+      problems({ prompt: { dataset: { ...dataset, min_input_tokens: 9, max_input_tokens: 3 }, output_tokens: 1 }, load: POISSON }),
+    ).toEqual(['classes[0].prompt.dataset.max_input_tokens: must be >= min_input_tokens (9)']);
+  });
+
+  it('refuses plan.inputs written by hand', () => {
+    const r = validatePlan({ ...(plan({ prompt: { input_tokens: 5, output_tokens: 5 }, load: POISSON }) as object), inputs: {} });
+    expect(r.ok ? [] : r.problems).toEqual(['inputs: unknown key']);
+  });
+});
