@@ -51,7 +51,8 @@ describe('plan validation of real-workload fields', () => {
       phases: [],
       trace: { ...TRACE.trace, time_scale: 1, start_s: 0, block_tokens: 512 },
     });
-    expect(problems({ prompt: { input_tokens: 5 }, load: { ...TRACE, phases: [] } })).toEqual([
+    expect(problems({ prompt: {}, load: { ...TRACE, phases: [] } })).toEqual([]);
+    expect(problems({ prompt: { input_tokens: 5 }, load: { ...TRACE, phases: [{ start_s: 0, duration_s: 1, rate_per_s: 1 }] } })).toEqual([
       'classes[0].prompt.input_tokens: not allowed here (the trace or dataset gives it)',
       'classes[0].load.phases: not allowed with model "trace" (the rows are the arrivals)',
     ]);

@@ -252,7 +252,10 @@ function checkLoad(ctx: Ctx, o: Obj, durationS: number | undefined): void {
   // A trace's rows are its arrivals: it has no phases, and only it has a `trace`.
   if (model === 'trace') {
     obj(ctx, o, 'trace', checkTrace);
-    if (o['phases'] !== undefined) report(child(ctx, 'phases'), 'not allowed with model "trace" (the rows are the arrivals)');
+    // An empty list is what validation itself fills in, so a validated plan validates again.
+    const phases = o['phases'];
+    if (phases !== undefined && !(Array.isArray(phases) && phases.length === 0))
+      report(child(ctx, 'phases'), 'not allowed with model "trace" (the rows are the arrivals)');
     return;
   }
   if (o['trace'] !== undefined && model !== undefined) report(child(ctx, 'trace'), 'only allowed with model "trace"');
