@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { validatePlan } from './plan-validate.js';
+import { DATASET_KEYS, TRACE_KEYS } from './plan-validate-workload.js';
 
 function plan(cls: Record<string, unknown>): unknown {
   return { schema: 'loadfleet.plan/v1', name: 'w', seed: 1, duration_s: 60, classes: [{ name: 'c', ...cls }] };
@@ -77,5 +79,37 @@ describe('plan validation of real-workload fields', () => {
   it('refuses plan.inputs written by hand', () => {
     const r = validatePlan({ ...(plan({ prompt: { input_tokens: 5, output_tokens: 5 }, load: POISSON }) as object), inputs: {} });
     expect(r.ok ? [] : r.problems).toEqual(['inputs: unknown key']);
+  });
+});
+
+describe('examples/schemas/loadfleet.workload.v1.schema.json', () => {
+  const schema = JSON.parse(readFileSync(new URL('../examples/schemas/loadfleet.workload.v1.schema.json', import.meta.url), 'utf8'));
+  it('names exactly the keys the validator knows', () => {
+    expect(Object.keys(schema.$defs.trace.properties).sort()).toEqual([...TRACE_KEYS].sort());
+    expect(Object.keys(schema.$defs.dataset.properties).sort()).toEqual([...DATASET_KEYS].sort());
+    expect(schema.$defs.length.oneOf.slice(1).map((b: any) => b.properties.distribution.const)).toEqual([
+      'uniform',
+      'normal',
+      'lognormal',
+      'histogram',
+    ]);
+  });
+  it('accepts each distribution branch exactly as the validator does', () => {
+    for (const branch of schema.$defs.length.oneOf.slice(1)) {
+      const example = Object.fromEntries(
+        branch.required.map((k: string) => [
+          k,
+          k === 'distribution' ? branch.properties.distribution.const : k === 'buckets' ? [[10, 1]] : 5,
+        ]),
+      );
+      expect(problems({ prompt: { input_tokens: example, output_tokens: 1 }, load: POISSON }), JSON.stringify(example)).toEqual([]);
+      for (const key of Object.keys(branch.properties)) {
+        const withKey = { ...example, [key]: example[key] ?? 6 };
+        expect(
+          problems({ prompt: { input_tokens: withKey, output_tokens: 1 }, load: POISSON }),
+          `${branch.properties.distribution.const}.${key}`,
+        ).toEqual([]);
+      }
+    }
   });
 });

@@ -77,7 +77,8 @@ function clamps(ctx: Ctx, o: Obj): number | undefined {
   return min ?? 1;
 }
 
-const TRACE_KEYS = keysOf<TraceSpec>({ file: true, format: true, time_scale: true, start_s: true, limit: true, block_tokens: true });
+/** The keys `load.trace` may have. */
+export const TRACE_KEYS = keysOf<TraceSpec>({ file: true, format: true, time_scale: true, start_s: true, limit: true, block_tokens: true });
 
 /** `load.trace`; the file itself is read and checked when the plan is loaded (workload-files.ts). */
 export function checkTrace(ctx: Ctx, o: Obj): true {
@@ -94,7 +95,14 @@ export function checkTrace(ctx: Ctx, o: Obj): true {
   return true;
 }
 
-const DATASET_KEYS = keysOf<DatasetSpec>({ file: true, format: true, replacement: true, min_input_tokens: true, max_input_tokens: true });
+/** The keys `prompt.dataset` may have. */
+export const DATASET_KEYS = keysOf<DatasetSpec>({
+  file: true,
+  format: true,
+  replacement: true,
+  min_input_tokens: true,
+  max_input_tokens: true,
+});
 
 /** `prompt.dataset`. */
 export function checkDataset(ctx: Ctx, o: Obj): true {
@@ -111,5 +119,7 @@ export function checkDataset(ctx: Ctx, o: Obj): true {
 /** Fills the trace defaults and gives a trace class its (empty) phases, so code reading phases needs no special case. */
 export function workloadDefaults(cls: TrafficClass): TrafficClass {
   if (cls.load.model !== 'trace' || !cls.load.trace) return cls;
-  return { ...cls, load: { ...cls.load, phases: cls.load.phases ?? [], trace: { ...TRACE_DEFAULTS, ...cls.load.trace } } };
+  // The default cache "unique" does not apply: a trace shares exactly what its hash ids say.
+  const { cache: _unique, ...prompt } = cls.prompt;
+  return { ...cls, prompt, load: { ...cls.load, phases: cls.load.phases ?? [], trace: { ...TRACE_DEFAULTS, ...cls.load.trace } } };
 }

@@ -202,6 +202,7 @@ function checkPrompt(ctx: Ctx, o: Obj, trace: boolean): void {
   // A trace row gives both lengths; a dataset record gives the prompt (output_tokens is the fallback).
   const dataset = obj(ctx, o, 'dataset', checkDataset, true) !== undefined || o['dataset'] !== undefined;
   if (trace && o['dataset'] !== undefined) report(child(ctx, 'dataset'), 'not allowed with model "trace" (the trace gives each prompt)');
+  if (trace && o['cache'] !== undefined) report(child(ctx, 'cache'), 'not allowed with model "trace" (its hash ids say what is shared)');
   const inputTokens = checkLength(ctx, o, 'input_tokens', trace || dataset ? 'forbidden' : 'required');
   checkLength(ctx, o, 'output_tokens', trace ? 'forbidden' : 'required');
   bool(ctx, o, 'ignore_eos', true);

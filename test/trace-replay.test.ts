@@ -27,6 +27,7 @@ function plan(baseUrl: string, traceFile: string): Plan {
     duration_s: Math.ceil((ROWS.at(-1)!.timestamp * TIME_SCALE) / 1000) + 1,
     drain_timeout_s: 30,
     target: { base_url: baseUrl, api: 'chat', model: 'loadfleet-sim', timeout_s: 60 },
+    scrape: [{ name: 'vllm', url: `${new URL(baseUrl).origin}/metrics`, interval_s: 1 }],
     classes: [
       {
         name: 'trace',
@@ -133,9 +134,11 @@ describe('trace replay: Mooncake rows over 3 agents and 1', () => {
     expect(hits).toBe(implied.hitTokens);
   });
 
-  it("engine-sim's prefix-cache hit ratio is within 3 points of the ratio the hash ids imply", () => {
+  it("engine-sim's prefix-cache hit ratio is within 3 points of the ratio the hash ids imply, and run.json's gate says so", () => {
     const impliedRatio = implied.hitTokens / implied.queryTokens;
-    for (const { counters } of runs) {
+    for (const { counters, run } of runs) {
+      const gate = run.data_quality.checks.find((c: any) => c.name === 'cache_evidence_matches_declaration');
+      expect([gate.status, gate.evidence.implied_prefix_hit_tokens]).toEqual(['pass', implied.hitTokens]);
       expect(counters.queries).toBe(implied.queryTokens);
       const measured = counters.hits / counters.queries;
       console.log(

@@ -110,7 +110,8 @@ export interface RunJsonInput {
 export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'completed' | 'degraded' | 'aborted'; summaryLines: string[] }> {
   const { collector: c, states } = input;
   // The parsed trace and dataset rows went to the agents; run.json names the files and their hashes instead.
-  const { inputs, ...plan } = input.plan;
+  const { inputs, ...written } = input.plan;
+  const { plan } = input;
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
   const classes = classSummaries(plan, c, runSeconds);
   const population = metricPopulation(plan, c);
@@ -162,8 +163,8 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     ...(input.experiment && { experiment: input.experiment }),
     status,
     status_reason: reasons.length > 0 ? reasons.join('; ') : null,
-    plan,
-    plan_sha256: createHash('sha256').update(stringifyExact(plan)).digest('hex'),
+    plan: written,
+    plan_sha256: createHash('sha256').update(stringifyExact(written)).digest('hex'),
     schedule_sha256: input.schedule.sha256,
     offered_schedule_sha256: offered,
     offered_schedule_matches: offered === input.schedule.sha256,

@@ -3,9 +3,11 @@
 
 import { nearestRank } from '../../shared/histogram.js';
 import { describeLength, isFixedLength } from '../../shared/lengths.js';
-import type { Plan } from '../../shared/plan.js';
+import type { Plan, TrafficClass } from '../../shared/plan.js';
 import { isClosedLoop } from '../../shared/plan.js';
+import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
+import { TRACE_DEFAULTS } from '../../shared/workload-files.js';
 import type { Collector } from '../collector.js';
 import { fairnessPriorities } from '../scrape/derive.js';
 import { classFairness, toSamples } from '../scrape/server-block.js';
@@ -60,7 +62,8 @@ export function validityInput(f: RunFacts): ValidityInput {
           ? cls.prompt.output_tokens
           : `each request's own (${describeLength(cls.prompt.output_tokens)})`,
         ignoreEos: cls.prompt.ignore_eos ?? true,
-        cache: cls.prompt.cache ?? 'unique',
+        cache: cls.load.model === 'trace' ? 'trace' : (cls.prompt.cache ?? 'unique'),
+        impliedPrefixHitTokens: impliedHitsOf(f.plan, cls),
         ok: shape.ok,
         promptTokensMin: shape.promptTokensMin,
         promptTokensMax: shape.promptTokensMax,
@@ -99,4 +102,11 @@ function windowEvidence(m: Record<string, unknown>): WindowEvidence {
 
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
+}
+
+// What a trace class's rows imply for an unbounded 16-token-block prefix cache, in replay order.
+function impliedHitsOf(plan: Plan, cls: TrafficClass): number | null {
+  const rows = plan.inputs?.traces[cls.name];
+  if (cls.load.model !== 'trace' || !rows) return null;
+  return impliedPrefixHits(rows, cls.load.trace?.block_tokens ?? TRACE_DEFAULTS.block_tokens).hitTokens;
 }

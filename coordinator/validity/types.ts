@@ -50,7 +50,10 @@ export interface ClassEvidence {
   inputTokens: number | string;
   outputTokens: number | string;
   ignoreEos: boolean;
-  cache: 'unique' | 'shared';
+  /** `trace`: a replayed trace, whose prompts share what its hash ids say. */
+  cache: 'unique' | 'shared' | 'trace';
+  /** Trace classes: the prefix-cache hit tokens the replayed rows imply (shared/prefix-implied.ts); null otherwise. */
+  impliedPrefixHitTokens?: number | null;
   ok: number;
   promptTokensMin: number | null;
   promptTokensMax: number | null;
