@@ -89,13 +89,13 @@ export class WorkloadPromptBuilder {
     return this.pool.slice(from, from + count);
   }
 
-  // A unique head word starts the prompt unless the class declares its prompts shared.
+  // A unique head word starts the prompt (the first message, whatever its role: a repeated system
+  // prompt would otherwise hit the cache) unless the class declares its prompts shared.
   private datasetBody(requestIndex: number, record: number, common: Record<string, unknown>): string {
     const r = this.plan.inputs!.datasets[this.cls.name]![record]!;
     const head = (this.cls.prompt.cache ?? 'unique') === 'unique' ? `${this.head(requestIndex)} ` : '';
     const messages = r.messages ?? [{ role: 'user', content: r.prompt! }];
-    const first = messages.findIndex((m) => m.role === 'user');
-    const sent = messages.map((m, i) => (i === Math.max(0, first) ? { role: m.role, content: head + m.content } : m));
+    const sent = messages.map((m, i) => (i === 0 ? { role: m.role, content: head + m.content } : m));
     if (this.api === 'chat') return JSON.stringify({ ...common, messages: sent });
     return JSON.stringify({ ...common, prompt: sent.map((m) => m.content).join('\n') });
   }
