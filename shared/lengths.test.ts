@@ -90,6 +90,7 @@ describe('length distributions', () => {
     it(`${d.distribution}: 10,000 per-request draws pass chi-square at α = 0.001 against the exact pmf`, () => {
       const draws = Array.from({ length: DRAWS }, (_, i) => lengthAt(d, 7, 'c', 'input_tokens', i));
       const { x2, df, critical } = chiSquare(draws, pmf(d));
+      console.log(`${d.distribution}: X² ${x2.toFixed(1)}, df ${df}, critical ${critical.toFixed(1)}`);
       expect(df).toBeGreaterThan(2);
       expect(x2, `X² ${x2.toFixed(1)} with df ${df}, critical ${critical.toFixed(1)}`).toBeLessThan(critical);
     });
