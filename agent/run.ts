@@ -18,6 +18,7 @@ import type { ApiAdapter } from './api/adapter.js';
 import { API_ADAPTERS } from './api/index.js';
 import type { RequestResult } from './client.js';
 import { sendRequest } from './client.js';
+import { Conversations } from './conversations.js';
 import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { PromptBuilder } from './prompt.js';
@@ -43,6 +44,8 @@ interface ClassRuntime {
   cls: TrafficClass;
   stripe: ClassStripe;
   prompts: Pick<PromptBuilder, 'head' | 'body'>;
+  /** Model `sessions`: the class's conversations (each turn's body is built from its history). */
+  conversations?: Conversations;
   headers: Record<string, string>;
 }
 
@@ -101,6 +104,9 @@ export class AgentRun implements ShareRunner {
         ? new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, this.target.api, this.target.model)
         : new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed),
       headers: { ...commonHeaders, ...(cls.headers ?? {}) },
+      ...(cls.load.model === 'sessions' && {
+        conversations: new Conversations(runId, plan.seed, cls, schedule.classes[i]!, this.target.api, this.target.model),
+      }),
     }));
   }
 
@@ -185,11 +191,25 @@ export class AgentRun implements ShareRunner {
 
   private runClass(c: ClassRuntime): Promise<void> {
     const signal = this.stopper.signal;
-    if (c.stripe.closedLoop) return runClosedLoop(c.stripe, this.share, this.nowNs, (idx) => this.launch(c, idx, null), signal);
+    if (c.conversations)
+      return c.conversations.run(
+        c.stripe,
+        (idx, intended, body, session) => this.launch(c, idx, intended, { body, session }),
+        this.nowNs,
+        signal,
+      );
+    if (c.stripe.closedLoop)
+      return runClosedLoop(c.stripe, this.share, this.nowNs, async (idx) => void (await this.launch(c, idx, null)), signal);
     return runOpenLoop(c.stripe, this.nowNs, (idx, intended) => void this.launch(c, idx, intended), signal);
   }
 
-  private async launch(c: ClassRuntime, requestIndex: number, intendedNs: number | null): Promise<void> {
+  /** Sends one request; a session turn brings its own body and asks for the reply text. */
+  private async launch(
+    c: ClassRuntime,
+    requestIndex: number,
+    intendedNs: number | null,
+    turn?: { body: string; session: { session_id: number; turn: number } },
+  ): Promise<RequestResult> {
     this.inFlight++;
     this.sent++;
     this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
@@ -203,13 +223,16 @@ export class AgentRun implements ShareRunner {
         origin: this.origin,
         path: this.path,
         headers: { ...c.headers, 'x-request-id': c.prompts.head(requestIndex) },
-        body: c.prompts.body(requestIndex),
+        body: turn ? turn.body : c.prompts.body(requestIndex),
         timeoutMs: this.target.timeout_s * 1000,
+        ...(turn && { captureContent: true }),
       },
       this.nowNs,
       this.stopper.signal,
     );
+    if (turn) Object.assign(result.record, turn.session);
     this.completed(result);
+    return result;
   }
 
   private completed({ record, contentGapsNs }: RequestResult): void {

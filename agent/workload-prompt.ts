@@ -6,18 +6,16 @@
 import type { ApiKind, Plan, TrafficClass } from '../shared/plan.js';
 import type { RequestShape } from '../shared/request-shape.js';
 import { ClassRequests } from '../shared/request-shape.js';
-import { rngFromKey } from '../shared/rng.js';
 import type { ClassSchedule } from '../shared/schedule.js';
 import { TRACE_DEFAULTS } from '../shared/workload-files.js';
 import { commonFields } from './api/adapter.js';
-import { VOCABULARY } from './prompt.js';
 import { TraceBlocks } from './trace-blocks.js';
+import { WordPool } from './words.js';
 
 /** Builds the body of each request of one class from its own shape. */
 export class WorkloadPromptBuilder {
   private readonly shapes: ClassRequests;
-  private readonly pool: string[] = [];
-  private readonly poolRng;
+  private readonly pool: WordPool;
   private readonly blocks: TraceBlocks | undefined;
   private readonly sharedWords: number;
 
@@ -31,7 +29,7 @@ export class WorkloadPromptBuilder {
   ) {
     this.shapes = new ClassRequests(plan, cls);
     // The same stream as PromptBuilder's, so a fixed-length prompt reads the same either way.
-    this.poolRng = rngFromKey(`${plan.seed}:${cls.name}:prompt`);
+    this.pool = new WordPool(plan.seed, cls.name);
     const trace = cls.load.trace;
     this.blocks = trace ? new TraceBlocks(plan.seed, trace.block_tokens ?? TRACE_DEFAULTS.block_tokens) : undefined;
     this.sharedWords = cls.prompt.cache === 'shared' ? (cls.prompt.shared_prefix_tokens ?? 0) : 0;
@@ -85,8 +83,7 @@ export class WorkloadPromptBuilder {
   }
 
   private words(from: number, count: number): string[] {
-    while (this.pool.length < from + count) this.pool.push(VOCABULARY[Math.floor(this.poolRng.next() * VOCABULARY.length)]!);
-    return this.pool.slice(from, from + count);
+    return this.pool.words(from, count);
   }
 
   // A unique head word starts the prompt (the first message, whatever its role: a repeated system

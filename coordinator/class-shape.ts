@@ -6,12 +6,25 @@ import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan, TrafficClass } from '../shared/plan.js';
 import { ClassRequests, variesPerRequest } from '../shared/request-shape.js';
 import type { ClassSchedule } from '../shared/schedule.js';
+import { sessionOfRequest, turnPromptTokens } from '../shared/session-shape.js';
 
 /** The prompt and output tokens request `index` of a class asked for. */
 export type ExpectedShape = (requestIndex: number) => { inputTokens: number; outputTokens: number };
 
 /** Per-request targets: the class's fixed lengths, or each request's own from the schedule (or drawn for it, closed loop). */
 export function expectedShape(plan: Plan, cls: TrafficClass, schedule: ClassSchedule): ExpectedShape {
+  const sessions = schedule.sessions;
+  if (sessions) {
+    // Turn k's prompt is every user message so far and every earlier reply (each exactly its length with ignore_eos).
+    const count = schedule.arrivalsNs.length;
+    return (i) => {
+      const { session, turn } = sessionOfRequest(i, count);
+      return {
+        inputTokens: turnPromptTokens(sessions, session, turn),
+        outputTokens: sessions.outputTokens[session]?.[turn - 1] ?? Number.NaN,
+      };
+    };
+  }
   if (!variesPerRequest(cls)) {
     const fixed = { inputTokens: cls.prompt.input_tokens as number, outputTokens: cls.prompt.output_tokens as number };
     return () => fixed;

@@ -5,8 +5,8 @@ import type { LengthDistribution, LengthSpec } from './plan.js';
 import type { Rng } from './rng.js';
 import { rngFromKey } from './rng.js';
 
-/** Which of a request's lengths a draw is for (part of its seed key). */
-export type LengthKind = 'input_tokens' | 'output_tokens';
+/** Which of a request's lengths a draw is for (part of its seed key); sessions add turn-qualified kinds. */
+export type LengthKind = 'input_tokens' | 'output_tokens' | (string & {});
 
 /** True when the spec is one fixed number (no per-request draws needed). */
 export function isFixedLength(spec: LengthSpec | undefined): spec is number {

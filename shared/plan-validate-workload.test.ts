@@ -55,7 +55,7 @@ describe('plan validation of real-workload fields', () => {
     });
     expect(problems({ prompt: {}, load: { ...TRACE, phases: [] } })).toEqual([]);
     expect(problems({ prompt: { input_tokens: 5 }, load: { ...TRACE, phases: [{ start_s: 0, duration_s: 1, rate_per_s: 1 }] } })).toEqual([
-      'classes[0].prompt.input_tokens: not allowed here (the trace or dataset gives it)',
+      'classes[0].prompt.input_tokens: not allowed here (the trace, dataset or session gives it)',
       'classes[0].load.phases: not allowed with model "trace" (the rows are the arrivals)',
     ]);
     expect(problems({ prompt: {}, load: { model: 'trace', trace: { file: 't', format: 'csv', block_tokens: 500 } } })).toEqual([
@@ -111,5 +111,44 @@ describe('examples/schemas/loadfleet.workload.v1.schema.json', () => {
         ).toEqual([]);
       }
     }
+  });
+});
+
+describe('plan validation of sessions', () => {
+  const SESSIONS = {
+    model: 'sessions',
+    phases: [{ start_s: 0, duration_s: 60, rate_per_s: 1 }],
+    session: { turns: 3, think_time_s: 1, user_tokens: 64 },
+  };
+  it('accepts a session shape of numbers or distributions, and drops the default cache', () => {
+    const r = validatePlan(plan({ prompt: { output_tokens: 8 }, load: SESSIONS }));
+    expect(r.ok ? [] : r.problems).toEqual([]);
+    expect(r.ok && r.plan.classes[0]!.prompt).toEqual({ output_tokens: 8, ignore_eos: true });
+    const dist = {
+      ...SESSIONS,
+      session: {
+        turns: { distribution: 'uniform', min: 1, max: 5 },
+        think_time_s: { distribution: 'uniform', min: 0.5, max: 2 },
+        user_tokens: { distribution: 'lognormal', mu: 4, sigma: 0.5 },
+      },
+    };
+    expect(problems({ prompt: { output_tokens: 8 }, load: dist })).toEqual([]);
+  });
+  it('refuses what a session cannot use', () => {
+    expect(
+      problems({
+        prompt: { input_tokens: 5, output_tokens: 8, cache: 'shared' },
+        load: { ...SESSIONS, session: { turns: 0, think_time_s: { distribution: 'uniform', min: 2, max: 1 } } },
+      }),
+    ).toEqual([
+      'classes[0].prompt.cache: not allowed with model "sessions" (each turn re-sends its history)',
+      'classes[0].prompt.input_tokens: not allowed here (the trace, dataset or session gives it)',
+      'classes[0].load.session.turns: must be >= 1',
+      'classes[0].load.session.user_tokens: is required',
+      'classes[0].load.session.think_time_s.max: must be >= min (2)',
+    ]);
+    expect(problems({ prompt: { input_tokens: 5, output_tokens: 8 }, load: { ...POISSON, session: SESSIONS.session } })).toEqual([
+      'classes[0].load.session: only allowed with model "sessions"',
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 // Validation of the real-workload plan fields (issue 14): length distributions, `prompt.dataset`
 // and `load.trace`. Kept apart from plan-validate.ts, which calls these; the same conventions:
 // every problem as `<json path>: <what is wrong>`, unknown keys refused.
-import type { DatasetSpec, LengthDistribution, TraceSpec, TrafficClass } from './plan.js';
+import type { DatasetSpec, LengthDistribution, SessionSpec, TraceSpec, TrafficClass } from './plan.js';
 import type { Ctx, NumRule, Obj } from './validate-kit.js';
 import { bool, checkNum, child, isObj, keysOf, knownKeys, num, oneOf, report, str } from './validate-kit.js';
 import { TRACE_DEFAULTS } from './workload-files.js';
@@ -17,7 +17,7 @@ export function checkLength(ctx: Ctx, o: Obj, key: string, presence: 'required' 
   const v = o[key];
   const c = child(ctx, key);
   if (presence === 'forbidden') {
-    if (v !== undefined) report(c, 'not allowed here (the trace or dataset gives it)');
+    if (v !== undefined) report(c, 'not allowed here (the trace, dataset or session gives it)');
     return undefined;
   }
   if (v === undefined) return void report(c, 'is required');
@@ -116,8 +116,35 @@ export function checkDataset(ctx: Ctx, o: Obj): true {
   return true;
 }
 
+const SESSION_KEYS = keysOf<SessionSpec>({ turns: true, think_time_s: true, user_tokens: true });
+
+/** `load.session`: turns and user_tokens are token-count specs; think_time_s seconds, fixed or uniform. */
+export function checkSession(ctx: Ctx, o: Obj): true {
+  knownKeys(ctx, o, SESSION_KEYS);
+  checkLength(ctx, o, 'turns', 'required');
+  checkLength(ctx, o, 'user_tokens', 'required');
+  const think = o['think_time_s'];
+  const c = child(ctx, 'think_time_s');
+  if (think === undefined) report(c, 'is required');
+  else if (typeof think === 'number') checkNum(c, think, { min: 0, max: 3600 });
+  else if (!isObj(think)) report(c, 'must be a number of seconds or {"distribution": "uniform", "min", "max"}');
+  else {
+    knownKeys(c, think, ['distribution', 'min', 'max']);
+    oneOf(c, think, 'distribution', ['uniform']);
+    const min = num(c, think, 'min', { min: 0, max: 3600 });
+    const max = num(c, think, 'max', { min: 0, max: 3600 });
+    if (min !== undefined && max !== undefined && max < min) report(child(c, 'max'), `must be >= min (${min})`);
+  }
+  return true;
+}
+
 /** Fills the trace defaults and gives a trace class its (empty) phases, so code reading phases needs no special case. */
 export function workloadDefaults(cls: TrafficClass): TrafficClass {
+  if (cls.load.model === 'sessions') {
+    // Sessions share their own history by design: the default cache "unique" does not apply.
+    const { cache: _unique, ...prompt } = cls.prompt;
+    return { ...cls, prompt };
+  }
   if (cls.load.model !== 'trace' || !cls.load.trace) return cls;
   // The default cache "unique" does not apply: a trace shares exactly what its hash ids say.
   const { cache: _unique, ...prompt } = cls.prompt;

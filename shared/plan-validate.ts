@@ -19,7 +19,7 @@ import type {
   Window,
 } from './plan.js';
 import { PLAN_DEFAULTS, PLAN_SCHEMA } from './plan.js';
-import { checkDataset, checkLength, checkTrace, workloadDefaults } from './plan-validate-workload.js';
+import { checkDataset, checkLength, checkSession, checkTrace, workloadDefaults } from './plan-validate-workload.js';
 import type { Ctx, NumRule, Obj, StrRule } from './validate-kit.js';
 import {
   bool,
@@ -96,7 +96,7 @@ const PROMPT_KEYS = keysOf<PromptSpec>({
   canary: true,
   dataset: true,
 });
-const LOAD_KEYS = keysOf<Load>({ model: true, phases: true, trace: true });
+const LOAD_KEYS = keysOf<Load>({ model: true, phases: true, trace: true, session: true });
 const PHASE_KEYS = keysOf<Phase>({ start_s: true, duration_s: true, rate_per_s: true, rate: true, concurrency: true });
 const SLO_KEYS = keysOf<Slo>({ ttft_p95_ms: true, tpot_p95_ms: true, e2e_p95_ms: true, success_rate_min: true });
 const WINDOW_KEYS = keysOf<Window>({ name: true, start_s: true, end_s: true });
@@ -191,26 +191,31 @@ function checkClass(ctx: Ctx, o: Obj, durationS: number | undefined): string | u
   num(ctx, o, 'priority', { integer: true, optional: true });
   obj(ctx, o, 'headers', checkHeaders, true);
   const load = isObj(o['load']) ? o['load'] : {};
-  obj(ctx, o, 'prompt', (c, prompt) => checkPrompt(c, prompt, load['model'] === 'trace'));
+  obj(ctx, o, 'prompt', (c, prompt) => checkPrompt(c, prompt, load['model'] === 'trace', load['model'] === 'sessions'));
   obj(ctx, o, 'load', (c, l) => checkLoad(c, l, durationS));
   obj(ctx, o, 'slo', checkSlo, true);
   return name;
 }
 
-function checkPrompt(ctx: Ctx, o: Obj, trace: boolean): void {
+function checkPrompt(ctx: Ctx, o: Obj, trace: boolean, sessions = false): void {
   knownKeys(ctx, o, PROMPT_KEYS);
   // A trace row gives both lengths; a dataset record gives the prompt (output_tokens is the fallback).
   const dataset = obj(ctx, o, 'dataset', checkDataset, true) !== undefined || o['dataset'] !== undefined;
   if (trace && o['dataset'] !== undefined) report(child(ctx, 'dataset'), 'not allowed with model "trace" (the trace gives each prompt)');
   if (trace && o['cache'] !== undefined) report(child(ctx, 'cache'), 'not allowed with model "trace" (its hash ids say what is shared)');
-  const inputTokens = checkLength(ctx, o, 'input_tokens', trace || dataset ? 'forbidden' : 'required');
+  if (sessions && o['cache'] !== undefined)
+    report(child(ctx, 'cache'), 'not allowed with model "sessions" (each turn re-sends its history)');
+  if (sessions && o['dataset'] !== undefined)
+    report(child(ctx, 'dataset'), 'not allowed with model "sessions" (load.session shapes each turn)');
+  // A session's prompt is its conversation so far: load.session.user_tokens sizes each new message.
+  const inputTokens = checkLength(ctx, o, 'input_tokens', trace || dataset || sessions ? 'forbidden' : 'required');
   checkLength(ctx, o, 'output_tokens', trace ? 'forbidden' : 'required');
   bool(ctx, o, 'ignore_eos', true);
   // Canary markers need the agent to capture and check visible text; until that is built a plan
   // asking for them must not pass as if they were checked.
   if (bool(ctx, o, 'canary', true) === true) report(child(ctx, 'canary'), 'not supported yet (canary checking is not built)');
   const cache = oneOf(ctx, o, 'cache', ['unique', 'shared'], true);
-  if (trace || dataset) {
+  if (trace || dataset || sessions) {
     if (o['shared_prefix_tokens'] !== undefined)
       report(child(ctx, 'shared_prefix_tokens'), 'not allowed with a trace or dataset (their content decides what is shared)');
   } else if (cache !== undefined || o['cache'] === undefined) checkSharedPrefix(ctx, o, cache === 'shared', inputTokens);
@@ -235,6 +240,7 @@ const MODEL_LOAD_KEYS: Record<LoadModelName, readonly LoadKey[]> = {
   poisson: ['rate_per_s', 'rate'],
   concurrency: ['concurrency'],
   trace: [],
+  sessions: ['rate_per_s', 'rate'],
 };
 const LOAD_VALUE_CHECKS: Record<LoadKey, (ctx: Ctx, v: unknown) => void> = {
   rate_per_s: (ctx, v) => checkNum(ctx, v, { exclusiveMin: 0 }),
@@ -260,6 +266,8 @@ function checkLoad(ctx: Ctx, o: Obj, durationS: number | undefined): void {
     return;
   }
   if (o['trace'] !== undefined && model !== undefined) report(child(ctx, 'trace'), 'only allowed with model "trace"');
+  if (model === 'sessions') obj(ctx, o, 'session', checkSession);
+  else if (o['session'] !== undefined && model !== undefined) report(child(ctx, 'session'), 'only allowed with model "sessions"');
   const spans = list(ctx, o, 'phases', (c, phase) => checkPhase(c, phase, model, durationS), { nonEmpty: true });
   if (spans) noOverlap(child(ctx, 'phases'), spans);
 }

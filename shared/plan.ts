@@ -59,7 +59,7 @@ export interface Phase {
 }
 
 /** Registered load models, one file each under shared/load/. */
-export type LoadModelName = 'constant-rate' | 'poisson' | 'concurrency' | 'trace';
+export type LoadModelName = 'constant-rate' | 'poisson' | 'concurrency' | 'trace' | 'sessions';
 
 /** How a class offers its load. */
 export interface Load {
@@ -68,6 +68,8 @@ export interface Load {
   phases: Phase[];
   /** `trace` only: the file whose rows are replayed (workload.ts). */
   trace?: TraceSpec;
+  /** `sessions` only: the shape of each multi-turn conversation (phases give the session arrivals). */
+  session?: SessionSpec;
 }
 
 /** Shape of each request's prompt. */
@@ -238,4 +240,14 @@ export interface WorkloadInputs {
   files: WorkloadFile[];
   traces: Record<string, TraceRow[]>;
   datasets: Record<string, DatasetRecord[]>;
+}
+
+/** `load.session`: multi-turn conversations; each session arrives open loop and is pinned to one agent. */
+export interface SessionSpec {
+  /** User turns per session. */
+  turns: LengthSpec;
+  /** Seconds from a reply's end to the next user message: fixed, or uniform in [min, max]. */
+  think_time_s: number | { distribution: 'uniform'; min: number; max: number };
+  /** Tokens (words) of each new user message. */
+  user_tokens: LengthSpec;
 }

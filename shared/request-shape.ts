@@ -17,8 +17,9 @@ export interface RequestShape {
   hashIds?: readonly number[];
 }
 
-/** True when requests of the class differ from each other (so the schedule carries per-request shapes). */
+/** True when requests of the class differ from each other (so the schedule carries per-request shapes); sessions have their own (session-shape.ts). */
 export function variesPerRequest(cls: TrafficClass): boolean {
+  if (cls.load.model === 'sessions') return false;
   return (
     cls.load.model === 'trace' ||
     cls.prompt.dataset !== undefined ||

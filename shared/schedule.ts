@@ -8,6 +8,8 @@ import { secondsToNs } from './load/model.js';
 import type { Plan } from './plan.js';
 import { ClassRequests, variesPerRequest } from './request-shape.js';
 import { rngFromKey } from './rng.js';
+import type { SessionShapes } from './session-shape.js';
+import { sessionShapes } from './session-shape.js';
 
 /** One class's share of the global schedule. */
 export interface ClassSchedule {
@@ -23,6 +25,8 @@ export interface ClassSchedule {
    * record index, or the trace row's hash ids). Absent when every request is alike.
    */
   requests?: { inputTokens: number[]; outputTokens: number[]; records: number[]; hashIds: number[][] };
+  /** Model `sessions`: each session's turns and their lengths and think times (arrivalsNs are the session starts). */
+  sessions?: SessionShapes;
 }
 
 /** The whole plan's schedule. */
@@ -51,6 +55,7 @@ export function buildSchedule(plan: Plan): GlobalSchedule {
     if (model.replay) arrivalsNs.push(...model.replay(plan.inputs?.traces[cls.name] ?? []));
     const out: ClassSchedule = { className: cls.name, closedLoop: model.closedLoop, arrivalsNs, concurrency: mergeSteps(concurrency) };
     if (!model.closedLoop && variesPerRequest(cls)) out.requests = requestShapes(new ClassRequests(plan, cls), arrivalsNs.length);
+    if (cls.load.model === 'sessions') out.sessions = sessionShapes(plan.seed, cls, arrivalsNs.length);
     return out;
   });
   return { classes, sha256: scheduleSha256(classes) };
@@ -81,7 +86,8 @@ function mergeSteps(steps: ConcurrencyStep[]): ConcurrencyStep[] {
 /**
  * SHA-256 over every class's name, then its arrival times and steps as int64 little-endian; for a
  * class whose requests differ, then its per-request prompt and output tokens, dataset records and
- * trace hash ids (a class of identical requests hashes as it always did).
+ * trace hash ids, and for sessions every session's turns, message and reply lengths and think
+ * times (a class of identical requests hashes as it always did).
  */
 export function scheduleSha256(classes: readonly ClassSchedule[]): string {
   const h = createHash('sha256');
@@ -94,6 +100,11 @@ export function scheduleSha256(classes: readonly ClassSchedule[]): string {
       h.update(int64Bytes(c.requests.outputTokens));
       h.update(int64Bytes(c.requests.records));
       for (const ids of c.requests.hashIds) h.update(int64Bytes(ids));
+    }
+    if (c.sessions) {
+      h.update(int64Bytes(c.sessions.turns));
+      for (const part of [c.sessions.userTokens, c.sessions.outputTokens, c.sessions.thinkNs])
+        for (const xs of part) h.update(int64Bytes(xs));
     }
   }
   return h.digest('hex');

@@ -1,5 +1,6 @@
 // run.json (`loadfleet.run/v1`): the aligned, merged result, self-describing (every figure has
 // its definition in `timing_methodology` or beside it), written atomically.
+
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { stringifyExact } from '../../shared/json.js';
@@ -15,6 +16,7 @@ import type { Collector } from '../collector.js';
 import type { AgentState } from '../run.js';
 import { serverBlock } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
+import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
 import { assessRun, gateLine } from '../validity/index.js';
 import { writeFileAtomic } from './atomic.js';
@@ -58,6 +60,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   plan_sha256: 'SHA-256 of the plan as run (target resolved), serialised as in this file',
   schedule_sha256:
     "SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step, and for classes whose requests differ each request's prompt and output tokens, dataset record and trace hash ids), the same for any number of agents",
+  ...Object.fromEntries(Object.entries(SESSION_DEFINITIONS).map(([k, v]) => [`sessions.<class>.${k}`, v])),
   'workload_files[]':
     'each trace or dataset file the plan names, as read by the coordinator before the run (the agents got its parsed rows): class, kind, absolute path and the SHA-256 of its bytes',
   'workload_files[].rows_in_file': 'data rows (trace) or records (dataset) in the file, blank lines and the CSV header excluded',
@@ -169,6 +172,9 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     offered_schedule_sha256: offered,
     offered_schedule_matches: offered === input.schedule.sha256,
     ...(inputs && { workload_files: inputs.files }),
+    ...(c.sessionTurns.size > 0 && {
+      sessions: Object.fromEntries([...c.sessionTurns].map(([name, t]) => [name, t.summary()])),
+    }),
     started_at: new Date(Number(input.startNs / 1_000_000n)).toISOString(),
     finished_at: new Date(Number(input.finishedNs / 1_000_000n)).toISOString(),
     started_at_unix_ns: input.startNs,

@@ -13,7 +13,7 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
   headers_honoured:
     "for each class that sends a fairness id header and dispatched requests, the gateway's flow-control series carry that fairness_id with the class's declared priority (or any priority when the class declares none); not evaluated without gateway metrics",
   cache_evidence_matches_declaration:
-    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; with replayed traces (cache "trace") the hits must instead be within 5% of the queried tokens of implied_prefix_hit_tokens (what the rows\' hash ids imply for a cache that never evicts) when prefix caching is on, and 0 when it is off; not evaluated when a class shares a prefix (hits then depend on server settings the plan does not declare) or the server exposes no prefix-cache counters',
+    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; with replayed traces (cache "trace") or sessions (cache "sessions", each turn re-sending the previous turn\'s prompt) the hits must instead be within 5% of the queried tokens of implied_prefix_hit_tokens (what the rows\' hash ids imply for a cache that never evicts) when prefix caching is on, and 0 when it is off; not evaluated when a class shares a prefix (hits then depend on server settings the plan does not declare) or the server exposes no prefix-cache counters',
   stream_integrity:
     'no HTTP 200 ended without a clean stream ([DONE] and usage), and every successful request of an ignore_eos class returned exactly its output_tokens as completion_tokens',
   request_shape: 'every successful request reported prompt_tokens within ±10% of its class input_tokens',
@@ -158,7 +158,7 @@ function traceCacheEvidence(name: string, hits: number, queries: number, traces:
     off <= TRACE_HIT_TOLERANCE * queries
       ? []
       : [
-          `${hits} prompt tokens hit the prefix cache; the replayed trace implies ${implied} (off by ${off}, more than 5% of ${queries} queried)`,
+          `${hits} prompt tokens hit the prefix cache; the replayed trace or sessions imply ${implied} (off by ${off}, more than 5% of ${queries} queried)`,
         ];
   return decide(name, problems, full);
 }

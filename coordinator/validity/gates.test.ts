@@ -164,7 +164,7 @@ describe('data quality', () => {
     expect(at(7000).status).toBe('pass');
     expect(at(6500).status).toBe('pass');
     expect(at(6400).reason).toBe(
-      '6400 prompt tokens hit the prefix cache; the replayed trace implies 7000 (off by 600, more than 5% of 10000 queried)',
+      '6400 prompt tokens hit the prefix cache; the replayed trace or sessions imply 7000 (off by 600, more than 5% of 10000 queried)',
     );
     expect(at(0, 0).status).toBe('pass');
     expect(at(7000).evidence.implied_prefix_hit_tokens).toBe(7000);

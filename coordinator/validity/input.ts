@@ -62,8 +62,8 @@ export function validityInput(f: RunFacts): ValidityInput {
           ? cls.prompt.output_tokens
           : `each request's own (${describeLength(cls.prompt.output_tokens)})`,
         ignoreEos: cls.prompt.ignore_eos ?? true,
-        cache: cls.load.model === 'trace' ? 'trace' : (cls.prompt.cache ?? 'unique'),
-        impliedPrefixHitTokens: impliedHitsOf(f.plan, cls),
+        cache: cls.load.model === 'trace' || cls.load.model === 'sessions' ? cls.load.model : (cls.prompt.cache ?? 'unique'),
+        impliedPrefixHitTokens: f.collector.sessionTurns.get(cls.name)?.impliedHitTokens() ?? impliedHitsOf(f.plan, cls),
         ok: shape.ok,
         promptTokensMin: shape.promptTokensMin,
         promptTokensMax: shape.promptTokensMax,

@@ -50,9 +50,9 @@ export interface ClassEvidence {
   inputTokens: number | string;
   outputTokens: number | string;
   ignoreEos: boolean;
-  /** `trace`: a replayed trace, whose prompts share what its hash ids say. */
-  cache: 'unique' | 'shared' | 'trace';
-  /** Trace classes: the prefix-cache hit tokens the replayed rows imply (shared/prefix-implied.ts); null otherwise. */
+  /** `trace`: a replayed trace, whose prompts share what its hash ids say; `sessions`: conversations re-sending their history. */
+  cache: 'unique' | 'shared' | 'trace' | 'sessions';
+  /** Trace and sessions classes: the prefix-cache hit tokens the replayed rows or ok turns imply; null otherwise. */
   impliedPrefixHitTokens?: number | null;
   ok: number;
   promptTokensMin: number | null;

@@ -4,6 +4,7 @@ import { concurrency } from './concurrency.js';
 import { constantRate } from './constant-rate.js';
 import type { LoadModel } from './model.js';
 import { poisson } from './poisson.js';
+import { sessions } from './sessions.js';
 import { trace } from './trace.js';
 
 /** Every load model by its plan name. */
@@ -12,4 +13,5 @@ export const LOAD_MODELS: Record<LoadModelName, LoadModel> = {
   poisson,
   concurrency,
   trace,
+  sessions,
 };
