@@ -26,7 +26,7 @@ import { LiveMonitor } from './live/monitor.js';
 import { serverSource } from './live/server-sample.js';
 import type { LocalSim } from './local.js';
 import { startLocalSim } from './local.js';
-import { planAsRun, shareFor } from './plan.js';
+import { embeddedSimArgs, planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
 import { writeRunReport } from './report/index.js';
 import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from './scrape/names.js';
@@ -161,7 +161,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
   try {
     let sim: LocalSim | undefined;
     if (!opts.plan.target) {
-      sim = await startLocalSim(opts.simArgs, opts.log);
+      sim = await startLocalSim(embeddedSimArgs(opts.plan, opts.simArgs), opts.log);
       cleanups.push(() => sim!.stop());
       opts.log(`engine-sim listening at ${sim.baseUrl}`);
     }

@@ -62,7 +62,7 @@ export function lengthAt(spec: LengthSpec, seed: number, className: string, kind
 
 /** A short human description, e.g. "uniform 100–200" (evidence texts). */
 export function describeLength(spec: LengthSpec | undefined): string {
-  if (spec === undefined) return 'per request';
+  if (spec === undefined) return 'from its trace row, dataset record or session';
   if (typeof spec === 'number') return String(spec);
   switch (spec.distribution) {
     case 'uniform':

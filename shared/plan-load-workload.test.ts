@@ -20,6 +20,7 @@ describe('plans that name trace and dataset files', () => {
       ],
     ],
     ['length-distributions', []],
+    ['sessions', []],
   ])('loads examples/%s.plan.json, its files relative to the plan', async (name, files) => {
     const plan = await attachWorkloadInputs(await loadPlanFile(example(name)));
     expect((plan.inputs?.files ?? []).map((f) => [f.kind, f.rows_in_file, f.rows_used])).toEqual(files);

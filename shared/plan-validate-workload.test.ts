@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { validatePlan } from './plan-validate.js';
-import { DATASET_KEYS, TRACE_KEYS } from './plan-validate-workload.js';
+import { DATASET_KEYS, SESSION_KEYS, TRACE_KEYS } from './plan-validate-workload.js';
 
 function plan(cls: Record<string, unknown>): unknown {
   return { schema: 'loadfleet.plan/v1', name: 'w', seed: 1, duration_s: 60, classes: [{ name: 'c', ...cls }] };
@@ -87,6 +87,7 @@ describe('examples/schemas/loadfleet.workload.v1.schema.json', () => {
   it('names exactly the keys the validator knows', () => {
     expect(Object.keys(schema.$defs.trace.properties).sort()).toEqual([...TRACE_KEYS].sort());
     expect(Object.keys(schema.$defs.dataset.properties).sort()).toEqual([...DATASET_KEYS].sort());
+    expect(Object.keys(schema.$defs.session.properties).sort()).toEqual([...SESSION_KEYS].sort());
     expect(schema.$defs.length.oneOf.slice(1).map((b: any) => b.properties.distribution.const)).toEqual([
       'uniform',
       'normal',

@@ -116,7 +116,8 @@ export function checkDataset(ctx: Ctx, o: Obj): true {
   return true;
 }
 
-const SESSION_KEYS = keysOf<SessionSpec>({ turns: true, think_time_s: true, user_tokens: true });
+/** The keys `load.session` may have. */
+export const SESSION_KEYS = keysOf<SessionSpec>({ turns: true, think_time_s: true, user_tokens: true });
 
 /** `load.session`: turns and user_tokens are token-count specs; think_time_s seconds, fixed or uniform. */
 export function checkSession(ctx: Ctx, o: Obj): true {
