@@ -3,7 +3,7 @@
 // and a prefix cache sees what production saw. A row's last block may be partial (its input
 // length is not a multiple of the block): it is then the block's first words.
 import { rngFromKey } from '../shared/rng.js';
-import { VOCABULARY } from './prompt.js';
+import { drawWords } from './words.js';
 
 // Blocks are regenerated after this many distinct ids (2 KB each): memory stays bounded on
 // corpora with millions of ids, and the content never depends on what was cached.
@@ -23,7 +23,7 @@ export class TraceBlocks {
     let words = this.cache.get(id);
     if (!words) {
       const rng = rngFromKey(`${this.seed}:trace-block:${id}`);
-      words = Array.from({ length: this.blockTokens }, () => VOCABULARY[Math.floor(rng.next() * VOCABULARY.length)]!);
+      words = drawWords(rng, this.blockTokens);
       if (this.cache.size >= MAX_CACHED_BLOCKS) this.cache.clear();
       this.cache.set(id, words);
     }

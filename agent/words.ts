@@ -1,9 +1,14 @@
-// The class's seeded word stream as a growing pool: synthetic text of N words is the pool's first
-// N words (one engine-sim token each), the same stream PromptBuilder draws from.
+// Seeded words for per-request prompts: a class's word stream as a growing pool (text of N words is
+// the pool's first N words, one engine-sim token each; the stream's key is PromptBuilder's).
 
 import type { Rng } from '../shared/rng.js';
 import { rngFromKey } from '../shared/rng.js';
 import { VOCABULARY } from './prompt.js';
+
+/** `count` words drawn from `rng` (the one place agent code reads the vocabulary). */
+export function drawWords(rng: Rng, count: number): string[] {
+  return Array.from({ length: count }, () => VOCABULARY[Math.floor(rng.next() * VOCABULARY.length)]!);
+}
 
 /** Words `from` … `from + count` of a class's stream. */
 export class WordPool {
@@ -16,7 +21,7 @@ export class WordPool {
 
   /** `count` words starting at word `from`. */
   words(from: number, count: number): string[] {
-    while (this.pool.length < from + count) this.pool.push(VOCABULARY[Math.floor(this.rng.next() * VOCABULARY.length)]!);
+    if (this.pool.length < from + count) this.pool.push(...drawWords(this.rng, from + count - this.pool.length));
     return this.pool.slice(from, from + Math.max(0, count));
   }
 }

@@ -28,7 +28,6 @@ export class WorkloadPromptBuilder {
     private readonly model: string,
   ) {
     this.shapes = new ClassRequests(plan, cls);
-    // The same stream as PromptBuilder's, so a fixed-length prompt reads the same either way.
     this.pool = new WordPool(plan.seed, cls.name);
     const trace = cls.load.trace;
     this.blocks = trace ? new TraceBlocks(plan.seed, trace.block_tokens ?? TRACE_DEFAULTS.block_tokens) : undefined;
