@@ -15,6 +15,8 @@ export const SESSION_DEFINITIONS: Record<string, string> = {
   'by_turn[].ttft_p50_ms': 'nearest-rank median of TTFT over the ok requests of the turn, from the records',
   'by_turn[].ttft_p95_ms': 'nearest-rank p95 of TTFT over the ok requests of the turn, from the records',
   'by_turn[].prompt_tokens_mean': 'mean usage.prompt_tokens of the ok requests of the turn: the conversation so far plus the new message',
+  'by_turn[].cached_prompt_share':
+    'share of those prompt tokens the server reported as served from its prefix cache (usage.prompt_tokens_details.cached_tokens); null when it reported none',
   'by_turn[].implied_prefix_hit_share':
     "share of those prompt tokens a prefix cache that keeps every computed 16-token block would find: the previous turn's prompt, rounded down to 16 tokens (replies are generated, not prompt, so they are recomputed)",
 };
@@ -25,6 +27,8 @@ interface Turn {
   ttftNs: number[];
   promptTokens: number;
   impliedHits: number;
+  /** Sum of reported cached_tokens, null until a request reports one. */
+  cachedTokens: number | null;
 }
 
 /** The turn figures of one sessions class. */
@@ -36,7 +40,7 @@ export class SessionTurns {
   /** Adds one record of the class. */
   add(r: RequestRecord): void {
     if (r.turn === undefined || r.session_id === undefined) return;
-    const t = this.turns.get(r.turn) ?? { requests: 0, ok: 0, ttftNs: [], promptTokens: 0, impliedHits: 0 };
+    const t = this.turns.get(r.turn) ?? { requests: 0, ok: 0, ttftNs: [], promptTokens: 0, impliedHits: 0, cachedTokens: null };
     this.turns.set(r.turn, t);
     t.requests++;
     if (r.status !== 'ok') return;
@@ -44,6 +48,7 @@ export class SessionTurns {
     if (r.first_content_ns !== null) t.ttftNs.push(r.first_content_ns - r.sent_ns);
     t.promptTokens += r.prompt_tokens ?? 0;
     t.impliedHits += this.impliedHits(r.session_id, r.turn);
+    if (r.cached_tokens !== null) t.cachedTokens = (t.cachedTokens ?? 0) + r.cached_tokens;
   }
 
   /** Prefix-cache hit tokens the ok turns imply, over all turns. */
@@ -65,7 +70,8 @@ export class SessionTurns {
           ttft_p50_ms: ms(0.5),
           ttft_p95_ms: ms(0.95),
           prompt_tokens_mean: t.ok > 0 ? Math.round((t.promptTokens / t.ok) * 10) / 10 : null,
-          implied_prefix_hit_share: t.promptTokens > 0 ? Math.round((t.impliedHits / t.promptTokens) * 1e4) / 1e4 : null,
+          cached_prompt_share: t.cachedTokens !== null && t.promptTokens > 0 ? share(t.cachedTokens, t.promptTokens) : null,
+          implied_prefix_hit_share: t.promptTokens > 0 ? share(t.impliedHits, t.promptTokens) : null,
         };
       });
     return { sessions: this.shapes.turns.length, by_turn: byTurn };
@@ -79,4 +85,8 @@ export class SessionTurns {
     const block = (n: number): number => Math.floor(n / KV_BLOCK_TOKENS) * KV_BLOCK_TOKENS;
     return Math.min(block(prev), block(now - 1));
   }
+}
+
+function share(part: number, whole: number): number {
+  return Math.round((part / whole) * 1e4) / 1e4;
 }

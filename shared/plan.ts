@@ -66,7 +66,7 @@ export interface Load {
   model: LoadModelName;
   /** Every model but `trace` (whose rows are its arrivals) has phases; validation enforces it. */
   phases: Phase[];
-  /** `trace` only: the file whose rows are replayed (workload.ts). */
+  /** `trace` only: the file whose rows are replayed (workload-files.ts, load/trace.ts). */
   trace?: TraceSpec;
   /** `sessions` only: the shape of each multi-turn conversation (phases give the session arrivals). */
   session?: SessionSpec;
@@ -78,7 +78,7 @@ export interface PromptSpec {
   input_tokens?: LengthSpec;
   /** Required unless the class replays a trace; with a dataset, the fallback for records without one. */
   output_tokens?: LengthSpec;
-  /** Prompts drawn from a file of real prompts or conversations (workload.ts). */
+  /** Prompts drawn from a file of real prompts or conversations (workload-files.ts, request-shape.ts). */
   dataset?: DatasetSpec;
   ignore_eos?: boolean;
   /** `unique` defeats prefix caching; `shared` starts every prompt with the same prefix. */

@@ -10,6 +10,8 @@ export const KV_BLOCK_TOKENS = 16;
 export interface ImpliedHits {
   queryTokens: number;
   hitTokens: number;
+  /** Hit tokens of each row, in row order. */
+  perRow: number[];
 }
 
 /**
@@ -27,6 +29,7 @@ export function impliedPrefixHits(
   const computed = new Map<string, number>();
   let queryTokens = 0;
   let hitTokens = 0;
+  const perRow: number[] = [];
   for (const row of rows) {
     const n = row.input_tokens;
     const blocks = Math.min(row.hash_ids.length, Math.ceil(n / blockTokens));
@@ -40,12 +43,13 @@ export function impliedPrefixHits(
       if (hit < blockTokens) break;
     }
     queryTokens += n;
-    hitTokens += Math.min(hits, Math.floor((n - 1) / KV_BLOCK_TOKENS) * KV_BLOCK_TOKENS);
+    perRow.push(Math.min(hits, Math.floor((n - 1) / KV_BLOCK_TOKENS) * KV_BLOCK_TOKENS));
+    hitTokens += perRow.at(-1)!;
     const full = Math.floor(n / KV_BLOCK_TOKENS) * KV_BLOCK_TOKENS;
     for (let b = 0; b < blocks; b++) {
       const done = Math.min(blockTokens, Math.max(0, full - b * blockTokens));
       if (done > (computed.get(paths[b]!) ?? 0)) computed.set(paths[b]!, done);
     }
   }
-  return { queryTokens, hitTokens };
+  return { queryTokens, hitTokens, perRow };
 }

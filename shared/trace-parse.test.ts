@@ -116,7 +116,7 @@ describe('trace files', () => {
       { input_tokens: 700, hash_ids: [1, 2] },
       { input_tokens: 40, hash_ids: [9] },
     ];
-    expect(impliedPrefixHits(rows, 512)).toEqual({ queryTokens: 2040, hitTokens: 512 + 592 });
+    expect(impliedPrefixHits(rows, 512)).toEqual({ queryTokens: 2040, hitTokens: 512 + 592, perRow: [0, 512, 592, 0] });
     // A row identical to an earlier one still computes its last token: ⌊(600 − 1)/16⌋·16 = 592.
     expect(impliedPrefixHits([rows[0]!, rows[0]!], 512).hitTokens).toBe(592);
   });

@@ -106,7 +106,15 @@ describe('multi-turn sessions on 2 agents', () => {
   });
 
   it('reports figures by turn; the prefix cache finds more each turn, exactly as the turns imply', () => {
+    const shapes = schedule.classes[0]!.sessions!;
+    // Turn k re-sends turn k − 1's prompt first: its full 16-token blocks are cached (at most ⌊(P − 1)/16⌋ blocks of this prompt).
+    for (const r of rows) {
+      const prev = r.turn === 1 ? 0 : turnPromptTokens(shapes, r.session_id, r.turn - 1);
+      const implied = Math.min(Math.floor(prev / 16) * 16, Math.floor((r.prompt_tokens - 1) / 16) * 16);
+      expect(r.cached_tokens).toBe(implied);
+    }
     const byTurn = run.sessions.chat.by_turn;
+    expect(byTurn.map((t: any) => t.cached_prompt_share)).toEqual(byTurn.map((t: any) => t.implied_prefix_hit_share));
     expect(byTurn.map((t: any) => t.turn)).toEqual([1, 2, 3]);
     const shares = byTurn.map((t: any) => t.implied_prefix_hit_share);
     expect(shares[0]).toBe(0);

@@ -134,6 +134,14 @@ describe('trace replay: Mooncake rows over 3 agents and 1', () => {
     expect(hits).toBe(implied.hitTokens);
   });
 
+  it("engine-sim reports each row's cached prompt tokens exactly as its hash ids imply", () => {
+    for (const { rows } of runs) {
+      const off = rows.filter((r) => r.cached_tokens !== implied.perRow[r.request_index]);
+      console.log(`rows whose cached_tokens differ from the implied: ${off.length} of ${rows.length}`);
+      expect(off).toEqual([]);
+    }
+  });
+
   it("engine-sim's prefix-cache hit ratio is within 3 points of the ratio the hash ids imply, and run.json's gate says so", () => {
     const impliedRatio = implied.hitTokens / implied.queryTokens;
     for (const { counters, run } of runs) {
