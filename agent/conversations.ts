@@ -41,6 +41,11 @@ export class Conversations {
     return `lf-${this.runId}-${this.cls.name}-${requestIndex}`;
   }
 
+  /** Session turns are sent only through run(), with the body their history makes. */
+  noBody(): never {
+    throw new Error(`class ${this.cls.name} runs sessions: each turn's body comes from its conversation`);
+  }
+
   /** Runs every session of `stripe` (its request indices are session indices); resolves when all have ended. */
   async run(stripe: ClassStripe, send: SendTurn, nowNs: () => number, signal: AbortSignal): Promise<void> {
     const sessions: Promise<void>[] = [];

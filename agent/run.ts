@@ -96,18 +96,20 @@ export class AgentRun implements ShareRunner {
     const schedule = buildSchedule(plan);
     const commonHeaders = this.commonHeaders(plan.target);
     this.commonHeadersValue = commonHeaders;
-    this.classes = plan.classes.map((cls, i) => ({
-      cls,
-      stripe: takeStripe(schedule.classes[i]!, share, i),
+    this.classes = plan.classes.map((cls, i) => {
+      const runtime = { cls, stripe: takeStripe(schedule.classes[i]!, share, i), headers: { ...commonHeaders, ...(cls.headers ?? {}) } };
+      if (cls.load.model === 'sessions') {
+        // A turn's body comes from its conversation; the builder only names its requests.
+        const conversations = new Conversations(runId, plan.seed, cls, schedule.classes[i]!, this.target.api, this.target.model);
+        const prompts = { head: (idx: number) => conversations.head(idx), body: (): string => conversations.noBody() };
+        return { ...runtime, prompts, conversations };
+      }
       // Classes whose requests differ build each body from its own shape (workload-prompt.ts).
-      prompts: variesPerRequest(cls)
+      const prompts = variesPerRequest(cls)
         ? new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, this.target.api, this.target.model)
-        : new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed),
-      headers: { ...commonHeaders, ...(cls.headers ?? {}) },
-      ...(cls.load.model === 'sessions' && {
-        conversations: new Conversations(runId, plan.seed, cls, schedule.classes[i]!, this.target.api, this.target.model),
-      }),
-    }));
+        : new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed);
+      return { ...runtime, prompts };
+    });
   }
 
   /**
