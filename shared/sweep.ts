@@ -4,8 +4,16 @@
 /** The only sweep schema this version reads. */
 export const SWEEP_SCHEMA = 'loadfleet.sweep/v1';
 
-/** What is scaled: an open-loop class's arrival rate (req/s), or a closed-loop class's concurrency. */
-export type SweepScale = 'rate' | 'concurrency';
+/**
+ * What is scaled: an open-loop class's arrival rate (req/s), a closed-loop class's concurrency, or a
+ * replayed trace's speed (× as recorded: the stage replays it with time_scale = the plan's / value).
+ */
+export type SweepScale = 'rate' | 'concurrency' | 'speed';
+
+/** The unit a scale's values are in, for sentences. */
+export function scaleUnit(scale: SweepScale): string {
+  return scale === 'rate' ? 'req/s' : scale === 'speed' ? '× trace speed' : 'concurrency';
+}
 
 /** Run the listed values, in order. */
 export interface StagesStrategy {

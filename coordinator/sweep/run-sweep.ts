@@ -10,6 +10,7 @@ import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import { meanLength } from '../../shared/lengths.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
+import { scaleUnit } from '../../shared/sweep.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
 import { writeFileAtomic } from '../artifacts/atomic.js';
 import type { RunOptions } from '../run.js';
@@ -122,7 +123,7 @@ export async function executeSweep(
         const stage = buildStagePlan(plan, sweep, step.value, index, budget.drainCapS);
         const checked = validatePlan(stage.plan);
         if (!checked.ok) throw new LoadfleetError(ErrorCode.INTERNAL, `stage ${index + 1} plan is invalid`, { details: checked.problems });
-        const unit = sweep.scale === 'rate' ? 'req/s' : 'concurrency';
+        const unit = scaleUnit(sweep.scale);
         say(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
         const t0 = Date.now();
         let record: StageRecord;

@@ -4,6 +4,7 @@ import { loadPlanFile } from '../../shared/plan-load.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { Sweep } from '../../shared/sweep.js';
 import { checkSweepAgainstPlan } from '../../shared/sweep-validate.js';
+import { attachWorkloadInputs } from '../../shared/workload-files.js';
 import { buildStagePlan } from './stage-plan.js';
 
 const example = (name: string): string => fileURLToPath(new URL(`../../examples/${name}.plan.json`, import.meta.url));
@@ -27,7 +28,27 @@ describe('sweeps over real workloads', () => {
     expect(validatePlan(stage.plan).ok).toBe(true);
     const trace = await loadPlanFile(example('trace-replay'));
     expect(checkSweepAgainstPlan({ ...sweep, class: 'mooncake' } as Sweep, trace)).toEqual([
-      'class: class "mooncake" must have exactly one phase to scale (it has 0)',
+      'scale: class "mooncake" replays a trace: use "speed"',
     ]);
+    expect(checkSweepAgainstPlan({ ...sweep, class: 'agentic', scale: 'speed' } as Sweep, plan)).toEqual([
+      'scale: "speed" scales a replayed trace; class "agentic" is model "sessions"',
+    ]);
+  });
+
+  it("scales a trace through its speed: the stage replays it with time_scale = the plan's / value", async () => {
+    const trace = await loadPlanFile(example('trace-replay'));
+    const speed = { ...sweep, class: 'mooncake', scale: 'speed' } as Sweep;
+    expect(checkSweepAgainstPlan(speed, trace)).toEqual([]);
+    const stage = buildStagePlan(trace, speed, 2, 0, 10);
+    expect(stage.plan.classes[0]!.load.trace).toMatchObject({ time_scale: 0.125 });
+    expect(stage.measure).toEqual({ start_s: 2, end_s: 10 });
+    expect(validatePlan(stage.plan).ok).toBe(true);
+    // Twice the speed puts about twice the rows into the same 10 s (while the trace lasts).
+    const rows = async (v: number) =>
+      (await attachWorkloadInputs(buildStagePlan(trace, speed, v, 0, 10).plan)).inputs!.traces.mooncake!.length;
+    const [quarter, half] = [await rows(0.25), await rows(0.5)];
+    console.log(`rows in a 10 s stage: ${quarter} at 0.25× speed, ${half} at 0.5×`);
+    expect(half / quarter).toBeGreaterThan(1.7);
+    expect(half / quarter).toBeLessThan(2.3);
   });
 });
