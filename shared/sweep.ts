@@ -10,11 +10,6 @@ export const SWEEP_SCHEMA = 'loadfleet.sweep/v1';
  */
 export type SweepScale = 'rate' | 'concurrency' | 'speed';
 
-/** The unit a scale's values are in, for sentences. */
-export function scaleUnit(scale: SweepScale): string {
-  return scale === 'rate' ? 'req/s' : scale === 'speed' ? '× trace speed' : 'concurrency';
-}
-
 /** Run the listed values, in order. */
 export interface StagesStrategy {
   type: 'stages';

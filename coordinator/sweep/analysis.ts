@@ -1,9 +1,8 @@
 // Pure: what the stages add up to — the capacity and its bracket, the throughput knee, how many
 // agents a client-limited stage needed, and the answer in plain words.
 import type { SweepScale, SweepSlo } from '../../shared/sweep.js';
-import { scaleUnit } from '../../shared/sweep.js';
 import type { StopRule, Verdict } from './strategy.js';
-import { fmt } from './strategy.js';
+import { fmt, scaleUnit } from './strategy.js';
 
 /** What the analysis reads from each stage. */
 export interface StageSummary {

@@ -3,11 +3,11 @@
 // written atomically (after every stage, so an interrupted sweep keeps what it measured).
 import { join } from 'node:path';
 import type { Sweep, SweepSlo } from '../../shared/sweep.js';
-import { scaleUnit } from '../../shared/sweep.js';
 import { writeFileAtomic } from '../artifacts/atomic.js';
 import type { Capacity, ClientAdvice, Knee } from './analysis.js';
 import { answerOf, capacityOf, clientAdvice, kneeOf } from './analysis.js';
 import type { StopRule, Verdict } from './strategy.js';
+import { scaleUnit } from './strategy.js';
 import type { StageFigures } from './verdict.js';
 
 /** The result schema id. */
