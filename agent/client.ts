@@ -27,12 +27,16 @@ export interface RequestSpec {
   countOutput: ((text: string) => number) | null;
   /** The canary marker the response must begin with (prompt.canary), or null. */
   canaryMarker: string | null;
+  /** Keep the reply's visible text (multi-turn sessions send it back as the assistant message). */
+  captureContent?: boolean;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
 export interface RequestResult {
   record: RequestRecord;
   contentGapsNs: number[];
+  /** The reply's content text, when the spec asked for it. */
+  content?: string;
 }
 
 /** Sends one request and resolves when it has ended in any way; it never rejects. */
@@ -79,6 +83,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private readonly canaryMarker: string | null;
   /** The streamed text, kept only when something will read it. */
   private readonly capture: TextCapture | null;
+  // Only sessions capture text: one JSON.parse per content event, after its timestamp was taken.
+  private content: string | undefined;
 
   constructor(
     spec: RequestSpec,
@@ -92,6 +98,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.capture = spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) ? new TextCapture(adapter) : null;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.parser = new SseParser((data) => this.onEvent(data));
+    if (spec.captureContent) this.content = '';
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);
   }
@@ -202,6 +209,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       r.content_chunks++;
       if (this.lastContentNs !== null) this.gaps.push(t - this.lastContentNs);
       this.lastContentNs = t;
+      if (this.content !== undefined) this.content += contentText(data);
     }
     if (f & EventFlag.USAGE) this.readUsage(data);
     if (f & EventFlag.DONE) r.done_ns ??= t;
@@ -229,7 +237,22 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.record.status = status;
     this.record.error = error;
     if (status !== 'ok') this.record.done_ns ??= this.nowNs();
-    this.resolve({ record: this.record, contentGapsNs: status === 'ok' ? this.gaps : [] });
+    this.resolve({
+      record: this.record,
+      contentGapsNs: status === 'ok' ? this.gaps : [],
+      ...(this.content !== undefined && { content: this.content }),
+    });
+  }
+}
+
+// The text of one content event: chat's delta.content or completions' text.
+function contentText(data: string): string {
+  try {
+    const choice = (JSON.parse(data) as { choices?: { delta?: { content?: unknown }; text?: unknown }[] }).choices?.[0];
+    const text = choice?.delta?.content ?? choice?.text;
+    return typeof text === 'string' ? text : '';
+  } catch {
+    return '';
   }
 }
 

@@ -20,7 +20,9 @@ export class PromptBuilder {
     private readonly seed: number,
     calibration?: { prefix_words: number; words: number; pad_words?: number },
   ) {
-    const { input_tokens: n, shared_prefix_tokens: shared = 0 } = cls.prompt;
+    // Only classes of identical requests come here (fixed lengths); the rest use workload-prompt.ts.
+    const n = cls.prompt.input_tokens as number;
+    const shared = cls.prompt.shared_prefix_tokens ?? 0;
     const fallback = uncalibratedWords(n, cls.prompt.cache === 'shared' ? shared : 0);
     const fill = promptFill(
       seed,
@@ -34,7 +36,7 @@ export class PromptBuilder {
       model,
       prefix: fill.prefix,
       suffix: fill.suffix,
-      maxTokens: cls.prompt.output_tokens,
+      maxTokens: cls.prompt.output_tokens as number,
       ignoreEos: cls.prompt.ignore_eos ?? true,
       canary: this.canary,
     });

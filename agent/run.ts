@@ -10,6 +10,7 @@ import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan, Target, TrafficClass } from '../shared/plan.js';
 import { PLAN_DEFAULTS } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
+import { variesPerRequest } from '../shared/request-shape.js';
 import { buildSchedule } from '../shared/schedule.js';
 import type { ClassStripe, Share } from '../shared/shares.js';
 import { takeStripe } from '../shared/shares.js';
@@ -19,6 +20,7 @@ import { endpointPaths } from './api/adapter.js';
 import { API_ADAPTERS } from './api/index.js';
 import type { RequestResult } from './client.js';
 import { sendRequest } from './client.js';
+import { Conversations } from './conversations.js';
 import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { PromptBuilder } from './prompt.js';
@@ -26,6 +28,7 @@ import { Recorder } from './recorder.js';
 import type { ShareRunner, SpoolTarget } from './runner.js';
 import { Spool } from './spool.js';
 import { sleepUntil } from './timing.js';
+import { WorkloadPromptBuilder } from './workload-prompt.js';
 
 const RECORD_BATCH_ROWS = 1000;
 /** monitorEventLoopDelay samples with a timer of this period and records the whole period. */
@@ -39,10 +42,20 @@ const RECORD_FLUSH_MS = 250;
 /** Unacknowledged record batches allowed in flight before the agent holds rows back. */
 const ACK_WINDOW = 8;
 
+/** What a class's requests are built from: an id for x-request-id, a body, and a canary marker (or null). */
+type RequestPrompts = Pick<PromptBuilder, 'requestId' | 'body' | 'marker'>;
+
+// A workload class names its requests by their head and carries no canary (canaries need calibration).
+function workloadPrompts(b: WorkloadPromptBuilder): RequestPrompts {
+  return { requestId: (i) => b.head(i), body: (i) => b.body(i), marker: () => null };
+}
+
 interface ClassRuntime {
   cls: TrafficClass;
   stripe: ClassStripe;
-  prompts: PromptBuilder;
+  prompts: RequestPrompts;
+  /** Model `sessions`: the class's conversations (each turn's body is built from its history). */
+  conversations?: Conversations;
   headers: Record<string, string>;
 }
 
@@ -95,12 +108,25 @@ export class AgentRun implements ShareRunner {
     const schedule = buildSchedule(plan);
     const commonHeaders = this.commonHeaders(plan.target);
     this.commonHeadersValue = commonHeaders;
-    this.classes = plan.classes.map((cls, i) => ({
-      cls,
-      stripe: takeStripe(schedule.classes[i]!, share, i),
-      prompts: new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed, plan.prompt_calibration?.[cls.name]),
-      headers: { ...commonHeaders, ...(cls.headers ?? {}) },
-    }));
+    this.classes = plan.classes.map((cls, i) => {
+      const runtime = { cls, stripe: takeStripe(schedule.classes[i]!, share, i), headers: { ...commonHeaders, ...(cls.headers ?? {}) } };
+      if (cls.load.model === 'sessions') {
+        // A turn's body comes from its conversation; the builder only names its requests.
+        const conversations = new Conversations(runId, plan.seed, cls, schedule.classes[i]!, this.target.api, this.target.model);
+        const prompts: RequestPrompts = {
+          requestId: (idx) => conversations.head(idx),
+          body: () => conversations.noBody(),
+          marker: () => null,
+        };
+        return { ...runtime, prompts, conversations };
+      }
+      // Classes whose requests differ build each body from its own shape (workload-prompt.ts); the
+      // rest use the calibrated builder.
+      const prompts: RequestPrompts = variesPerRequest(cls)
+        ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, this.target.api, this.target.model))
+        : new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed, plan.prompt_calibration?.[cls.name]);
+      return { ...runtime, prompts };
+    });
   }
 
   /**
@@ -196,11 +222,25 @@ export class AgentRun implements ShareRunner {
 
   private runClass(c: ClassRuntime): Promise<void> {
     const signal = this.stopper.signal;
-    if (c.stripe.closedLoop) return runClosedLoop(c.stripe, this.share, this.nowNs, (idx) => this.launch(c, idx, null), signal);
+    if (c.conversations)
+      return c.conversations.run(
+        c.stripe,
+        (idx, intended, body, session) => this.launch(c, idx, intended, { body, session }),
+        this.nowNs,
+        signal,
+      );
+    if (c.stripe.closedLoop)
+      return runClosedLoop(c.stripe, this.share, this.nowNs, async (idx) => void (await this.launch(c, idx, null)), signal);
     return runOpenLoop(c.stripe, this.nowNs, (idx, intended) => void this.launch(c, idx, intended), signal);
   }
 
-  private async launch(c: ClassRuntime, requestIndex: number, intendedNs: number | null): Promise<void> {
+  /** Sends one request; a session turn brings its own body and asks for the reply text. */
+  private async launch(
+    c: ClassRuntime,
+    requestIndex: number,
+    intendedNs: number | null,
+    turn?: { body: string; session: { session_id: number; turn: number } },
+  ): Promise<RequestResult> {
     this.inFlight++;
     this.sent++;
     this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
@@ -214,16 +254,19 @@ export class AgentRun implements ShareRunner {
         origin: this.origin,
         path: this.path,
         headers: { ...c.headers, 'x-request-id': c.prompts.requestId(requestIndex) },
-        body: c.prompts.body(requestIndex),
+        body: turn ? turn.body : c.prompts.body(requestIndex),
         timeoutMs: this.target.timeout_s * 1000,
         requireUsage: this.target.require_usage ?? false,
         countOutput: this.countOutput,
         canaryMarker: c.prompts.marker(requestIndex),
+        ...(turn && { captureContent: true }),
       },
       this.nowNs,
       this.stopper.signal,
     );
+    if (turn) Object.assign(result.record, turn.session);
     this.completed(result);
+    return result;
   }
 
   private completed({ record, contentGapsNs }: RequestResult): void {

@@ -3,7 +3,37 @@
 // did any 200 end without a clean stream, and when did each agent send its first request of the
 // class (the per-class start spread). Pure; the collector feeds it.
 import type { OutputTokenSource, RequestRecord } from '../shared/metrics.js';
-import type { TrafficClass } from '../shared/plan.js';
+import type { Plan, TrafficClass } from '../shared/plan.js';
+import { ClassRequests, variesPerRequest } from '../shared/request-shape.js';
+import type { ClassSchedule } from '../shared/schedule.js';
+import { sessionOfRequest, turnPromptTokens } from '../shared/session-shape.js';
+
+/** The prompt and output tokens request `index` of a class asked for. */
+export type ExpectedShape = (requestIndex: number) => { inputTokens: number; outputTokens: number };
+
+/** Per-request targets: the class's fixed lengths, or each request's own from the schedule (or drawn for it, closed loop). */
+export function expectedShape(plan: Plan, cls: TrafficClass, schedule: ClassSchedule): ExpectedShape {
+  const sessions = schedule.sessions;
+  if (sessions) {
+    // Turn k's prompt is every user message so far and every earlier reply (each exactly its length with ignore_eos).
+    const count = schedule.arrivalsNs.length;
+    return (i) => {
+      const { session, turn } = sessionOfRequest(i, count);
+      return {
+        inputTokens: turnPromptTokens(sessions, session, turn),
+        outputTokens: sessions.outputTokens[session]?.[turn - 1] ?? Number.NaN,
+      };
+    };
+  }
+  if (!variesPerRequest(cls)) {
+    const fixed = { inputTokens: cls.prompt.input_tokens as number, outputTokens: cls.prompt.output_tokens as number };
+    return () => fixed;
+  }
+  const r = schedule.requests;
+  if (r) return (i) => ({ inputTokens: r.inputTokens[i] ?? Number.NaN, outputTokens: r.outputTokens[i] ?? Number.NaN });
+  const shapes = new ClassRequests(plan, cls);
+  return (i) => shapes.at(i);
+}
 
 /** A prompt within this share of its target length has the planned shape (domain.md §5). */
 export const PROMPT_TOLERANCE = 0.1;
@@ -33,7 +63,13 @@ export class ClassShape {
   readonly firstByAgent = new Map<number, { sentNs: number; lagNs: number }>();
   private readonly firstPhaseNs: number;
 
-  constructor(private readonly cls: TrafficClass) {
+  constructor(
+    cls: TrafficClass,
+    private readonly expected: ExpectedShape = () => ({
+      inputTokens: cls.prompt.input_tokens as number,
+      outputTokens: cls.prompt.output_tokens as number,
+    }),
+  ) {
     this.firstPhaseNs = Math.min(...cls.load.phases.map((p) => p.start_s)) * 1e9;
   }
 
@@ -51,7 +87,7 @@ export class ClassShape {
     if (r.http_status === 200 && r.status !== 'ok' && r.status !== 'canary_failed') this.http200NotOk++;
     if (r.status !== 'ok') return;
     this.ok++;
-    const target = this.cls.prompt.input_tokens;
+    const { inputTokens: target, outputTokens } = this.expected(r.request_index);
     if (r.prompt_tokens !== null) {
       this.promptTokensMin = Math.min(this.promptTokensMin ?? r.prompt_tokens, r.prompt_tokens);
       this.promptTokensMax = Math.max(this.promptTokensMax ?? r.prompt_tokens, r.prompt_tokens);
@@ -60,7 +96,7 @@ export class ClassShape {
     else if (Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
     if (r.output_token_source !== null) this.outputSources[r.output_token_source]++;
     // Only the server's own count can prove the output length: a text re-count or a chunk count cannot.
-    if (r.output_token_source === 'usage' && r.completion_tokens !== this.cls.prompt.output_tokens) this.completionMismatch++;
+    if (r.output_token_source === 'usage' && r.completion_tokens !== outputTokens) this.completionMismatch++;
   }
 
   /** Max − min over agents of their first-request lateness, ms (null before any request). */

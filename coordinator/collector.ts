@@ -19,7 +19,8 @@ import { HlogWriter } from './artifacts/hlog.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { formatRequestRow } from './artifacts/requests-ndjson.js';
 import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
-import { ClassShape } from './class-shape.js';
+import { ClassShape, expectedShape } from './class-shape.js';
+import { SessionTurns } from './session-turns.js';
 import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
@@ -64,6 +65,8 @@ export class Collector {
   readonly merged = new Map<string, Map<string, Map<string, Histogram>>>();
   /** class → shape and start evidence for the validity gates. */
   readonly shapes = new Map<string, ClassShape>();
+  /** Sessions classes → their figures by turn. */
+  readonly sessionTurns = new Map<string, SessionTurns>();
   readonly agentTotals = new Map<number, AgentTotals>();
   /** Seconds written to the interval artifacts, and which agents contributed to each. */
   readonly intervalContributors: { second: number; agents: number[] }[] = [];
@@ -98,11 +101,13 @@ export class Collector {
     this.hlog = new HlogWriter(`${dir}/histograms.hlog`, startUnixNs);
     this.traffic = new TrafficCsvWriter(`${dir}/traffic.csv`);
     const allEnd = Number.POSITIVE_INFINITY;
-    for (const cls of plan.classes) {
+    for (const [i, cls] of plan.classes.entries()) {
       const byWindow = new Map<string, WindowStats>([['all', new WindowStats(0, allEnd, cls.slo)]]);
       for (const w of plan.windows ?? []) byWindow.set(w.name, new WindowStats(w.start_s * NS_PER_S, w.end_s * NS_PER_S, cls.slo));
       this.stats.set(cls.name, byWindow);
-      this.shapes.set(cls.name, new ClassShape(cls));
+      this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!)));
+      const sessions = schedule.classes[i]!.sessions;
+      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions));
     }
   }
 
@@ -134,6 +139,7 @@ export class Collector {
       if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
       if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
       this.shapes.get(r.class)?.add(agent, r);
+      this.sessionTurns.get(r.class)?.add(r);
       const byWindow = this.stats.get(r.class);
       if (!byWindow) continue;
       for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow.get(w)?.add(r);

@@ -14,3 +14,12 @@ export function planAsRun(plan: Plan, sim: { baseUrl: string; model: string } | 
 export function shareFor(index: number, count: number): Share {
   return { index, count };
 }
+
+/**
+ * The embedded engine-sim's flags: a plan that replays a trace or runs sessions reuses prefixes by
+ * design, so the simulator caches them (as vLLM does by default) and the cache evidence can be judged.
+ */
+export function embeddedSimArgs(plan: Plan, args: readonly string[]): string[] {
+  const reuses = plan.classes.some((c) => c.load.model === 'trace' || c.load.model === 'sessions');
+  return reuses && !args.includes('--enable-prefix-caching') ? [...args, '--enable-prefix-caching'] : [...args];
+}

@@ -2,6 +2,7 @@
 // target, take the fleet's agents, measure their clocks, hand out shares, start them together,
 // collect everything they send (holding an agent whose link was cut as reconnecting for a grace
 // period), and write the run directory — also when the run ends early.
+
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { formatDuration } from '../shared/format.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
+import { attachWorkloadInputs } from '../shared/workload-files.js';
 import type { AgentProgress } from './artifacts/failed-run-json.js';
 import { writeFailedRunJson } from './artifacts/failed-run-json.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
@@ -28,7 +30,7 @@ import { LiveMonitor } from './live/monitor.js';
 import { serverSource } from './live/server-sample.js';
 import type { LocalSim } from './local.js';
 import { startLocalSim } from './local.js';
-import { planAsRun, shareFor } from './plan.js';
+import { embeddedSimArgs, planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
 import { writeRunReport } from './report/index.js';
 import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from './scrape/names.js';
@@ -154,6 +156,8 @@ export async function runOnFleet(fleet: Fleet, opts: RunOnFleetOptions): Promise
 
 async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunResult> {
   const { agents, lossBudget } = await fleet.agentsForRun();
+  // Trace and dataset files are read (and checked: exit 2 with their line numbers) before anything exists.
+  const planWithInputs = await attachWorkloadInputs(opts.plan);
   const runId = newRunId(opts.plan.name);
   const dir = join(opts.outDir, runId);
   await mkdir(dir, { recursive: true });
@@ -164,11 +168,11 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
   try {
     let sim: LocalSim | undefined;
     if (!opts.plan.target) {
-      sim = await startLocalSim(opts.simArgs, opts.log);
+      sim = await startLocalSim(embeddedSimArgs(opts.plan, opts.simArgs), opts.log);
       cleanups.push(() => sim!.stop());
       opts.log(`engine-sim listening at ${sim.baseUrl}`);
     }
-    plan = await calibratePlan(planAsRun(opts.plan, sim), runId, opts.log);
+    plan = await calibratePlan(planAsRun(planWithInputs, sim), runId, opts.log);
     const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock);
     cleanups.unshift(() => scraper.close());
     session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper);

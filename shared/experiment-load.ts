@@ -10,6 +10,7 @@ import type { Plan } from './plan.js';
 import { parseDocumentText } from './plan-load.js';
 import { validatePlan } from './plan-validate.js';
 import { isObj } from './validate-kit.js';
+import { hasWorkloadFiles, readWorkloadInputs, resolveWorkloadPaths } from './workload-files.js';
 
 /** An experiment that failed validation; `details` are `<json path>: <what is wrong>` lines. */
 export class ExperimentInvalidError extends LoadfleetError {
@@ -66,7 +67,12 @@ async function readPlan(planPath: string, planRef: string, problems: string[]): 
   }
   const parsed = parseDocumentText(text, planPath);
   const result = parsed.ok ? validatePlan(parsed.value) : parsed;
-  if (result.ok) return result.plan;
+  if (result.ok) {
+    // Trace and dataset paths are relative to the plan file, as when the plan runs alone.
+    const plan = resolveWorkloadPaths(result.plan, dirname(planPath));
+    if (hasWorkloadFiles(plan)) for (const p of (await readWorkloadInputs(plan)).problems) problems.push(`plan (${planRef}): ${p}`);
+    return plan;
+  }
   for (const p of result.problems) problems.push(`plan (${planRef}): ${p}`);
   return undefined;
 }

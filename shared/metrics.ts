@@ -62,6 +62,9 @@ export interface RequestRecord {
   retry_after_s: number | null;
   dropped_reason: string | null;
   error: string | null;
+  /** Model `sessions` only: the session (its index in the class) and the turn, from 1. */
+  session_id?: number;
+  turn?: number;
 }
 
 /** A request's record before anything happened to it: `aborted` until an outcome is known. */

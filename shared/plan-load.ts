@@ -1,10 +1,12 @@
 // Turns plan text or a plan file into a validated Plan. Syntax errors are reported the same way as
 // validation problems (`$: …` lines inside a PlanInvalidError), so the CLI has one way to show both.
 import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ErrorCode, ExitCode, LoadfleetError, PlanInvalidError } from './errors.js';
 import type { Plan } from './plan.js';
 import { validatePlan } from './plan-validate.js';
+import { hasWorkloadFiles, readWorkloadInputs, resolveWorkloadPaths } from './workload-files.js';
 
 /** Parses JSON (or YAML for `.yaml`/`.yml` names and text that does not start like JSON) and validates it. */
 export function parsePlanText(text: string, sourceName: string): Plan {
@@ -27,7 +29,13 @@ export async function loadPlanFile(path: string): Promise<Plan> {
       cause: err,
     });
   }
-  return parsePlanText(text, path);
+  // Trace and dataset paths are relative to the plan file; their rows are checked now, before any fleet exists.
+  const plan = resolveWorkloadPaths(parsePlanText(text, path), dirname(path));
+  if (hasWorkloadFiles(plan)) {
+    const { problems } = await readWorkloadInputs(plan);
+    if (problems.length > 0) throw new PlanInvalidError(problems, path);
+  }
+  return plan;
 }
 
 /** A parsed JSON/YAML document, or its syntax problems as `$: …` lines. */

@@ -151,7 +151,10 @@ const RULES: [Changes, string[]][] = [
   [{ 'classes[0].prompt.inputTokens': 5 }, ['classes[0].prompt.inputTokens: unknown key (did you mean "input_tokens"?)']],
   [{ 'classes[0].prompt.prefix': 5 }, ['classes[0].prompt.prefix: unknown key']],
   // load and phases
-  [{ 'classes[0].load.model': 'poison' }, ['classes[0].load.model: must be one of "constant-rate", "poisson", "concurrency"']],
+  [
+    { 'classes[0].load.model': 'poison' },
+    ['classes[0].load.model: must be one of "constant-rate", "poisson", "concurrency", "trace", "sessions"'],
+  ],
   [{ 'classes[0].load.phases': [] }, ['classes[0].load.phases: must not be empty']],
   [{ 'classes[0].load.phases': {} }, ['classes[0].load.phases: must be an array']],
   [{ 'classes[0].load.phases[0].start_s': -1 }, ['classes[0].load.phases[0].start_s: must be >= 0']],

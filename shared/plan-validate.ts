@@ -19,6 +19,7 @@ import type {
   Window,
 } from './plan.js';
 import { PLAN_DEFAULTS, PLAN_SCHEMA } from './plan.js';
+import { checkDataset, checkLength, checkSession, checkTrace, workloadDefaults } from './plan-validate-workload.js';
 import type { Ctx, NumRule, Obj, StrRule } from './validate-kit.js';
 import {
   bool,
@@ -65,13 +66,14 @@ function withDefaults(plan: PlanInput): Plan {
     drain_timeout_s: plan.drain_timeout_s ?? PLAN_DEFAULTS.drain_timeout_s,
     max_error_share: plan.max_error_share ?? PLAN_DEFAULTS.max_error_share,
     ...(target && { target: { ...target, timeout_s: target.timeout_s ?? PLAN_DEFAULTS.timeout_s } }),
-    classes: plan.classes.map((cls) => ({ ...cls, prompt: { ...PROMPT_DEFAULTS, ...cls.prompt } })),
+    classes: plan.classes.map((cls) => workloadDefaults({ ...cls, prompt: { ...PROMPT_DEFAULTS, ...cls.prompt } })),
   };
 }
 
 // ---- toolkit
 
-const PLAN_KEYS = keysOf<Plan>({
+// `inputs` is filled by the coordinator from the files a plan names; a plan file never carries it.
+const PLAN_KEYS = keysOf<Omit<Plan, 'inputs'>>({
   schema: true,
   name: true,
   seed: true,
@@ -102,8 +104,9 @@ const PROMPT_KEYS = keysOf<PromptSpec>({
   cache: true,
   shared_prefix_tokens: true,
   canary: true,
+  dataset: true,
 });
-const LOAD_KEYS = keysOf<Load>({ model: true, phases: true });
+const LOAD_KEYS = keysOf<Load>({ model: true, phases: true, trace: true, session: true });
 const PHASE_KEYS = keysOf<Phase>({ start_s: true, duration_s: true, rate_per_s: true, rate: true, concurrency: true });
 const SLO_KEYS = keysOf<Slo>({ ttft_p95_ms: true, tpot_p95_ms: true, e2e_p95_ms: true, success_rate_min: true, basis: true });
 const WINDOW_KEYS = keysOf<Window>({ name: true, start_s: true, end_s: true });
@@ -201,8 +204,9 @@ function checkClass(ctx: Ctx, o: Obj, durationS: number | undefined): string | u
   const name = str(ctx, o, 'name', SHORT_NAME);
   num(ctx, o, 'priority', { integer: true, optional: true });
   obj(ctx, o, 'headers', checkHeaders, true);
-  obj(ctx, o, 'prompt', checkPrompt);
-  obj(ctx, o, 'load', (c, load) => checkLoad(c, load, durationS));
+  const load = isObj(o['load']) ? o['load'] : {};
+  obj(ctx, o, 'prompt', (c, prompt) => checkPrompt(c, prompt, load['model'] === 'trace', load['model'] === 'sessions'));
+  obj(ctx, o, 'load', (c, l) => checkLoad(c, l, durationS));
   obj(ctx, o, 'slo', checkSlo, true);
   // A closed loop has no intended send time, so nothing to measure TTFT from but the send.
   const closed = isObj(o.load) && o.load.model === 'concurrency';
@@ -211,14 +215,26 @@ function checkClass(ctx: Ctx, o: Obj, durationS: number | undefined): string | u
   return name;
 }
 
-function checkPrompt(ctx: Ctx, o: Obj): void {
+function checkPrompt(ctx: Ctx, o: Obj, trace: boolean, sessions = false): void {
   knownKeys(ctx, o, PROMPT_KEYS);
-  const inputTokens = num(ctx, o, 'input_tokens', TOKENS);
-  num(ctx, o, 'output_tokens', TOKENS);
+  // A trace row gives both lengths; a dataset record gives the prompt (output_tokens is the fallback).
+  const dataset = obj(ctx, o, 'dataset', checkDataset, true) !== undefined || o['dataset'] !== undefined;
+  if (trace && o['dataset'] !== undefined) report(child(ctx, 'dataset'), 'not allowed with model "trace" (the trace gives each prompt)');
+  if (trace && o['cache'] !== undefined) report(child(ctx, 'cache'), 'not allowed with model "trace" (its hash ids say what is shared)');
+  if (sessions && o['cache'] !== undefined)
+    report(child(ctx, 'cache'), 'not allowed with model "sessions" (each turn re-sends its history)');
+  if (sessions && o['dataset'] !== undefined)
+    report(child(ctx, 'dataset'), 'not allowed with model "sessions" (load.session shapes each turn)');
+  // A session's prompt is its conversation so far: load.session.user_tokens sizes each new message.
+  const inputTokens = checkLength(ctx, o, 'input_tokens', trace || dataset || sessions ? 'forbidden' : 'required');
+  checkLength(ctx, o, 'output_tokens', trace ? 'forbidden' : 'required');
   bool(ctx, o, 'ignore_eos', true);
   bool(ctx, o, 'canary', true);
   const cache = oneOf(ctx, o, 'cache', ['unique', 'shared'], true);
-  if (cache !== undefined || o['cache'] === undefined) checkSharedPrefix(ctx, o, cache === 'shared', inputTokens);
+  if (trace || dataset || sessions) {
+    if (o['shared_prefix_tokens'] !== undefined)
+      report(child(ctx, 'shared_prefix_tokens'), 'not allowed with a trace or dataset (their content decides what is shared)');
+  } else if (cache !== undefined || o['cache'] === undefined) checkSharedPrefix(ctx, o, cache === 'shared', inputTokens);
 }
 
 // Required exactly when cache is "shared": with unique prompts a prefix length would be silently ignored.
@@ -239,6 +255,8 @@ const MODEL_LOAD_KEYS: Record<LoadModelName, readonly LoadKey[]> = {
   'constant-rate': ['rate_per_s'],
   poisson: ['rate_per_s', 'rate'],
   concurrency: ['concurrency'],
+  trace: [],
+  sessions: ['rate_per_s', 'rate'],
 };
 const LOAD_VALUE_CHECKS: Record<LoadKey, (ctx: Ctx, v: unknown) => void> = {
   rate_per_s: (ctx, v) => checkNum(ctx, v, { exclusiveMin: 0 }),
@@ -254,6 +272,18 @@ interface Span {
 function checkLoad(ctx: Ctx, o: Obj, durationS: number | undefined): void {
   knownKeys(ctx, o, LOAD_KEYS);
   const model = oneOf(ctx, o, 'model', Object.keys(MODEL_LOAD_KEYS) as LoadModelName[]);
+  // A trace's rows are its arrivals: it has no phases, and only it has a `trace`.
+  if (model === 'trace') {
+    obj(ctx, o, 'trace', checkTrace);
+    // An empty list is what validation itself fills in, so a validated plan validates again.
+    const phases = o['phases'];
+    if (phases !== undefined && !(Array.isArray(phases) && phases.length === 0))
+      report(child(ctx, 'phases'), 'not allowed with model "trace" (the rows are the arrivals)');
+    return;
+  }
+  if (o['trace'] !== undefined && model !== undefined) report(child(ctx, 'trace'), 'only allowed with model "trace"');
+  if (model === 'sessions') obj(ctx, o, 'session', checkSession);
+  else if (o['session'] !== undefined && model !== undefined) report(child(ctx, 'session'), 'only allowed with model "sessions"');
   const spans = list(ctx, o, 'phases', (c, phase) => checkPhase(c, phase, model, durationS), { nonEmpty: true });
   if (spans) noOverlap(child(ctx, 'phases'), spans);
 }

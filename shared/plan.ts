@@ -70,18 +70,27 @@ export interface Phase {
 }
 
 /** Registered load models, one file each under shared/load/. */
-export type LoadModelName = 'constant-rate' | 'poisson' | 'concurrency';
+export type LoadModelName = 'constant-rate' | 'poisson' | 'concurrency' | 'trace' | 'sessions';
 
 /** How a class offers its load. */
 export interface Load {
   model: LoadModelName;
+  /** Every model but `trace` (whose rows are its arrivals) has phases; validation enforces it. */
   phases: Phase[];
+  /** `trace` only: the file whose rows are replayed (workload-files.ts, load/trace.ts). */
+  trace?: TraceSpec;
+  /** `sessions` only: the shape of each multi-turn conversation (phases give the session arrivals). */
+  session?: SessionSpec;
 }
 
 /** Shape of each request's prompt. */
 export interface PromptSpec {
-  input_tokens: number;
-  output_tokens: number;
+  /** Required unless the class replays a trace (rows give it) or draws from a dataset (the text gives it). */
+  input_tokens?: LengthSpec;
+  /** Required unless the class replays a trace; with a dataset, the fallback for records without one. */
+  output_tokens?: LengthSpec;
+  /** Prompts drawn from a file of real prompts or conversations (workload-files.ts, request-shape.ts). */
+  dataset?: DatasetSpec;
   ignore_eos?: boolean;
   /** `unique` defeats prefix caching; `shared` starts every prompt with the same prefix. */
   cache?: 'unique' | 'shared';
@@ -171,6 +180,11 @@ export interface Plan {
   scrape?: ScrapeTarget[];
   /** Per class: filled in by the coordinator before the run (calibrate.ts); refused in a written plan. */
   prompt_calibration?: Record<string, PromptCalibration>;
+  /**
+   * Never written in a plan file (validation refuses it): the trace and dataset files the plan
+   * names, read and checked by the coordinator and sent to the agents with the plan.
+   */
+  inputs?: WorkloadInputs;
 }
 
 /** Defaults applied where a plan is silent. */
@@ -183,4 +197,105 @@ export const PLAN_DEFAULTS = {
 /** True when the class runs a closed loop (concurrency) rather than an arrival schedule. */
 export function isClosedLoop(cls: TrafficClass): boolean {
   return cls.load.model === 'concurrency';
+}
+
+// ---- Real workloads (issue 14): length distributions, datasets, trace replay.
+
+/** Tokens per request drawn from a distribution; every draw is rounded and clamped to [min, max] (min ≥ 1). */
+export type LengthDistribution =
+  | { distribution: 'uniform'; min: number; max: number }
+  | { distribution: 'normal'; mean: number; stddev: number; min?: number; max?: number }
+  /** exp(N(mu, sigma²)): mu and sigma are those of the token count's natural logarithm. */
+  | { distribution: 'lognormal'; mu: number; sigma: number; min?: number; max?: number }
+  /** An empirical distribution: `[tokens, weight]` pairs, each drawn with probability weight / Σ weights. */
+  | { distribution: 'histogram'; buckets: [number, number][] };
+
+/** A token count: fixed, or drawn per request. */
+export type LengthSpec = number | LengthDistribution;
+
+/** Trace file formats (domain.md §10). */
+export type TraceFormat = 'mooncake' | 'azure' | 'burstgpt';
+
+/** `load.trace`: a production trace replayed row by row. */
+export interface TraceSpec {
+  /** Path relative to the plan file (made absolute when the plan is loaded). */
+  file: string;
+  format: TraceFormat;
+  /** Trace time × time_scale = time from the run start (0.5 replays twice as fast); default 1. */
+  time_scale?: number;
+  /** Replay from this trace second on (rows before it are skipped; it becomes the run's t = 0); default 0. */
+  start_s?: number;
+  /** At most this many rows. */
+  limit?: number;
+  /** Tokens per Mooncake hash id (the last block of a row may be partial); default 512. */
+  block_tokens?: number;
+}
+
+/** `prompt.dataset`: real prompts drawn per request. */
+export interface DatasetSpec {
+  /** Path relative to the plan file (made absolute when the plan is loaded). */
+  file: string;
+  /** `jsonl`: `{prompt | messages, output_tokens?}` per line; `sharegpt`: a JSON array of `{conversations: [{from, value}]}`. */
+  format: 'jsonl' | 'sharegpt';
+  /** Draw with replacement (default) or walk a seeded permutation (each record once per pass). */
+  replacement?: boolean;
+  /** Keep only records whose prompt has at least / at most this many words. */
+  min_input_tokens?: number;
+  max_input_tokens?: number;
+}
+
+/** One chat message of a dataset record. */
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+/** One replayable trace row. */
+export interface TraceRow {
+  /** Intended time, integer ns from the run start (trace time × time_scale, from start_s). */
+  at_ns: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Mooncake hash ids (empty for formats without them). */
+  hash_ids: number[];
+  /** 1-based line of the row in its file. */
+  line: number;
+}
+
+/** One dataset record after filtering. */
+export interface DatasetRecord {
+  /** A plain prompt, or a conversation ending with a user message. */
+  prompt?: string;
+  messages?: ChatMessage[];
+  output_tokens?: number;
+  /** 1-based line (JSONL) or array index + 1 (ShareGPT) in its file. */
+  line: number;
+}
+
+/** A file read for the run: what it was and which SHA-256 it had. */
+export interface WorkloadFile {
+  class: string;
+  kind: 'trace' | 'dataset';
+  path: string;
+  sha256: string;
+  /** Rows (trace) or records (dataset) in the file, and how many were kept by the slice or filters. */
+  rows_in_file: number;
+  rows_used: number;
+}
+
+/** Everything the plan's files contribute, per class. */
+export interface WorkloadInputs {
+  files: WorkloadFile[];
+  traces: Record<string, TraceRow[]>;
+  datasets: Record<string, DatasetRecord[]>;
+}
+
+/** `load.session`: multi-turn conversations; each session arrives open loop and is pinned to one agent. */
+export interface SessionSpec {
+  /** User turns per session. */
+  turns: LengthSpec;
+  /** Seconds from a reply's end to the next user message: fixed, or uniform in [min, max]. */
+  think_time_s: number | { distribution: 'uniform'; min: number; max: number };
+  /** Tokens (words) of each new user message. */
+  user_tokens: LengthSpec;
 }

@@ -7,7 +7,7 @@ import { rngFromKey } from './rng.js';
 
 // Common short English words: real tokenizers map most of them, with their leading space, to one
 // token each, so a word count moves a token count almost one for one while calibrating.
-const VOCABULARY = (
+export const VOCABULARY = (
   'the of and to in is was for on are with as be at by this had not but from or have an they which one you were all ' +
   'we her she there been if more when will would who so no time can out up about into than them some could its two ' +
   'may first then do any like my now over such our man me even most made after also did many before must through ' +

@@ -6,7 +6,10 @@ import { LOAD_MODELS } from './load/index.js';
 import type { ConcurrencyStep } from './load/model.js';
 import { secondsToNs } from './load/model.js';
 import type { Plan } from './plan.js';
+import { ClassRequests, variesPerRequest } from './request-shape.js';
 import { rngFromKey } from './rng.js';
+import type { SessionShapes } from './session-shape.js';
+import { sessionShapes } from './session-shape.js';
 
 /** One class's share of the global schedule. */
 export interface ClassSchedule {
@@ -16,6 +19,14 @@ export interface ClassSchedule {
   arrivalsNs: number[];
   /** Closed loop: the target in-flight count as steps; a final step to 0 ends the last phase. */
   concurrency: ConcurrencyStep[];
+  /**
+   * Open loop, when requests of the class differ (length distributions, a dataset, a trace): per
+   * request (same index as arrivalsNs) its prompt tokens, output tokens and content choice (dataset
+   * record index, or the trace row's hash ids). Absent when every request is alike.
+   */
+  requests?: { inputTokens: number[]; outputTokens: number[]; records: number[]; hashIds: number[][] };
+  /** Model `sessions`: each session's turns and their lengths and think times (arrivalsNs are the session starts). */
+  sessions?: SessionShapes;
 }
 
 /** The whole plan's schedule. */
@@ -33,6 +44,7 @@ export function buildSchedule(plan: Plan): GlobalSchedule {
     const phases = [...cls.load.phases].sort((a, b) => a.start_s - b.start_s);
     phases.forEach((phase, i) => {
       const rng = rngFromKey(`${plan.seed}:${cls.name}:${i}`);
+      if (model.replay) return;
       if (model.closedLoop) {
         concurrency.push(...model.concurrency!(phase, rng));
         concurrency.push({ atNs: secondsToNs(phase.start_s + phase.duration_s), value: 0 });
@@ -40,9 +52,25 @@ export function buildSchedule(plan: Plan): GlobalSchedule {
         for (const t of model.arrivals!(phase, rng)) arrivalsNs.push(t);
       }
     });
-    return { className: cls.name, closedLoop: model.closedLoop, arrivalsNs, concurrency: mergeSteps(concurrency) };
+    if (model.replay) arrivalsNs.push(...model.replay(plan.inputs?.traces[cls.name] ?? []));
+    const out: ClassSchedule = { className: cls.name, closedLoop: model.closedLoop, arrivalsNs, concurrency: mergeSteps(concurrency) };
+    if (!model.closedLoop && variesPerRequest(cls)) out.requests = requestShapes(new ClassRequests(plan, cls), arrivalsNs.length);
+    if (cls.load.model === 'sessions') out.sessions = sessionShapes(plan.seed, cls, arrivalsNs.length);
+    return out;
   });
   return { classes, sha256: scheduleSha256(classes) };
+}
+
+function requestShapes(shapes: ClassRequests, n: number): NonNullable<ClassSchedule['requests']> {
+  const out: NonNullable<ClassSchedule['requests']> = { inputTokens: [], outputTokens: [], records: [], hashIds: [] };
+  for (let i = 0; i < n; i++) {
+    const s = shapes.at(i);
+    out.inputTokens.push(s.inputTokens);
+    out.outputTokens.push(s.outputTokens);
+    if (s.record !== undefined) out.records.push(s.record);
+    if (s.hashIds !== undefined) out.hashIds.push([...s.hashIds]);
+  }
+  return out;
 }
 
 /** Drops steps that repeat the previous value and, for equal times, keeps the later one. */
@@ -55,13 +83,29 @@ function mergeSteps(steps: ConcurrencyStep[]): ConcurrencyStep[] {
   return out;
 }
 
-/** SHA-256 over every class's name, then its arrival times and steps as int64 little-endian. */
+/**
+ * SHA-256 over every class's name, then its arrival times and steps as int64 little-endian; for a
+ * class whose requests differ, then its per-request prompt and output tokens, dataset records and
+ * trace hash ids, and for sessions every session's turns, message and reply lengths and think
+ * times (a class of identical requests hashes as it always did).
+ */
 export function scheduleSha256(classes: readonly ClassSchedule[]): string {
   const h = createHash('sha256');
   for (const c of classes) {
     h.update(`${c.className}\n${c.closedLoop ? 'closed' : 'open'}\n`);
     h.update(int64Bytes(c.arrivalsNs));
     h.update(int64Bytes(c.concurrency.flatMap((s) => [s.atNs, s.value])));
+    if (c.requests) {
+      h.update(int64Bytes(c.requests.inputTokens));
+      h.update(int64Bytes(c.requests.outputTokens));
+      h.update(int64Bytes(c.requests.records));
+      for (const ids of c.requests.hashIds) h.update(int64Bytes(ids));
+    }
+    if (c.sessions) {
+      h.update(int64Bytes(c.sessions.turns));
+      for (const part of [c.sessions.userTokens, c.sessions.outputTokens, c.sessions.thinkNs])
+        for (const xs of part) h.update(int64Bytes(xs));
+    }
   }
   return h.digest('hex');
 }

@@ -52,7 +52,7 @@ function checkSweep(ctx: Ctx, o: Obj): void {
   str(ctx, o, 'name', NAME_RULE);
   str(ctx, o, 'plan');
   str(ctx, o, 'class', { ...NAME_RULE, maxLength: 64 });
-  const scale = oneOf<SweepScale>(ctx, o, 'scale', ['rate', 'concurrency']);
+  const scale = oneOf<SweepScale>(ctx, o, 'scale', ['rate', 'concurrency', 'speed']);
   const stageS = num(ctx, o, 'stage_duration_s', { exclusiveMin: 0, max: MAX_STAGE_S });
   const warmupS = num(ctx, o, 'warmup_s', { min: 0 });
   if (stageS !== undefined && warmupS !== undefined && warmupS >= stageS)
@@ -143,7 +143,7 @@ export function checkSweepAgainstPlan(sweep: Sweep, plan: Plan): string[] {
   }
   checkScaledClass(ctx, sweep, cls);
   for (const other of plan.classes) {
-    if (other.name === sweep.class) continue;
+    if (other.name === sweep.class || other.load.model === 'trace') continue;
     if (!other.load.phases.some((p) => p.start_s < sweep.stage_duration_s))
       report(
         child(ctx, 'stage_duration_s'),
@@ -156,6 +156,18 @@ export function checkSweepAgainstPlan(sweep: Sweep, plan: Plan): string[] {
 function checkScaledClass(ctx: Ctx, sweep: Sweep, cls: TrafficClass): void {
   const closed = isClosedLoop(cls);
   const scaleCtx = child(ctx, 'scale');
+  // A trace has no phase: its speed is what a stage changes, and only a trace has one.
+  const trace = cls.load.model === 'trace';
+  if (trace !== (sweep.scale === 'speed')) {
+    report(
+      scaleCtx,
+      trace
+        ? `class ${JSON.stringify(cls.name)} replays a trace: use "speed"`
+        : `"speed" scales a replayed trace; class ${JSON.stringify(cls.name)} is model "${cls.load.model}"`,
+    );
+    return;
+  }
+  if (trace) return;
   if (sweep.scale === 'rate' && closed)
     report(scaleCtx, `class ${JSON.stringify(cls.name)} is closed loop (model "concurrency"): use "concurrency"`);
   if (sweep.scale === 'concurrency' && !closed)

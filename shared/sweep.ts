@@ -6,8 +6,11 @@ import type { SloBasis } from './plan.js';
 /** The only sweep schema this version reads. */
 export const SWEEP_SCHEMA = 'loadfleet.sweep/v1';
 
-/** What is scaled: an open-loop class's arrival rate (req/s), or a closed-loop class's concurrency. */
-export type SweepScale = 'rate' | 'concurrency';
+/**
+ * What is scaled: an open-loop class's arrival rate (req/s), a closed-loop class's concurrency, or a
+ * replayed trace's speed (× as recorded: the stage replays it with time_scale = the plan's / value).
+ */
+export type SweepScale = 'rate' | 'concurrency' | 'speed';
 
 /** Run the listed values, in order. */
 export interface StagesStrategy {

@@ -60,7 +60,9 @@ export function serveGeneration(ctx: GenerationContext): void {
     priority: ctx.priority,
     ...(ctx.blockHashes ? { blockHashes: ctx.blockHashes } : {}),
     ...(fault === 'stall' ? { pause: { afterTokens: plan.faultAt, ms: ctx.stallMs } } : {}),
-    ...(ctx.request.stream ? streamingCallbacks(ctx, plan, end) : bufferedCallbacks(ctx, plan, end)),
+    ...(ctx.request.stream
+      ? streamingCallbacks(ctx, plan, end, () => job.cachedTokens)
+      : bufferedCallbacks(ctx, plan, end, () => job.cachedTokens)),
   };
   // A client that leaves (or a socket we reset) frees its slot at once.
   res.on('close', () => {
@@ -79,7 +81,7 @@ interface Plan {
 type Callbacks = Pick<EngineJob, 'onToken' | 'onFinish'>;
 type End = (reason?: AbortReason) => void;
 
-function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End): Callbacks {
+function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached: () => number | undefined): Callbacks {
   const { res, who, fault, request } = ctx;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
@@ -111,18 +113,18 @@ function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End): Callb
     onFinish() {
       res.write(sseEvent(choiceChunk(who, '', { finish: plan.finish })));
       if (request.includeUsage && fault !== 'no-usage')
-        res.write(sseEvent(usageChunk(who, usageOf(request.promptTokens, plan.outputTokens))));
+        res.write(sseEvent(usageChunk(who, usageOf(request.promptTokens, plan.outputTokens, cached()))));
       res.end('data: [DONE]\n\n');
       end();
     },
   };
 }
 
-function bufferedCallbacks(ctx: GenerationContext, plan: Plan, end: End): Callbacks {
+function bufferedCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached: () => number | undefined): Callbacks {
   const { res, who, fault, request } = ctx;
   const text = { content: '', reasoning: '' };
   const render = (): string => {
-    const usage = fault === 'no-usage' ? undefined : usageOf(request.promptTokens, plan.outputTokens);
+    const usage = fault === 'no-usage' ? undefined : usageOf(request.promptTokens, plan.outputTokens, cached());
     return JSON.stringify(completionBody(who, text, plan.finish, usage));
   };
   return {

@@ -16,6 +16,8 @@ export interface EngineJob {
   priority?: number;
   /** Chained hashes of the prompt's full 16-token blocks, for prefix caching; absent = never shared. */
   blockHashes?: readonly number[];
+  /** Set by a prefix-caching engine when it first admits the job: prompt tokens found in the cache (usage.prompt_tokens_details.cached_tokens). */
+  cachedTokens?: number;
   /** The token with this 0-based index is due now. */
   onToken(index: number): void;
   /** The last token is out. */

@@ -159,11 +159,15 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** With prefix caching: the prompt tokens served from the cache. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
-/** Usage for a prompt and completion length. */
-export function usageOf(promptTokens: number, completionTokens: number): Usage {
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+/** Usage for a prompt and completion length (and, with prefix caching, the cached prompt tokens). */
+export function usageOf(promptTokens: number, completionTokens: number, cachedTokens?: number): Usage {
+  const usage: Usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  if (cachedTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+  return usage;
 }
 
 /** One streamed choice: a token, or the empty delta that carries the finish reason. */

@@ -149,6 +149,8 @@ export class VllmCore {
       if (this.config.prefixCaching) {
         this.metrics.prefixQueries += total;
         this.metrics.prefixHits += cachedTokens;
+        // As vLLM's num_cached_tokens: what the first admission found (a preempted request's re-admission does not change it).
+        seq.job.cachedTokens ??= cachedTokens;
       }
       this.waiting.remove(seq);
       this.live.waiting -= 1;

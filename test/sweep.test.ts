@@ -143,7 +143,7 @@ describe('coordinator sweep', () => {
     const done = await startNode('coordinator/main.js', ['sweep', file, '--out', join(dir, 'out')]).done;
     expect(done.code).toBe(2);
     expect(done.stderr).toContain('error LF_SWEEP_INVALID');
-    expect(done.stderr).toContain('scale: must be one of "rate", "concurrency"');
+    expect(done.stderr).toContain('scale: must be one of "rate", "concurrency", "speed"');
     expect(done.stderr).toContain('warmup_s: must be < stage_duration_s (5), or nothing is measured');
     expect(done.stderr).toContain('strategy.fail: must be > pass (4)');
     expect(existsSync(join(dir, 'out'))).toBe(false);

@@ -51,6 +51,7 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
     dropped_reason: r.dropped_reason,
     error: r.error,
   });
+  if (r.session_id !== undefined) Object.assign(row, { session_id: r.session_id, turn: r.turn });
   if (tb.alignNs !== 0n) Object.assign(row, local);
   return `${stringifyExact(row)}\n`;
 }

@@ -1,5 +1,6 @@
 // run.json (`loadfleet.run/v1`): the aligned, merged result, self-describing (every figure has
 // its definition in `timing_methodology` or beside it), written atomically.
+
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { stringifyExact } from '../../shared/json.js';
@@ -19,6 +20,7 @@ import type { AgentState } from '../run.js';
 import { runSummaryLines } from '../run-summary.js';
 import { serverBlock } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
+import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
 import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
 import { assessRun } from '../validity/index.js';
@@ -64,7 +66,13 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'plan.prompt_calibration':
     "per class, written by the coordinator before any load: the method, the filler words before (prefix_words) and after (words) the unique head, the pad words that top it up (pad_words), the whole request's prompt tokens as the target's tokenizer counted them (counted_prompt_tokens), the tokenize calls made (attempts) and a note on what answered",
   schedule_sha256:
-    'SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step), the same for any number of agents',
+    "SHA-256 of the global schedule the plan and seed define (every arrival time and concurrency step, and for classes whose requests differ each request's prompt and output tokens, dataset record and trace hash ids), the same for any number of agents",
+  ...Object.fromEntries(Object.entries(SESSION_DEFINITIONS).map(([k, v]) => [`sessions.<class>.${k}`, v])),
+  'workload_files[]':
+    'each trace or dataset file the plan names, as read by the coordinator before the run (the agents got its parsed rows): class, kind, absolute path and the SHA-256 of its bytes',
+  'workload_files[].rows_in_file': 'data rows (trace) or records (dataset) in the file, blank lines and the CSV header excluded',
+  'workload_files[].rows_used':
+    'rows replayed (after start_s, limit and the run duration; BurstGPT rows with 0 response tokens are never replayed) or records kept by the dataset length filters',
   offered_schedule_sha256:
     'the same hash recomputed from the intended times the agents actually dispatched; offered_schedule_matches says whether the two agree',
   'agents[].clock_anchor_uncertainty_ns':
@@ -125,7 +133,10 @@ export interface RunJsonInput {
 
 /** Writes run.json; returns the status and a short human summary. */
 export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'completed' | 'degraded' | 'aborted'; summaryLines: string[] }> {
-  const { plan, collector: c, states } = input;
+  const { collector: c, states } = input;
+  // The parsed trace and dataset rows went to the agents; run.json names the files and their hashes instead.
+  const { inputs, ...written } = input.plan;
+  const { plan } = input;
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
   const classes = withTokenProvenance(plan, c, classSummaries(plan, c, runSeconds));
   const population: Record<string, unknown> = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
@@ -177,11 +188,15 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     ...(input.experiment && { experiment: input.experiment }),
     status,
     status_reason: reasons.length > 0 ? reasons.join('; ') : null,
-    plan,
-    plan_sha256: createHash('sha256').update(stringifyExact(plan)).digest('hex'),
+    plan: written,
+    plan_sha256: createHash('sha256').update(stringifyExact(written)).digest('hex'),
     schedule_sha256: input.schedule.sha256,
     offered_schedule_sha256: offered,
     offered_schedule_matches: offered === input.schedule.sha256,
+    ...(inputs && { workload_files: inputs.files }),
+    ...(c.sessionTurns.size > 0 && {
+      sessions: Object.fromEntries([...c.sessionTurns].map(([name, t]) => [name, t.summary()])),
+    }),
     started_at: new Date(Number(input.startNs / 1_000_000n)).toISOString(),
     finished_at: new Date(Number(input.finishedNs / 1_000_000n)).toISOString(),
     started_at_unix_ns: input.startNs,

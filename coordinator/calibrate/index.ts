@@ -2,8 +2,10 @@
 // request counts its input_tokens on the target's tokenizer — the server's tokenize endpoint where
 // it has one, else the tokenizer file the plan names, else words (one per intended token, unverified). The result travels in the plan as
 // run (`prompt_calibration`), so every agent builds exactly the text that was counted.
+
 import type { Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
+import { variesPerRequest } from '../../shared/request-shape.js';
 import { loadTokenizerFile } from '../../shared/tokenizer-file.js';
 import { searchWords } from './search.js';
 import type { CountText } from './server-tokenize.js';
@@ -19,8 +21,9 @@ export async function calibratePlan(plan: Plan, runId: string, log: (line: strin
   const counter = await findCounter(plan.target, promptText(promptFill(plan.seed, 'probe', 0, 8), promptHead(runId, 'probe', 0)));
   const calibration: Record<string, PromptCalibration> = {};
   for (const cls of plan.classes) {
-    calibration[cls.name] =
-      counter.method === null
+    calibration[cls.name] = perRequest(cls)
+      ? PER_REQUEST
+      : counter.method === null
         ? unverified(cls, counter.note)
         : await countedClass(plan, runId, cls, counter).catch((err: unknown) =>
             unverified(cls, `calibration failed: ${(err as Error).message}`),
@@ -47,7 +50,7 @@ async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counte
   // The text the agents send: the head (a canary marker with prompt.canary) and the canary instruction counted too.
   const canary = cls.prompt.canary === true;
   const head = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
-  const found = await searchWords(cls.prompt.input_tokens, sharedTokens(cls), (prefixWords, words, padWords) =>
+  const found = await searchWords(cls.prompt.input_tokens as number, sharedTokens(cls), (prefixWords, words, padWords) =>
     counter.count(promptText(promptFill(plan.seed, cls.name, prefixWords, words, padWords), head, canary)),
   );
   return {
@@ -61,8 +64,24 @@ async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counte
   };
 }
 
+// Classes whose requests each have their own length (a distribution, dataset, trace or sessions)
+// are sized word by word per request (agent/workload-prompt.ts), so there is no one length to calibrate.
+function perRequest(cls: TrafficClass): boolean {
+  return variesPerRequest(cls) || cls.load.model === 'sessions';
+}
+
+const PER_REQUEST: PromptCalibration = {
+  method: 'words-unverified',
+  prefix_words: 0,
+  words: 0,
+  pad_words: 0,
+  counted_prompt_tokens: null,
+  attempts: 0,
+  note: "each request is sized in words from its own length (distribution, dataset, trace or sessions): not calibrated on the target's tokenizer",
+};
+
 function unverified(cls: TrafficClass, note: string): PromptCalibration {
-  const { prefixWords, words } = uncalibratedWords(cls.prompt.input_tokens, sharedTokens(cls));
+  const { prefixWords, words } = uncalibratedWords(cls.prompt.input_tokens as number, sharedTokens(cls));
   return { method: 'words-unverified', prefix_words: prefixWords, words, pad_words: 0, counted_prompt_tokens: null, attempts: 0, note };
 }
 

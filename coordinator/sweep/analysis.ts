@@ -2,7 +2,7 @@
 // agents a client-limited stage needed, and the answer in plain words.
 import type { SweepScale, SweepSlo } from '../../shared/sweep.js';
 import type { StopRule, Verdict } from './strategy.js';
-import { fmt } from './strategy.js';
+import { fmt, scaleUnit } from './strategy.js';
 
 /** What the analysis reads from each stage. */
 export interface StageSummary {
@@ -66,7 +66,7 @@ export interface Knee {
 export function kneeOf(stages: readonly StageSummary[], scale: SweepScale): Knee {
   const pts = stages
     .filter((s) => (s.verdict === 'pass' || s.verdict === 'fail') && s.achieved_rps !== null)
-    .map((s) => ({ v: s.value, x: scale === 'rate' ? (s.scheduled_rps ?? s.value) : s.value, a: s.achieved_rps! }))
+    .map((s) => ({ v: s.value, x: scale === 'concurrency' ? s.value : (s.scheduled_rps ?? s.value), a: s.achieved_rps! }))
     .sort((p, q) => p.v - q.v);
   for (let i = 1; i < pts.length; i++) {
     const p = pts[i - 1]!;
@@ -105,7 +105,7 @@ export function clientAdvice(stages: readonly StageSummary[], scale: SweepScale)
   const load = s.all_classes_rps ?? 0;
   const ceiling = rates.length > 0 ? Math.min(...rates) : s.agents > 0 ? load / s.agents : 0;
   const needed = ceiling > 0 ? Math.max(s.agents + 1, Math.ceil(load / (AGENT_HEADROOM * ceiling))) : s.agents + 1;
-  const unit = scale === 'rate' ? 'req/s' : 'concurrency';
+  const unit = scaleUnit(scale);
   return {
     stage_value: s.value,
     agents_used: s.agents,
@@ -135,7 +135,7 @@ export interface AnswerInput {
 
 /** The plain-language answer. */
 export function answerOf(a: AnswerInput): string {
-  const unit = a.scale === 'rate' ? 'req/s' : 'concurrent requests';
+  const unit = a.scale === 'concurrency' ? 'concurrent requests' : scaleUnit(a.scale);
   const ctx = a.background.length > 0 ? ` with ${a.background.join(', ')} running as planned` : '';
   const slo = sloText(a.slo, a.scale);
   const [lo, hi] = a.capacity.bracket;
@@ -172,7 +172,7 @@ function sloText(slo: SweepSlo, scale: SweepScale): string {
   if (slo.ttft_p95_ms !== undefined) parts.push(`p95 TTFT ≤ ${slo.ttft_p95_ms} ms`);
   if (slo.tpot_p95_ms !== undefined) parts.push(`p95 TPOT ≤ ${slo.tpot_p95_ms} ms`);
   if (slo.success_rate_min !== undefined) parts.push(`success ≥ ${Math.round(slo.success_rate_min * 1000) / 10}%`);
-  if (scale === 'rate') parts.push('≥ 90% of offered throughput achieved');
+  if (scale !== 'concurrency') parts.push('≥ 90% of offered throughput achieved');
   return parts.join(', ');
 }
 

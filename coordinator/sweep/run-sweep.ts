@@ -3,9 +3,11 @@
 // it from its run.json, and rewrite sweep.json and report.html — so a sweep ended by a stop rule, a
 // dead endpoint, a fleet that lost too many agents or Ctrl-C always leaves what it measured. The
 // decisions are pure modules beside this one.
+
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { meanLength } from '../../shared/lengths.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { SweepSlo } from '../../shared/sweep.js';
@@ -20,7 +22,7 @@ import { readDepartures } from './departures.js';
 import { endpointProblem } from './endpoint.js';
 import { buildStagePlan, MEASURE_WINDOW } from './stage-plan.js';
 import type { Outcome } from './strategy.js';
-import { fmt, nextStep, rulesOf } from './strategy.js';
+import { fmt, nextStep, rulesOf, scaleUnit } from './strategy.js';
 import type { StageRecord, SweepState } from './sweep-json.js';
 import { writeSweepJson } from './sweep-json.js';
 import type { StageFigures } from './verdict.js';
@@ -121,7 +123,7 @@ export async function executeSweep(
         const stage = buildStagePlan(plan, sweep, step.value, index, budget.drainCapS);
         const checked = validatePlan(stage.plan);
         if (!checked.ok) throw new LoadfleetError(ErrorCode.INTERNAL, `stage ${index + 1} plan is invalid`, { details: checked.problems });
-        const unit = sweep.scale === 'rate' ? 'req/s' : 'concurrency';
+        const unit = scaleUnit(sweep.scale);
         say(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
         const t0 = Date.now();
         let record: StageRecord;
@@ -142,7 +144,7 @@ export async function executeSweep(
             stage.measure,
             sweep.scale,
             step.value,
-            scaled.prompt.output_tokens,
+            meanLength(scaled.prompt.output_tokens) ?? Number.NaN,
             departures,
             state.slo.basis,
           );

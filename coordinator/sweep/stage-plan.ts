@@ -23,7 +23,8 @@ export function buildStagePlan(plan: Plan, sweep: Sweep, value: number, index: n
   const lengthS = sweep.stage_duration_s;
   const scaled = plan.classes.find((c) => c.name === sweep.class);
   if (!scaled) throw new Error(`class ${sweep.class} is not in the plan (checkSweepAgainstPlan says so first)`);
-  const phaseStartS = scaled.load.phases[0]!.start_s;
+  // A trace starts at the run start (it has no phase).
+  const phaseStartS = scaled.load.phases[0]?.start_s ?? 0;
   const measure = { start_s: phaseStartS + sweep.warmup_s, end_s: lengthS };
   const classes = plan.classes.map((c) => (c.name === sweep.class ? scaledClass(c, sweep, value, phaseStartS) : clipped(c, lengthS)));
   // Plan windows that fit the stage stay (their figures are in run.json too); `measure` is ours.
@@ -45,12 +46,18 @@ export function buildStagePlan(plan: Plan, sweep: Sweep, value: number, index: n
 }
 
 function scaledClass(c: TrafficClass, sweep: Sweep, value: number, startS: number): TrafficClass {
+  const slo = { ...c.slo, ...sweep.slo };
+  const withSlo = Object.keys(slo).length > 0 ? { slo } : {};
+  if (sweep.scale === 'speed') {
+    // value× the recorded speed: every gap between rows divided by value.
+    const trace = { ...c.load.trace!, time_scale: (c.load.trace!.time_scale ?? 1) / value };
+    return { ...c, load: { ...c.load, trace }, ...withSlo };
+  }
   const phase: Phase =
     sweep.scale === 'rate'
       ? { start_s: startS, duration_s: sweep.stage_duration_s - startS, rate_per_s: value }
       : { start_s: startS, duration_s: sweep.stage_duration_s - startS, concurrency: value };
-  const slo = { ...c.slo, ...sweep.slo };
-  return { ...c, load: { ...c.load, phases: [phase] }, ...(Object.keys(slo).length > 0 ? { slo } : {}) };
+  return { ...c, load: { ...c.load, phases: [phase] }, ...withSlo };
 }
 
 // Background classes run as planned; a phase past the stage's end is dropped, one across it is cut.

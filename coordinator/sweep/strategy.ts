@@ -143,3 +143,8 @@ export function fmt(x: number): string {
 function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
 }
+
+/** The unit a scale's values are in, for sentences. */
+export function scaleUnit(scale: SweepScale): string {
+  return scale === 'rate' ? 'req/s' : scale === 'speed' ? '× trace speed' : 'concurrency';
+}

@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../artifacts/atomic.js';
 import type { Capacity, ClientAdvice, Knee } from './analysis.js';
 import { answerOf, capacityOf, clientAdvice, kneeOf } from './analysis.js';
 import type { StopRule, Verdict } from './strategy.js';
+import { scaleUnit } from './strategy.js';
 import type { StageFigures } from './verdict.js';
 
 /** The result schema id. */
@@ -48,8 +49,10 @@ function percentileDefinitions(metric: string, what: string): Record<string, str
 
 /** One sentence per figure. */
 export const SWEEP_DEFINITIONS: Record<string, string> = {
-  value: 'the stage value of the scaled class: its arrival rate in req/s (scale "rate") or its concurrency (scale "concurrency")',
-  'stages[].offered_rps': 'the arrival rate the stage asked of the scaled class (its value), req/s; null for a closed loop',
+  value:
+    'the stage value of the scaled class: its arrival rate in req/s (scale "rate"), its concurrency (scale "concurrency") or its trace replay speed, × as recorded (scale "speed")',
+  'stages[].offered_rps':
+    'the arrival rate the stage asked of the scaled class (its value), req/s; for scale "speed" the trace rows its schedule put in the measured window per second; null for a closed loop',
   'stages[].offered_concurrency': 'the concurrency the stage asked of the scaled class; null for an open loop',
   'stages[].scheduled_rps':
     'requests of the scaled class whose intended (or, closed loop, sent) time fell in the measured window, per second of it',
@@ -132,7 +135,7 @@ export function sweepDocument(s: SweepState): Record<string, unknown> {
     sweep: s.sweep,
     class: s.sweep.class,
     scale: s.sweep.scale,
-    unit: s.sweep.scale === 'rate' ? 'req/s' : 'concurrency',
+    unit: scaleUnit(s.sweep.scale),
     background_classes: s.background,
     slo: s.slo,
     agents: s.agents,

@@ -116,7 +116,9 @@ export function stageFigures(
   const agents: Json[] = Array.isArray(run.agents) ? run.agents.map(obj) : [];
   const health = obj(run.client_health);
   const limits = obj(health.limits);
-  const offeredRps = scale === 'rate' ? value : null;
+  const scheduledRps = lengthS > 0 ? round3(requests / lengthS) : null;
+  // A trace's speed offers whatever rows fall in the window at that speed.
+  const offeredRps = scale === 'rate' ? value : scale === 'speed' ? scheduledRps : null;
   const failures: Record<string, number> = {};
   for (const [k, n] of Object.entries(obj(c.outcome_counts))) if (k !== 'ok' && typeof n === 'number') failures[k] = n;
   for (const [k, n] of Object.entries(obj(c.status_counts))) if (k !== '200' && typeof n === 'number') failures[`http_${k}`] = n;
@@ -138,7 +140,7 @@ export function stageFigures(
     measure_s: lengthS,
     offered_rps: offeredRps,
     offered_concurrency: scale === 'concurrency' ? value : null,
-    scheduled_rps: lengthS > 0 ? round3(requests / lengthS) : null,
+    scheduled_rps: scheduledRps,
     offered_tok_s: offeredRps === null ? null : round3(offeredRps * outputTokens),
     achieved_rps: departures && lengthS > 0 ? round3(departures.requests / lengthS) : num(w.throughput_rps),
     achieved_tok_s: departures && lengthS > 0 ? round3(departures.completionTokens / lengthS) : num(w.throughput_tok_s),

@@ -14,7 +14,7 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
   headers_honoured:
     "for each class that sends a fairness id header and dispatched requests, the gateway's flow-control series carry that fairness_id with the class's declared priority (or any priority when the class declares none); not evaluated without gateway metrics",
   cache_evidence_matches_declaration:
-    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; not evaluated when a class shares a prefix (hits then depend on server settings the plan does not declare) or the server exposes no prefix-cache counters',
+    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; with replayed traces (cache "trace") or sessions (cache "sessions", each turn re-sending the previous turn\'s prompt) the hits must instead be within 5% of the queried tokens of implied_prefix_hit_tokens (what the rows\' hash ids imply for a cache that never evicts) when prefix caching is on, and 0 when it is off; not evaluated when a class shares a prefix (hits then depend on server settings the plan does not declare) or the server exposes no prefix-cache counters',
   stream_integrity:
     'no HTTP 200 ended without a clean stream ([DONE], and usage where target.require_usage is true), and every successful request of an ignore_eos class whose server reported usage returned exactly its output_tokens as completion_tokens (a tokenizer re-count or a chunk count cannot prove an output length)',
   request_shape:
@@ -145,7 +145,28 @@ export function cacheEvidence(input: ValidityInput): Check {
       evidence,
     );
   if (typeof hits !== 'number') return notEvaluated(name, 'no scrape source exposes vllm:prefix_cache_hits_total', evidence);
+  const traces = input.classes.filter((c) => typeof c.impliedPrefixHitTokens === 'number');
+  if (traces.length > 0) return traceCacheEvidence(name, hits, typeof queries === 'number' ? queries : 0, traces, evidence);
   return decide(name, hits === 0 ? [] : [`${hits} prompt tokens hit the prefix cache although every prompt was declared unique`], evidence);
+}
+
+/** Measured hits may fall short of the implied ones by this share of the queried tokens (concurrent prefills, eviction). */
+const TRACE_HIT_TOLERANCE = 0.05;
+
+// Replayed traces share exactly what their hash ids say; the other classes' unique prompts add none.
+function traceCacheEvidence(name: string, hits: number, queries: number, traces: ValidityInput['classes'], evidence: object): Check {
+  const implied = traces.reduce((s, c) => s + (c.impliedPrefixHitTokens ?? 0), 0);
+  const full = { ...evidence, implied_prefix_hit_tokens: implied, tolerance_share_of_queries: TRACE_HIT_TOLERANCE };
+  // A server without prefix caching queries nothing: then nothing may hit.
+  if (queries === 0) return decide(name, hits === 0 ? [] : [`${hits} prefix-cache hits with no queries`], full);
+  const off = Math.abs(hits - implied);
+  const problems =
+    off <= TRACE_HIT_TOLERANCE * queries
+      ? []
+      : [
+          `${hits} prompt tokens hit the prefix cache; the replayed trace or sessions imply ${implied} (off by ${off}, more than 5% of ${queries} queried)`,
+        ];
+  return decide(name, problems, full);
 }
 
 /** Every 200 is a clean stream with exactly the requested output (ignore_eos). */
@@ -179,7 +200,9 @@ export function requestShape(input: ValidityInput): Check {
   const classes: Record<string, unknown> = {};
   for (const c of input.classes) {
     const counted = c.calibratedPromptTokens;
-    const countedInside = counted !== null && Math.abs(counted - c.inputTokens) <= PROMPT_TOLERANCE * c.inputTokens;
+    // A class whose requests differ has no one target to hold a calibrated count against.
+    const target = typeof c.inputTokens === 'number' ? c.inputTokens : null;
+    const countedInside = counted !== null && target !== null && Math.abs(counted - target) <= PROMPT_TOLERANCE * target;
     classes[c.name] = {
       input_tokens: c.inputTokens,
       successful: c.ok,

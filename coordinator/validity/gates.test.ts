@@ -165,6 +165,21 @@ describe('data quality', () => {
     expect(cacheEvidence(input({ server: {} })).status).toBe('not_evaluated');
   });
 
+  it('cache evidence with a replayed trace: hits within 5% of the queried tokens of what its hash ids imply', () => {
+    const trace = cls({ name: 'trace', cache: 'trace', impliedPrefixHitTokens: 7000 });
+    const at = (hits: number, queries = 10_000) =>
+      cacheEvidence(
+        input({ classes: [trace, cls()], server: { vllm_prefix_cache_queries_delta: queries, vllm_prefix_cache_hits_delta: hits } }),
+      );
+    expect(at(7000).status).toBe('pass');
+    expect(at(6500).status).toBe('pass');
+    expect(at(6400).reason).toBe(
+      '6400 prompt tokens hit the prefix cache; the replayed trace or sessions imply 7000 (off by 600, more than 5% of 10000 queried)',
+    );
+    expect(at(0, 0).status).toBe('pass');
+    expect(at(7000).evidence.implied_prefix_hit_tokens).toBe(7000);
+  });
+
   it('stream integrity and request shape count the exceptions', () => {
     const s = streamIntegrity(input({ classes: [cls({ completionMismatch: 2, http200NotOk: 1 })] }));
     expect(s.reason).toBe(

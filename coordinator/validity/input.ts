@@ -1,9 +1,13 @@
 // Gathers what the validity gates read from the run's collector, schedule, summaries and scrapes
 // into one plain ValidityInput, so the gates themselves stay pure and testable with known numbers.
+
 import { nearestRank } from '../../shared/histogram.js';
-import type { Plan } from '../../shared/plan.js';
+import { describeLength, isFixedLength } from '../../shared/lengths.js';
+import type { Plan, TrafficClass } from '../../shared/plan.js';
 import { isClosedLoop } from '../../shared/plan.js';
+import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
+import { TRACE_DEFAULTS } from '../../shared/workload-files.js';
 import type { Collector } from '../collector.js';
 import { fairnessPriorities } from '../scrape/derive.js';
 import { classFairness, toSamples } from '../scrape/server-block.js';
@@ -50,10 +54,16 @@ export function validityInput(f: RunFacts): ValidityInput {
         startSpreadMs: shape.startSpreadMs(),
         fairnessId: fairness.get(cls.name) ?? null,
         priority: cls.priority ?? null,
-        inputTokens: cls.prompt.input_tokens,
-        outputTokens: cls.prompt.output_tokens,
+        // A distribution, dataset or trace has a target per request; its description stands here.
+        inputTokens: isFixedLength(cls.prompt.input_tokens)
+          ? cls.prompt.input_tokens
+          : `each request's own (${describeLength(cls.prompt.input_tokens)})`,
+        outputTokens: isFixedLength(cls.prompt.output_tokens)
+          ? cls.prompt.output_tokens
+          : `each request's own (${describeLength(cls.prompt.output_tokens)})`,
         ignoreEos: cls.prompt.ignore_eos ?? true,
-        cache: cls.prompt.cache ?? 'unique',
+        cache: cls.load.model === 'trace' || cls.load.model === 'sessions' ? cls.load.model : (cls.prompt.cache ?? 'unique'),
+        impliedPrefixHitTokens: f.collector.sessionTurns.get(cls.name)?.impliedHitTokens() ?? impliedHitsOf(f.plan, cls),
         ok: shape.ok,
         promptTokensMin: shape.promptTokensMin,
         promptTokensMax: shape.promptTokensMax,
@@ -100,4 +110,11 @@ function windowEvidence(m: Record<string, unknown>): WindowEvidence {
 
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
+}
+
+// What a trace class's rows imply for an unbounded 16-token-block prefix cache, in replay order.
+function impliedHitsOf(plan: Plan, cls: TrafficClass): number | null {
+  const rows = plan.inputs?.traces[cls.name];
+  if (cls.load.model !== 'trace' || !rows) return null;
+  return impliedPrefixHits(rows, cls.load.trace?.block_tokens ?? TRACE_DEFAULTS.block_tokens).hitTokens;
 }

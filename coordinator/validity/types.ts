@@ -47,10 +47,14 @@ export interface ClassEvidence {
   startSpreadMs: number | null;
   fairnessId: string | null;
   priority: number | null;
-  inputTokens: number;
-  outputTokens: number;
+  /** The class's fixed lengths, or a description when each request has its own. */
+  inputTokens: number | string;
+  outputTokens: number | string;
   ignoreEos: boolean;
-  cache: 'unique' | 'shared';
+  /** `trace`: a replayed trace, whose prompts share what its hash ids say; `sessions`: conversations re-sending their history. */
+  cache: 'unique' | 'shared' | 'trace' | 'sessions';
+  /** Trace and sessions classes: the prefix-cache hit tokens the replayed rows or ok turns imply; null otherwise. */
+  impliedPrefixHitTokens?: number | null;
   ok: number;
   promptTokensMin: number | null;
   promptTokensMax: number | null;

@@ -1,5 +1,5 @@
 // The interface every load model implements (one file per model, k6-style), and time helpers.
-import type { Phase } from '../plan.js';
+import type { Phase, TraceRow } from '../plan.js';
 import type { Rng } from '../rng.js';
 
 /** One step of a closed-loop target: from `atNs` (from run start) on, keep `value` in flight. */
@@ -15,6 +15,8 @@ export interface LoadModel {
   arrivals?(phase: Phase, rng: Rng): number[];
   /** Concurrency steps of the phase; the last step of the phase ends at its end. */
   concurrency?(phase: Phase, rng: Rng): ConcurrencyStep[];
+  /** Replay models (trace.ts): arrival times of rows read from a file, ascending. */
+  replay?(rows: readonly TraceRow[]): number[];
 }
 
 /** Seconds from the run start to integer nanoseconds (exact in a double below 2^53 ns ≈ 104 days). */

@@ -1,0 +1,91 @@
+// Multi-turn sessions (load.model "sessions"): each session this agent owns starts at its
+// scheduled arrival and then runs on this agent alone. Turn k's request is the whole conversation
+// so far — every earlier user message and the reply the server really sent — plus a new user
+// message, sent the think time after the previous reply ended. Only the first turn has an
+// intended time (it is the open-loop arrival); later turns depend on their replies.
+import type { ApiKind, ChatMessage, TrafficClass } from '../shared/plan.js';
+import type { ClassSchedule } from '../shared/schedule.js';
+import { turnRequestIndex } from '../shared/session-shape.js';
+import type { ClassStripe } from '../shared/shares.js';
+import { commonFields } from './api/adapter.js';
+import type { RequestResult } from './client.js';
+import { runOpenLoop } from './load/open-loop.js';
+import { sleepUntil } from './timing.js';
+import { WordPool } from './words.js';
+
+/** Sends one turn: its request index, intended time (first turns only) and body; resolves with the reply. */
+export type SendTurn = (
+  requestIndex: number,
+  intendedNs: number | null,
+  body: string,
+  session: { session_id: number; turn: number },
+) => Promise<RequestResult>;
+
+/** The sessions of one class on this agent. */
+export class Conversations {
+  private readonly words: WordPool;
+
+  constructor(
+    private readonly runId: string,
+    seed: number,
+    private readonly cls: TrafficClass,
+    private readonly schedule: ClassSchedule,
+    private readonly api: ApiKind,
+    private readonly model: string,
+  ) {
+    this.words = new WordPool(seed, cls.name);
+  }
+
+  /** The x-request-id of a request; a session's first message starts with its turn-1 head, so sessions never share a prefix. */
+  head(requestIndex: number): string {
+    return `lf-${this.runId}-${this.cls.name}-${requestIndex}`;
+  }
+
+  /** Session turns are sent only through run(), with the body their history makes. */
+  noBody(): never {
+    throw new Error(`class ${this.cls.name} runs sessions: each turn's body comes from its conversation`);
+  }
+
+  /** Runs every session of `stripe` (its request indices are session indices); resolves when all have ended. */
+  async run(stripe: ClassStripe, send: SendTurn, nowNs: () => number, signal: AbortSignal): Promise<void> {
+    const sessions: Promise<void>[] = [];
+    await runOpenLoop(stripe, nowNs, (s, intended) => sessions.push(this.converse(s, intended, send, nowNs, signal)), signal);
+    await Promise.all(sessions);
+  }
+
+  private async converse(s: number, firstIntendedNs: number, send: SendTurn, nowNs: () => number, signal: AbortSignal): Promise<void> {
+    const shapes = this.schedule.sessions!;
+    const count = this.schedule.arrivalsNs.length;
+    const messages: ChatMessage[] = [];
+    let intended: number | null = firstIntendedNs;
+    for (let turn = 1; turn <= shapes.turns[s]! && !signal.aborted; turn++) {
+      const index = turnRequestIndex(s, turn, count);
+      messages.push({ role: 'user', content: this.userText(index, turn, shapes.userTokens[s]![turn - 1]!) });
+      const result = await send(index, intended, this.body(messages, shapes.outputTokens[s]![turn - 1]!), { session_id: s, turn });
+      // A failed turn ends its session: the next turn would need the reply it did not get.
+      if (result.record.status !== 'ok' || result.record.done_ns === null) return;
+      messages.push({ role: 'assistant', content: result.content ?? '' });
+      if (turn < shapes.turns[s]!) await sleepUntil(nowNs, result.record.done_ns + shapes.thinkNs[s]![turn - 1]!, signal);
+      intended = null;
+    }
+  }
+
+  // The first message starts with the session's unique head; every message is N words (N tokens on engine-sim).
+  private userText(index: number, turn: number, tokens: number): string {
+    return turn === 1 ? [this.head(index), ...this.words.words(0, tokens - 1)].join(' ') : this.words.words(0, tokens).join(' ');
+  }
+
+  private body(messages: readonly ChatMessage[], outputTokens: number): string {
+    const common = commonFields({
+      model: this.model,
+      prefix: '',
+      suffix: '',
+      maxTokens: outputTokens,
+      ignoreEos: this.cls.prompt.ignore_eos ?? true,
+      canary: false,
+    });
+    // The completions API has no roles: the conversation is its messages' text, one per line.
+    if (this.api === 'completions') return JSON.stringify({ ...common, prompt: messages.map((m) => m.content).join('\n') });
+    return JSON.stringify({ ...common, messages });
+  }
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import type { Plan } from '../shared/plan.js';
+import { embeddedSimArgs } from './plan.js';
+
+const plan = (model: 'poisson' | 'trace' | 'sessions'): Plan => ({
+  schema: 'loadfleet.plan/v1',
+  name: 'p',
+  seed: 1,
+  duration_s: 1,
+  classes: [{ name: 'c', prompt: {}, load: { model, phases: [] } }],
+});
+
+describe('embedded engine-sim flags', () => {
+  it('turn prefix caching on for traces and sessions only, once', () => {
+    expect(embeddedSimArgs(plan('poisson'), ['--gateway'])).toEqual(['--gateway']);
+    expect(embeddedSimArgs(plan('trace'), ['--gateway'])).toEqual(['--gateway', '--enable-prefix-caching']);
+    expect(embeddedSimArgs(plan('sessions'), ['--enable-prefix-caching'])).toEqual(['--enable-prefix-caching']);
+  });
+});

@@ -1,0 +1,92 @@
+// Figures of a multi-turn sessions class by turn index, from every record: how many requests each
+// turn had, their TTFT (exact nearest rank over the records) and what a prefix cache should find.
+// TTFT by turn is where cache reuse shows: turn k re-sends turn k − 1's prompt and reply.
+import { nearestRank } from '../shared/histogram.js';
+import type { RequestRecord } from '../shared/metrics.js';
+import { KV_BLOCK_TOKENS } from '../shared/prefix-implied.js';
+import type { SessionShapes } from '../shared/session-shape.js';
+import { turnPromptTokens } from '../shared/session-shape.js';
+
+/** One sentence per figure of run.json `sessions`. */
+export const SESSION_DEFINITIONS: Record<string, string> = {
+  sessions: 'sessions in the class schedule (arrivals of first turns); each ran on one agent',
+  'by_turn[].requests': 'requests of that turn (turn 1 is the session start), every status',
+  'by_turn[].ok': 'of them, requests with status ok',
+  'by_turn[].ttft_p50_ms': 'nearest-rank median of TTFT over the ok requests of the turn, from the records',
+  'by_turn[].ttft_p95_ms': 'nearest-rank p95 of TTFT over the ok requests of the turn, from the records',
+  'by_turn[].prompt_tokens_mean': 'mean usage.prompt_tokens of the ok requests of the turn: the conversation so far plus the new message',
+  'by_turn[].cached_prompt_share':
+    'share of those prompt tokens the server reported as served from its prefix cache (usage.prompt_tokens_details.cached_tokens); null when it reported none',
+  'by_turn[].implied_prefix_hit_share':
+    "share of those prompt tokens a prefix cache that keeps every computed 16-token block would find: the previous turn's prompt, rounded down to 16 tokens (replies are generated, not prompt, so they are recomputed)",
+};
+
+interface Turn {
+  requests: number;
+  ok: number;
+  ttftNs: number[];
+  promptTokens: number;
+  impliedHits: number;
+  /** Sum of reported cached_tokens, null until a request reports one. */
+  cachedTokens: number | null;
+}
+
+/** The turn figures of one sessions class. */
+export class SessionTurns {
+  private readonly turns = new Map<number, Turn>();
+
+  constructor(private readonly shapes: SessionShapes) {}
+
+  /** Adds one record of the class. */
+  add(r: RequestRecord): void {
+    if (r.turn === undefined || r.session_id === undefined) return;
+    const t = this.turns.get(r.turn) ?? { requests: 0, ok: 0, ttftNs: [], promptTokens: 0, impliedHits: 0, cachedTokens: null };
+    this.turns.set(r.turn, t);
+    t.requests++;
+    if (r.status !== 'ok') return;
+    t.ok++;
+    if (r.first_content_ns !== null) t.ttftNs.push(r.first_content_ns - r.sent_ns);
+    t.promptTokens += r.prompt_tokens ?? 0;
+    t.impliedHits += this.impliedHits(r.session_id, r.turn);
+    if (r.cached_tokens !== null) t.cachedTokens = (t.cachedTokens ?? 0) + r.cached_tokens;
+  }
+
+  /** Prefix-cache hit tokens the ok turns imply, over all turns. */
+  impliedHitTokens(): number {
+    return [...this.turns.values()].reduce((s, t) => s + t.impliedHits, 0);
+  }
+
+  /** run.json's `sessions.<class>` block. */
+  summary(): Record<string, unknown> {
+    const byTurn = [...this.turns.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([turn, t]) => {
+        const sorted = Float64Array.from(t.ttftNs).sort();
+        const ms = (q: number): number | null => (sorted.length > 0 ? Math.round(nearestRank(sorted, q) / 1e3) / 1e3 : null);
+        return {
+          turn,
+          requests: t.requests,
+          ok: t.ok,
+          ttft_p50_ms: ms(0.5),
+          ttft_p95_ms: ms(0.95),
+          prompt_tokens_mean: t.ok > 0 ? Math.round((t.promptTokens / t.ok) * 10) / 10 : null,
+          cached_prompt_share: t.cachedTokens !== null && t.promptTokens > 0 ? share(t.cachedTokens, t.promptTokens) : null,
+          implied_prefix_hit_share: t.promptTokens > 0 ? share(t.impliedHits, t.promptTokens) : null,
+        };
+      });
+    return { sessions: this.shapes.turns.length, by_turn: byTurn };
+  }
+
+  // Turn k re-sends turn k − 1's whole prompt first; every full 16-token block of it was computed.
+  private impliedHits(session: number, turn: number): number {
+    if (turn < 2) return 0;
+    const prev = turnPromptTokens(this.shapes, session, turn - 1);
+    const now = turnPromptTokens(this.shapes, session, turn);
+    const block = (n: number): number => Math.floor(n / KV_BLOCK_TOKENS) * KV_BLOCK_TOKENS;
+    return Math.min(block(prev), block(now - 1));
+  }
+}
+
+function share(part: number, whole: number): number {
+  return Math.round((part / whole) * 1e4) / 1e4;
+}

@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { validatePlan } from './plan-validate.js';
+import { DATASET_KEYS, SESSION_KEYS, TRACE_KEYS } from './plan-validate-workload.js';
+
+function plan(cls: Record<string, unknown>): unknown {
+  return { schema: 'loadfleet.plan/v1', name: 'w', seed: 1, duration_s: 60, classes: [{ name: 'c', ...cls }] };
+}
+const POISSON = { model: 'poisson', phases: [{ start_s: 0, duration_s: 60, rate_per_s: 1 }] };
+const TRACE = { model: 'trace', trace: { file: 't.jsonl', format: 'mooncake' } };
+
+function problems(cls: Record<string, unknown>): string[] {
+  const r = validatePlan(plan(cls));
+  return r.ok ? [] : r.problems;
+}
+
+describe('plan validation of real-workload fields', () => {
+  it.each([
+    [{ distribution: 'uniform', min: 10, max: 20 }, []],
+    [{ distribution: 'uniform', min: 20, max: 10 }, ['classes[0].prompt.input_tokens.max: must be >= min (20)']],
+    [{ distribution: 'normal', mean: 100, stddev: 10, min: 50, max: 150 }, []],
+    [{ distribution: 'normal', mean: 100, stddev: -1 }, ['classes[0].prompt.input_tokens.stddev: must be >= 0']],
+    [{ distribution: 'lognormal', mu: 6, sigma: 0.5 }, []],
+    [{ distribution: 'lognormal', mu: 6, sigma: 0.5, p: 1 }, ['classes[0].prompt.input_tokens.p: unknown key']],
+    [
+      {
+        distribution: 'histogram',
+        buckets: [
+          [100, 1],
+          [200, 3],
+        ],
+      },
+      [],
+    ],
+    [{ distribution: 'histogram', buckets: [[100, 0]] }, ['classes[0].prompt.input_tokens.buckets[0][1]: must be > 0']],
+    [
+      { distribution: 'histogram', buckets: [] },
+      ['classes[0].prompt.input_tokens.buckets: must be a non-empty array of [tokens, weight] pairs'],
+    ],
+    [
+      { distribution: 'zipf' },
+      ['classes[0].prompt.input_tokens.distribution: must be one of "uniform", "normal", "lognormal", "histogram"'],
+    ],
+    ['100', ['classes[0].prompt.input_tokens: must be a positive integer or a distribution object']],
+  ])('input_tokens %j → %j', (input_tokens, expected) => {
+    expect(problems({ prompt: { input_tokens, output_tokens: 5 }, load: POISSON })).toEqual(expected);
+  });
+
+  it('accepts a trace class without lengths or phases, fills its defaults, and refuses what does not belong', () => {
+    const r = validatePlan(plan({ prompt: {}, load: TRACE }));
+    expect(r.ok && r.plan.classes[0]!.load).toEqual({
+      ...TRACE,
+      phases: [],
+      trace: { ...TRACE.trace, time_scale: 1, start_s: 0, block_tokens: 512 },
+    });
+    expect(problems({ prompt: {}, load: { ...TRACE, phases: [] } })).toEqual([]);
+    expect(problems({ prompt: { input_tokens: 5 }, load: { ...TRACE, phases: [{ start_s: 0, duration_s: 1, rate_per_s: 1 }] } })).toEqual([
+      'classes[0].prompt.input_tokens: not allowed here (the trace, dataset or session gives it)',
+      'classes[0].load.phases: not allowed with model "trace" (the rows are the arrivals)',
+    ]);
+    expect(problems({ prompt: {}, load: { model: 'trace', trace: { file: 't', format: 'csv', block_tokens: 500 } } })).toEqual([
+      'classes[0].load.trace.format: must be one of "mooncake", "azure", "burstgpt"',
+      'classes[0].load.trace.block_tokens: must be a multiple of 16 (the KV cache block size)',
+    ]);
+    expect(problems({ prompt: { input_tokens: 5, output_tokens: 5 }, load: { ...POISSON, trace: TRACE.trace } })).toEqual([
+      'classes[0].load.trace: only allowed with model "trace"',
+    ]);
+  });
+
+  it('takes a dataset instead of input_tokens, with output_tokens as the fallback', () => {
+    const dataset = { file: 'd.jsonl', format: 'jsonl' };
+    expect(problems({ prompt: { dataset, output_tokens: 10 }, load: POISSON })).toEqual([]);
+    expect(problems({ prompt: { dataset }, load: POISSON })).toEqual(['classes[0].prompt.output_tokens: is required']);
+    expect(
+      problems({ prompt: { dataset: { ...dataset, min_input_tokens: 9, max_input_tokens: 3 }, output_tokens: 1 }, load: POISSON }),
+    ).toEqual(['classes[0].prompt.dataset.max_input_tokens: must be >= min_input_tokens (9)']);
+  });
+
+  it('refuses plan.inputs written by hand', () => {
+    const r = validatePlan({ ...(plan({ prompt: { input_tokens: 5, output_tokens: 5 }, load: POISSON }) as object), inputs: {} });
+    expect(r.ok ? [] : r.problems).toEqual(['inputs: unknown key']);
+  });
+});
+
+describe('examples/schemas/loadfleet.workload.v1.schema.json', () => {
+  const schema = JSON.parse(readFileSync(new URL('../examples/schemas/loadfleet.workload.v1.schema.json', import.meta.url), 'utf8'));
+  it('names exactly the keys the validator knows', () => {
+    expect(Object.keys(schema.$defs.trace.properties).sort()).toEqual([...TRACE_KEYS].sort());
+    expect(Object.keys(schema.$defs.dataset.properties).sort()).toEqual([...DATASET_KEYS].sort());
+    expect(Object.keys(schema.$defs.session.properties).sort()).toEqual([...SESSION_KEYS].sort());
+    expect(schema.$defs.length.oneOf.slice(1).map((b: any) => b.properties.distribution.const)).toEqual([
+      'uniform',
+      'normal',
+      'lognormal',
+      'histogram',
+    ]);
+  });
+  it('accepts each distribution branch exactly as the validator does', () => {
+    for (const branch of schema.$defs.length.oneOf.slice(1)) {
+      const example = Object.fromEntries(
+        branch.required.map((k: string) => [
+          k,
+          k === 'distribution' ? branch.properties.distribution.const : k === 'buckets' ? [[10, 1]] : 5,
+        ]),
+      );
+      expect(problems({ prompt: { input_tokens: example, output_tokens: 1 }, load: POISSON }), JSON.stringify(example)).toEqual([]);
+      for (const key of Object.keys(branch.properties)) {
+        const withKey = { ...example, [key]: example[key] ?? 6 };
+        expect(
+          problems({ prompt: { input_tokens: withKey, output_tokens: 1 }, load: POISSON }),
+          `${branch.properties.distribution.const}.${key}`,
+        ).toEqual([]);
+      }
+    }
+  });
+});
+
+describe('plan validation of sessions', () => {
+  const SESSIONS = {
+    model: 'sessions',
+    phases: [{ start_s: 0, duration_s: 60, rate_per_s: 1 }],
+    session: { turns: 3, think_time_s: 1, user_tokens: 64 },
+  };
+  it('accepts a session shape of numbers or distributions, and drops the default cache', () => {
+    const r = validatePlan(plan({ prompt: { output_tokens: 8 }, load: SESSIONS }));
+    expect(r.ok ? [] : r.problems).toEqual([]);
+    expect(r.ok && r.plan.classes[0]!.prompt).toEqual({ output_tokens: 8, ignore_eos: true });
+    const dist = {
+      ...SESSIONS,
+      session: {
+        turns: { distribution: 'uniform', min: 1, max: 5 },
+        think_time_s: { distribution: 'uniform', min: 0.5, max: 2 },
+        user_tokens: { distribution: 'lognormal', mu: 4, sigma: 0.5 },
+      },
+    };
+    expect(problems({ prompt: { output_tokens: 8 }, load: dist })).toEqual([]);
+  });
+  it('refuses what a session cannot use', () => {
+    expect(
+      problems({
+        prompt: { input_tokens: 5, output_tokens: 8, cache: 'shared' },
+        load: { ...SESSIONS, session: { turns: 0, think_time_s: { distribution: 'uniform', min: 2, max: 1 } } },
+      }),
+    ).toEqual([
+      'classes[0].prompt.cache: not allowed with model "sessions" (each turn re-sends its history)',
+      'classes[0].prompt.input_tokens: not allowed here (the trace, dataset or session gives it)',
+      'classes[0].load.session.turns: must be >= 1',
+      'classes[0].load.session.user_tokens: is required',
+      'classes[0].load.session.think_time_s.max: must be >= min (2)',
+    ]);
+    expect(problems({ prompt: { input_tokens: 5, output_tokens: 8 }, load: { ...POISSON, session: SESSIONS.session } })).toEqual([
+      'classes[0].load.session: only allowed with model "sessions"',
+    ]);
+  });
+});
