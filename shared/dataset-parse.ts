@@ -2,6 +2,7 @@
 // ShareGPT-style JSON array of `{conversations: [{from, value}]}` (the first human turn is the
 // prompt, the reply after it gives output_tokens, as vLLM's benchmark reads it).
 import type { ChatMessage, DatasetRecord, DatasetSpec } from './plan.js';
+import { jsonObjectLine } from './trace-parse.js';
 
 /** Records read from a dataset file, or the problems found ("line N: …"). */
 export interface ParsedDataset {
@@ -40,14 +41,8 @@ function parseJsonl(text: string): ParsedDataset {
 
 // One record, or what is wrong with it.
 function jsonlRecord(raw: string, line: number): DatasetRecord | string {
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch (err) {
-    return `invalid JSON (${(err as Error).message})`;
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'must be a JSON object';
-  const o = v as Record<string, unknown>;
+  const o = jsonObjectLine(raw);
+  if (typeof o === 'string') return o;
   const outTokens = o.output_tokens;
   if (outTokens !== undefined && !(Number.isSafeInteger(outTokens) && (outTokens as number) >= 1))
     return '"output_tokens" must be an integer >= 1';

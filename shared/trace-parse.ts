@@ -59,8 +59,8 @@ function parseMooncake(text: string, out: ParsedTrace): void {
   }
 }
 
-// One row, or what is wrong with it.
-function mooncakeRow(raw: string): Omit<RawTraceRow, 'line'> | string {
+/** One JSONL line as an object, or what is wrong with it (trace rows and dataset records alike). */
+export function jsonObjectLine(raw: string): Record<string, unknown> | string {
   let v: unknown;
   try {
     v = JSON.parse(raw);
@@ -68,7 +68,13 @@ function mooncakeRow(raw: string): Omit<RawTraceRow, 'line'> | string {
     return `invalid JSON (${(err as Error).message})`;
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'must be a JSON object';
-  const o = v as Record<string, unknown>;
+  return v as Record<string, unknown>;
+}
+
+// One row, or what is wrong with it.
+function mooncakeRow(raw: string): Omit<RawTraceRow, 'line'> | string {
+  const o = jsonObjectLine(raw);
+  if (typeof o === 'string') return o;
   const bad: string[] = [];
   if (typeof o.timestamp !== 'number' || !Number.isFinite(o.timestamp)) bad.push('"timestamp" must be a number (ms)');
   else if (o.timestamp < 0) bad.push(`"timestamp" must be >= 0 (is ${o.timestamp})`);

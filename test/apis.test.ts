@@ -1,10 +1,9 @@
 // Both OpenAI APIs, reasoning deltas (time to first output vs first content), and a target that
 // is not there at all.
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKind, Plan } from '../shared/plan.js';
-import { onlyRunDir, readRequests, readRunJson, runCoordinator, startSim, tempDir, writePlan } from './harness.js';
+import { freePort, onlyRunDir, readRequests, readRunJson, runCoordinator, startSim, tempDir, writePlan } from './harness.js';
 
 function plan(baseUrl: string, api: ApiKind): Plan {
   return {
@@ -30,15 +29,6 @@ async function run(p: Plan): Promise<{ run: any; rows: any[] }> {
   expect(res.code, res.stderr).toBe(0);
   const dir = onlyRunDir(join(work, 'out'));
   return { run: readRunJson(dir), rows: readRequests(dir) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 describe('APIs and targets', () => {

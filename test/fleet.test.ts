@@ -4,11 +4,10 @@
 // reconnects and resumes the same run with every request exactly once. Real coordinator, agent,
 // engine-sim and TCP-proxy processes on loopback.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMPUTED_CAPACITY, EXPERIMENT, EXPERIMENT_PLAN, SIM_ARGS, writeSweep } from './fixture-plans.js';
-import { constantRatePlan, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
+import { constantRatePlan, freePort, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
 
 const TOKEN = { LOADFLEET_TOKEN: 'fleet-test-token' };
 
@@ -44,16 +43,6 @@ async function until(text: () => string, pattern: RegExp, timeoutMs: number): Pr
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; got:\n${text()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** A free loopback port (bound, then released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 describe('one fleet, many runs', () => {

@@ -2,6 +2,7 @@
 // the artifacts they write. Nothing here fakes a component.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,4 +139,14 @@ export async function listeningCoordinator(
   const coord = startNode('coordinator/main.js', ['start', '--listen', '127.0.0.1:0', ...args], env, prefix);
   const [, url] = await waitFor(coord.child.stderr!, /waiting for \d+ agent\(s\) at (wss?:\/\/[\d.:]+)/);
   return { coord, url: url! };
+}
+
+/** A free loopback port (bound, then released), for a server a test starts and restarts itself. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 }
