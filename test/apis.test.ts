@@ -1,9 +1,8 @@
 // Both OpenAI APIs, reasoning deltas (time to first output vs first content), and a target that
 // is not there at all.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKind, Plan } from '../shared/plan.js';
-import { freePort, onlyRunDir, readRequests, readRunJson, runCoordinator, startSim, tempDir, writePlan } from './harness.js';
+import { freePort, runPlanToEnd, startSim } from './harness.js';
 
 function plan(baseUrl: string, api: ApiKind): Plan {
   return {
@@ -23,13 +22,8 @@ function plan(baseUrl: string, api: ApiKind): Plan {
   };
 }
 
-async function run(p: Plan): Promise<{ run: any; rows: any[] }> {
-  const work = tempDir();
-  const res = await runCoordinator(['--agents', '2', '--plan', writePlan(work, p), '--out', join(work, 'out'), '--quiet']);
-  expect(res.code, res.stderr).toBe(0);
-  const dir = onlyRunDir(join(work, 'out'));
-  return { run: readRunJson(dir), rows: readRequests(dir) };
-}
+// One run of `p` on 2 local agents that must exit 0: its run.json and rows.
+const run = (p: Plan) => runPlanToEnd(p, ['--agents', '2']);
 
 describe('APIs and targets', () => {
   let sim: { baseUrl: string; stop(): void };

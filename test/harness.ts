@@ -150,3 +150,12 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Runs `plan` with `coordinator start` (plus `args`), requires exit 0, and reads its run.json and requests. */
+export async function runPlanToEnd(plan: Plan, args: readonly string[] = []): Promise<{ run: any; rows: any[] }> {
+  const work = tempDir();
+  const res = await runCoordinator([...args, '--plan', writePlan(work, plan), '--out', join(work, 'out'), '--quiet']);
+  if (res.code !== 0) throw new Error(`coordinator exited ${res.code}:\n${res.stderr}`);
+  const dir = onlyRunDir(join(work, 'out'));
+  return { run: readRunJson(dir), rows: readRequests(dir) };
+}

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
-import { onlyRunDir, readRequests, readRunJson, runCoordinator, startSim, tempDir, writePlan } from './harness.js';
+import { runPlanToEnd, startSim, tempDir } from './harness.js';
 import { tinyCount, writeTinyTokenizer } from './tiny-tokenizer.js';
 
 function plan(baseUrl: string, requireUsage: boolean, tokenizer?: string): Plan {
@@ -33,13 +33,8 @@ function plan(baseUrl: string, requireUsage: boolean, tokenizer?: string): Plan 
   };
 }
 
-async function run(p: Plan): Promise<{ run: any; rows: any[] }> {
-  const work = tempDir();
-  const res = await runCoordinator(['--agents', '2', '--plan', writePlan(work, p), '--out', join(work, 'out'), '--quiet']);
-  expect(res.code, res.stderr).toBe(0);
-  const dir = onlyRunDir(join(work, 'out'));
-  return { run: readRunJson(dir), rows: readRequests(dir) };
-}
+// One run of `p` on 2 local agents that must exit 0: its run.json and rows.
+const run = (p: Plan) => runPlanToEnd(p, ['--agents', '2']);
 
 describe('a server that never sends usage', () => {
   let sim: { baseUrl: string; stop(): void };
