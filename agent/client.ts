@@ -83,8 +83,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private readonly canaryMarker: string | null;
   /** The streamed text, kept only when something will read it. */
   private readonly capture: TextCapture | null;
-  // Only sessions capture text: one JSON.parse per content event, after its timestamp was taken.
-  private content: string | undefined;
+  /** Sessions send the reply back as the next turn's assistant message. */
+  private readonly captureContent: boolean;
 
   constructor(
     spec: RequestSpec,
@@ -95,10 +95,13 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.requireUsage = spec.requireUsage;
     this.countOutput = spec.countOutput;
     this.canaryMarker = spec.canaryMarker;
-    this.capture = spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) ? new TextCapture(adapter) : null;
+    this.captureContent = spec.captureContent === true;
+    // One bounded capture serves canaries, output counting and session replies; nothing is parsed
+    // while the stream runs.
+    this.capture =
+      spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) || this.captureContent ? new TextCapture(adapter) : null;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.parser = new SseParser((data) => this.onEvent(data));
-    if (spec.captureContent) this.content = '';
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);
   }
@@ -209,7 +212,6 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       r.content_chunks++;
       if (this.lastContentNs !== null) this.gaps.push(t - this.lastContentNs);
       this.lastContentNs = t;
-      if (this.content !== undefined) this.content += contentText(data);
     }
     if (f & EventFlag.USAGE) this.readUsage(data);
     if (f & EventFlag.DONE) r.done_ns ??= t;
@@ -240,19 +242,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.resolve({
       record: this.record,
       contentGapsNs: status === 'ok' ? this.gaps : [],
-      ...(this.content !== undefined && { content: this.content }),
+      ...(this.captureContent && { content: this.capture!.text().visible }),
     });
-  }
-}
-
-// The text of one content event: chat's delta.content or completions' text.
-function contentText(data: string): string {
-  try {
-    const choice = (JSON.parse(data) as { choices?: { delta?: { content?: unknown }; text?: unknown }[] }).choices?.[0];
-    const text = choice?.delta?.content ?? choice?.text;
-    return typeof text === 'string' ? text : '';
-  } catch {
-    return '';
   }
 }
 

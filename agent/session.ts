@@ -9,7 +9,7 @@ import type { Clock } from '../shared/clock.js';
 import { clockFromAnchor } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
-import { PROTOCOL_VERSION } from '../shared/protocol.js';
+import { CLOSE_CODE, PROTOCOL_VERSION } from '../shared/protocol.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
@@ -47,12 +47,6 @@ export interface SessionOptions {
   log(line: string): void;
 }
 
-/** The close code a coordinator uses for a resume of a run it does not know (any more). */
-export const UNKNOWN_RUN_CLOSE = 4404;
-/** The close code for an agent id that is already connected (or a fleet that is full). */
-export const DUPLICATE_CLOSE = 4009;
-/** The close code of a coordinator that is finishing and takes no one new. */
-export const FINISHING_CLOSE = 4503;
 const STAY_RETRY_MS = 1000;
 
 /** Serves coordinators: one until it releases us, or with `stay` one after another until refused. */
@@ -72,9 +66,9 @@ export async function runSession(opts: SessionOptions): Promise<number> {
     const code = await resumeSession(opts, leftover).catch((err: Error) => {
       if (err instanceof LoadfleetError && err.exitCode === ExitCode.INVALID_INPUT) throw err;
       opts.log(`could not hand over ${leftover.join(', ')}: ${err.message}`);
-      return UNKNOWN_RUN_CLOSE;
+      return CLOSE_CODE.UNKNOWN_RUN;
     });
-    if (code !== UNKNOWN_RUN_CLOSE) return code;
+    if (code !== CLOSE_CODE.UNKNOWN_RUN) return code;
     for (const path of leftover) opts.log(`kept ${await setAside(path)} (its run is not in progress here)`);
     opts.log('joining as a new agent');
   }
@@ -82,7 +76,7 @@ export async function runSession(opts: SessionOptions): Promise<number> {
 }
 
 // Reconnects with `resume_run_id` and uploads the spool; resolves with an exit code, or with
-// UNKNOWN_RUN_CLOSE when the coordinator refused the resume.
+// CLOSE_CODE.UNKNOWN_RUN when the coordinator refused the resume.
 async function resumeSession(opts: SessionOptions, paths: readonly string[]): Promise<number> {
   const spools = await Promise.all(paths.map(readSpool));
   const header = spools[0]!.header;
@@ -102,7 +96,7 @@ async function resumeSession(opts: SessionOptions, paths: readonly string[]): Pr
     ...(opts.ca ? { ca: opts.ca } : {}),
     log: opts.log,
     onClose: (code) => {
-      if (!handedOver) settle(code === UNKNOWN_RUN_CLOSE ? UNKNOWN_RUN_CLOSE : 1);
+      if (!handedOver) settle(code === CLOSE_CODE.UNKNOWN_RUN ? CLOSE_CODE.UNKNOWN_RUN : 1);
     },
     onMessage: (m) => {
       if (m.type === 'ack') ackWaiters.shift()?.();
@@ -307,7 +301,7 @@ class Member {
   private onClose(code: number): void {
     const { opts } = this;
     this.outbox.down();
-    if (code === DUPLICATE_CLOSE) {
+    if (code === CLOSE_CODE.DUPLICATE) {
       opts.log(
         `error ${ErrorCode.DUPLICATE_AGENT}: the coordinator refused us: agent id ${opts.agentId} is already connected (or the fleet is full); give each agent its own --id`,
       );
@@ -316,7 +310,7 @@ class Member {
     }
     const run = this.run;
     if (run?.running && !run.runner?.handedOver) {
-      if (code === UNKNOWN_RUN_CLOSE) {
+      if (code === CLOSE_CODE.UNKNOWN_RUN) {
         // The coordinator no longer holds this run for us (grace over, or a new coordinator).
         opts.log(`the coordinator refused to resume run ${run.runId}: stopping the load, keeping the spool`);
         this.reconnecting = false;
@@ -334,7 +328,9 @@ class Member {
     }
     this.run = undefined;
     opts.log(
-      code === FINISHING_CLOSE ? 'the coordinator is finishing' : `the coordinator closed the link (code ${code}) without releasing us`,
+      code === CLOSE_CODE.FINISHING
+        ? 'the coordinator is finishing'
+        : `the coordinator closed the link (code ${code}) without releasing us`,
     );
     this.settle(ExitCode.FAILURE);
   }

@@ -11,13 +11,11 @@ import { join } from 'node:path';
 import type { Clock } from '../shared/clock.js';
 import { anchoredClock } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import { CLOSE_CODE } from '../shared/protocol.js';
 import type { LocalAgent } from './local.js';
 import { spawnLocalAgents } from './local.js';
 import type { AgentConn } from './server.js';
 import { AgentServer } from './server.js';
-
-/** Close codes the agent understands (agent/session.ts). */
-export const CLOSE = { UNKNOWN_RUN: 4404, DUPLICATE: 4009, FINISHING: 4503 } as const;
 
 /** What a fleet needs: where to listen, whom to expect, and how patient to be. */
 export interface FleetOptions {
@@ -166,14 +164,14 @@ export class Fleet {
   // Why an agent may not join now, or null.
   private refusalOf(conn: AgentConn): { reason: string; code: number } | null {
     const id = conn.hello.agent_id;
-    if (this.closing) return { reason: 'the coordinator is finishing', code: CLOSE.FINISHING };
+    if (this.closing) return { reason: 'the coordinator is finishing', code: CLOSE_CODE.FINISHING };
     if (conn.hello.resume_run_id !== undefined)
-      return this.run ? null : { reason: `no run is in progress (run ${conn.hello.resume_run_id} is over)`, code: CLOSE.UNKNOWN_RUN };
+      return this.run ? null : { reason: `no run is in progress (run ${conn.hello.resume_run_id} is over)`, code: CLOSE_CODE.UNKNOWN_RUN };
     const current = this.members.get(id);
     if (current && !current.closed)
-      return { reason: `${ErrorCode.DUPLICATE_AGENT}: agent id ${id} is already connected`, code: CLOSE.DUPLICATE };
+      return { reason: `${ErrorCode.DUPLICATE_AGENT}: agent id ${id} is already connected`, code: CLOSE_CODE.DUPLICATE };
     if (this.members.size >= this.opts.agents)
-      return { reason: `the fleet already has its ${this.opts.agents} agents`, code: CLOSE.DUPLICATE };
+      return { reason: `the fleet already has its ${this.opts.agents} agents`, code: CLOSE_CODE.DUPLICATE };
     return null;
   }
 

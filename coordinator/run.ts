@@ -12,6 +12,7 @@ import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/erro
 import { formatDuration } from '../shared/format.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
+import { CLOSE_CODE } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
 import { attachWorkloadInputs } from '../shared/workload-files.js';
 import type { AgentProgress } from './artifacts/failed-run-json.js';
@@ -24,7 +25,7 @@ import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
 import type { FleetOptions, RunHandle } from './fleet.js';
-import { CLOSE, Fleet } from './fleet.js';
+import { Fleet } from './fleet.js';
 import type { MetricsEndpoint } from './live/metrics-server.js';
 import { LiveMonitor } from './live/monitor.js';
 import { serverSource } from './live/server-sample.js';
@@ -419,14 +420,14 @@ class RunSession implements RunHandle {
     if (conn.hello.resume_run_id !== this.runId || !s || !c || s.final) {
       conn.close(
         `run ${conn.hello.resume_run_id} is not in progress here, or ${conn.hello.agent_id} has nothing left to give it`,
-        CLOSE.UNKNOWN_RUN,
+        CLOSE_CODE.UNKNOWN_RUN,
       );
       return false;
     }
     if (conn.hello.resume_live && !s.lost) return this.rejoin(s, conn);
     if (conn.hello.resume_live) {
       // The same process, back after its grace ran out: it was lost; a restart hands its spool over.
-      conn.close(`${conn.hello.agent_id} was lost from run ${this.runId} (its grace ran out)`, CLOSE.UNKNOWN_RUN);
+      conn.close(`${conn.hello.agent_id} was lost from run ${this.runId} (its grace ran out)`, CLOSE_CODE.UNKNOWN_RUN);
       return false;
     }
     // A restarted process: whatever ran before it is gone, so the agent is lost (it cannot send

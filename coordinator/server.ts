@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
-import { AGENT_PATH, checkUpgrade, decodeAgentMessage, encodeMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
+import { AGENT_PATH, CLOSE_CODE, checkUpgrade, decodeAgentMessage, encodeMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
 
 /** The hello an agent introduced itself with. */
 export type Hello = Extract<AgentMessage, { type: 'hello' }>;
@@ -77,7 +77,7 @@ const HELLO_TIMEOUT_MS = 5000;
 
 /** Authenticates agents and hands each one that said a well-formed hello to `onHello` (the fleet decides). */
 export class AgentServer {
-  onHello: (conn: AgentConn) => void = (conn) => conn.close('not accepting agents', 4503);
+  onHello: (conn: AgentConn) => void = (conn) => conn.close('not accepting agents', CLOSE_CODE.FINISHING);
   private readonly http: Server;
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
 

@@ -19,6 +19,16 @@ export const TOKEN_ENV = 'LOADFLEET_TOKEN';
 /** Path of the coordinator's WebSocket endpoint. */
 export const AGENT_PATH = '/agents';
 
+/** WebSocket close codes that carry the coordinator's reasons, so the agent can act on them. */
+export const CLOSE_CODE = {
+  /** A resume of a run this coordinator does not hold (over, or the agent's grace ran out). */
+  UNKNOWN_RUN: 4404,
+  /** An agent id that is already connected, or a fleet that is full. */
+  DUPLICATE: 4009,
+  /** The coordinator is releasing its fleet and takes no one new. */
+  FINISHING: 4503,
+} as const;
+
 /** Per-class counts and encoded histograms of one 1-second interval of one agent. */
 export interface IntervalClass {
   issued: number;

@@ -1,6 +1,8 @@
 // Production traces (domain.md §10) read into rows: Mooncake JSONL, Azure LLM inference CSV and
 // BurstGPT CSV. Every problem names the file's line, so a bad row can be found and fixed; nothing
 // is guessed (an unsorted or negative timestamp is an error, not something we reorder).
+
+import { csvFields } from './csv.js';
 import type { TraceFormat } from './plan.js';
 
 /** A row as the file says it, before slicing and scaling: trace time in ms from the trace's origin. */
@@ -99,7 +101,7 @@ const CSV_COLUMNS: Record<Exclude<TraceFormat, 'mooncake'>, { time: string; inpu
 
 function parseCsvTrace(text: string, format: Exclude<TraceFormat, 'mooncake'>, out: ParsedTrace): void {
   const all = lines(text);
-  const header = splitCsvLine(all[0] ?? '');
+  const header = csvFields(all[0] ?? '');
   const cols = CSV_COLUMNS[format];
   const at = (name: string): number => header.findIndex((h) => h.trim() === name);
   const [ti, ii, oi] = [at(cols.time), at(cols.input), at(cols.output)];
@@ -113,7 +115,7 @@ function parseCsvTrace(text: string, format: Exclude<TraceFormat, 'mooncake'>, o
     const line = i + 1;
     if (all[i]!.trim() === '') continue;
     out.rowsInFile++;
-    const f = splitCsvLine(all[i]!);
+    const f = csvFields(all[i]!);
     if (f.length < header.length) {
       problem(out, line, `has ${f.length} fields, the header ${header.length}`);
       continue;
@@ -157,27 +159,4 @@ function dateTimeMs(s: string): number | undefined {
   const [, y, mo, d, h, mi, sec, frac = ''] = m;
   const whole = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec));
   return whole + Number(`0.${frac || '0'}`) * 1000;
-}
-
-/** One CSV line into fields (RFC 4180 quotes, "" inside quotes). */
-export function splitCsvLine(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  out.push(cur);
-  return out;
 }

@@ -1,6 +1,6 @@
 // Offered vs achieved traffic per class from traffic.csv: what the global schedule asked for in
 // each second next to what the agents sent and what finished.
-import { num, parseCsv } from './csv.js';
+import { num, parseCsv } from '../../shared/csv.js';
 
 /** One class's traffic over time; x is the middle of each 1 s interval, in seconds since the run start. */
 export interface ClassTraffic {

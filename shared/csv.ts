@@ -44,6 +44,11 @@ export function csvRows(text: string): string[][] {
   return rows;
 }
 
+/** The fields of one CSV line (a trace row): one row of csvRows, [''] for an empty line. */
+export function csvFields(line: string): string[] {
+  return csvRows(line)[0] ?? [''];
+}
+
 /** A numeric cell, or null for an empty or non-numeric one. */
 export function num(cell: string | undefined): number | null {
   if (cell === undefined || cell.trim() === '') return null;
