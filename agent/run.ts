@@ -25,7 +25,7 @@ import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { PromptBuilder } from './prompt.js';
 import { Recorder } from './recorder.js';
-import type { ShareRunner, SpoolTarget } from './runner.js';
+import type { ShareRunner, SpoolTarget } from './share-runner.js';
 import { Spool } from './spool.js';
 import { sleepUntil } from './timing.js';
 import { WorkloadPromptBuilder } from './workload-prompt.js';

@@ -13,8 +13,8 @@ import { CLOSE_CODE, PROTOCOL_VERSION } from '../shared/protocol.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
-import type { ShareRunner } from './runner.js';
 import { createRunner } from './runner.js';
+import type { ShareRunner } from './share-runner.js';
 import { findSpools, readSpool, setAside } from './spool.js';
 import { uploadSpool } from './upload.js';
 

@@ -11,25 +11,9 @@ import type { Plan } from '../shared/plan.js';
 import type { AgentMessage, IntervalClass } from '../shared/protocol.js';
 import type { Share } from '../shared/shares.js';
 import { subShare } from '../shared/shares.js';
-import type { ShareRunner, SpoolTarget } from './runner.js';
+import type { ShareRunner, SpoolTarget } from './share-runner.js';
+import type { ThreadCommand, ThreadEvent, ThreadInit } from './thread-messages.js';
 import { combineHealth, mergeIntervals, mergeRunWindows } from './worker-merge.js';
-import type { ThreadInit } from './worker-thread.js';
-
-/** Main thread → worker thread. */
-export type ThreadCommand =
-  | { cmd: 'prepare'; spool: SpoolTarget }
-  | { cmd: 'start'; startLocalNs: bigint }
-  | { cmd: 'ack'; seq: number }
-  | { cmd: 'stop'; reason: string }
-  | { cmd: 'link-lost'; reason: string }
-  | { cmd: 'discard' };
-
-/** Worker thread → main thread. */
-export type ThreadEvent =
-  | { kind: 'prepared'; note: string; planned: number }
-  | { kind: 'msg'; msg: AgentMessage }
-  | { kind: 'ended' }
-  | { kind: 'failed'; message: string };
 
 type Final = Extract<AgentMessage, { type: 'final' }>;
 type Heartbeat = Extract<AgentMessage, { type: 'heartbeat' }>;

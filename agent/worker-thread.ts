@@ -1,22 +1,10 @@
 // One worker thread of `agent --workers N`: runs its part of the agent's share with its own
 // event loop, undici pool and recorder, and relays every protocol message to the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ClockAnchor } from '../shared/clock.js';
 import { clockFromAnchor } from '../shared/clock.js';
-import type { Plan } from '../shared/plan.js';
-import type { Share } from '../shared/shares.js';
 import { AgentRun } from './run.js';
-import type { SpoolTarget } from './runner.js';
-import type { ThreadCommand, ThreadEvent } from './worker-pool.js';
-
-/** What the main thread hands each worker at creation. */
-export interface ThreadInit {
-  runId: string;
-  plan: Plan;
-  share: Share;
-  anchor: ClockAnchor;
-  part: number;
-}
+import type { SpoolTarget } from './share-runner.js';
+import type { ThreadCommand, ThreadEvent, ThreadInit } from './thread-messages.js';
 
 const init = workerData as ThreadInit;
 const port = parentPort!;

@@ -6,15 +6,16 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import { formatDuration } from '../shared/format.js';
 import type { Plan } from '../shared/plan.js';
-import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
+import type { AgentMessage } from '../shared/protocol.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
 import { attachWorkloadInputs } from '../shared/workload-files.js';
+import type { AgentState } from './agent-state.js';
 import type { AgentProgress } from './artifacts/failed-run-json.js';
 import { writeFailedRunJson } from './artifacts/failed-run-json.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
@@ -34,6 +35,8 @@ import { startLocalSim } from './local.js';
 import { embeddedSimArgs, planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
 import { writeRunReport } from './report/index.js';
+import type { RunStatus } from './run-status.js';
+import { agentLoss } from './run-status.js';
 import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from './scrape/names.js';
 import { Scraper } from './scrape/scraper.js';
 import { scrapeTargets } from './scrape/targets.js';
@@ -65,42 +68,10 @@ export interface RunOnFleetOptions {
 /** What `coordinator start` was asked to do: one run on a fleet of its own. */
 export type RunOptions = RunOnFleetOptions & FleetOptions;
 
-/** A stretch of time an agent's link was down during a run (seconds after the start, coordinator clock). */
-export interface Outage {
-  from_s: number;
-  to_s: number | null;
-  reason: string;
-  /** true: it reconnected and carried on; false: the grace ran out and it was lost. */
-  resumed: boolean;
-}
-
-/** Per-agent state during a run. */
-export interface AgentState {
-  /** Position in agents[] (the collector's and the share's index); kept across reconnects. */
-  index: number;
-  conn: AgentConn;
-  /** The link is down and the agent is within its grace: not lost, not live. */
-  reconnecting: boolean;
-  outages: Outage[];
-  offset: OffsetEstimate;
-  startLocalNs: bigint;
-  prepMs: number;
-  firstSendErrorNs: number | null;
-  health: AgentHealth | null;
-  final: boolean;
-  lost: boolean;
-  failure: string | null;
-  /** Probes taken during the run (one per second), for the drift fit. */
-  runProbes: ProbeSample[];
-  /** Records a restarted process of a lost agent handed over from its spool. */
-  recoveredRecords: number;
-  lastHeardMs: number;
-}
-
 /** The outcome the CLI reports. */
 export interface RunResult {
   dir: string;
-  status: 'completed' | 'degraded' | 'aborted';
+  status: RunStatus;
   summaryLines: string[];
 }
 
@@ -202,7 +173,7 @@ class RunSession implements RunHandle {
   private collector: Collector | undefined;
   private startNs = 0n;
   private abortReason: string | null = null;
-  private readonly degradeReasons: string[] = [];
+  private readonly runEvents: string[] = [];
   private decision: ClockDecision | undefined;
   private wake: () => void = () => {};
   /** Where each agent got to before the start, for a failed run's evidence. */
@@ -251,7 +222,7 @@ class RunSession implements RunHandle {
       opts.onClockMismatch,
     );
     this.decision = decision;
-    if (decision.note) this.degradeReasons.push(decision.note);
+    if (decision.note) this.runEvents.push(decision.note);
     const explicit = decision.alignment === 'explicit-common-clock-domain';
     const prepMs = await this.beforeStart(() => this.prepareAll());
     this.agents.forEach((conn, i) => {
@@ -440,7 +411,7 @@ class RunSession implements RunHandle {
       } else if (m.type === 'final') {
         c.final(m.windows);
         this.opts.log(`agent ${conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests`);
-        this.degradeReasons.push(`agent ${conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests after it was lost`);
+        this.runEvents.push(`agent ${conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests after it was lost`);
         conn.close('spool received');
       }
     });
@@ -463,7 +434,7 @@ class RunSession implements RunHandle {
     conn.send({ type: 'resume', run_id: this.runId });
     if (this.abortReason !== null) conn.send({ type: 'stop', reason: this.abortReason });
     this.opts.log(`agent ${conn.hello.agent_id} reconnected after ${downS.toFixed(1)} s and resumed the run`);
-    this.degradeReasons.push(
+    this.runEvents.push(
       `agent ${conn.hello.agent_id} was cut off for ${downS.toFixed(1)} s from t=${outage.from_s.toFixed(1)} s (${outage.reason}); it reconnected and resumed`,
     );
     return true;
@@ -495,12 +466,11 @@ class RunSession implements RunHandle {
     const lost = this.states.filter((x) => x.lost).length;
     const id = s.conn.hello.agent_id;
     this.opts.log(`agent ${id} was lost (${why})`);
-    const missing = this.opts.maxAgentLoss - this.lossBudget;
-    const already = missing > 0 ? ` (the fleet already lacked ${missing})` : '';
-    if (lost > this.lossBudget) {
-      this.stopAll(`agent ${id} was lost (${why}); ${lost} lost${already} > --max-agent-loss ${this.opts.maxAgentLoss}`);
+    const loss = agentLoss(id, why, lost, this.lossBudget, this.opts.maxAgentLoss);
+    if (loss.stop) {
+      this.stopAll(loss.reason);
     } else {
-      this.degradeReasons.push(`agent ${id} was lost (${why}); within --max-agent-loss ${this.opts.maxAgentLoss}, the others ran on`);
+      this.runEvents.push(loss.reason);
       this.collector?.agentGone();
       this.wake();
     }
@@ -623,11 +593,6 @@ class RunSession implements RunHandle {
     await this.scraper.stop();
     await this.scraper.snapshot('post');
     await this.scraper.close();
-    const starts = this.states.map((s) => s.firstSendErrorNs).filter((x): x is number => x !== null);
-    const skewNs = starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : 0;
-    if (skewNs > this.opts.maxStartSkewNs) {
-      this.degradeReasons.push(`start skew ${(skewNs / 1e6).toFixed(3)} ms > --max-start-skew-ms ${this.opts.maxStartSkewNs / 1e6}`);
-    }
     const startNs = this.runStartNs();
     const finishedNs = startNs + BigInt(Math.round(c.lastDoneNs));
     this.wroteRunJson = true;
@@ -643,7 +608,8 @@ class RunSession implements RunHandle {
       decision: this.decision!,
       coordinatorAnchorUncertaintyNs: this.clock.anchorUncertaintyNs,
       abortReason: this.abortReason,
-      degradeReasons: this.degradeReasons,
+      runEvents: this.runEvents,
+      maxStartSkewNs: this.opts.maxStartSkewNs,
       scrapes: this.scraper.results(),
       ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
       ...(this.opts.experiment && { experiment: this.opts.experiment }),

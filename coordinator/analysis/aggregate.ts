@@ -4,9 +4,9 @@
 import { CLASS_WINDOW_FIGURES, isCountColumn } from '../../shared/analysis-figures.js';
 import type { Compare } from '../../shared/experiment.js';
 import { median, round3 } from '../../shared/stats.js';
-import { armVerdicts, isVerdictColumn } from './arm-verdict.js';
+import { armVerdicts } from './arm-verdict.js';
 import type { Row } from './rows.js';
-import { ROW_HEAD, ROW_TAIL } from './rows.js';
+import { isVerdictColumn, ROW_HEAD, ROW_TAIL } from './rows.js';
 
 /** {median, min, max} of one figure over an arm's runs, rounded to 3 decimals; nulls if any run lacks it. */
 export interface Spread3 {

@@ -2,16 +2,7 @@
 // A verdict is never recomputed from pooled figures: an arm met a class's SLO only when every one of
 // its runs did, and a single missed run makes the arm's verdict missed — with the counts beside it.
 import type { Row } from './rows.js';
-
-/** The column of a run row holding a class's verdict (met, missed, not_evaluable, or null). */
-export function verdictColumn(cls: string): string {
-  return `${cls}_slo_verdict`;
-}
-
-/** Whether a row column is a verdict rather than a figure (never summarised as {median, min, max}). */
-export function isVerdictColumn(column: string): boolean {
-  return column.endsWith('_slo_verdict');
-}
+import { isVerdictColumn } from './rows.js';
 
 /** by_arm.<arm>.slo_verdict.<class>. */
 export interface ArmClassVerdict {

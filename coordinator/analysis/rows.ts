@@ -4,9 +4,18 @@
 // missing validity flag is never taken as a pass.
 import { CLASS_SERVER_FIGURE_SUFFIX, CLASS_WINDOW_FIGURES, SERVER_FIGURES } from '../../shared/analysis-figures.js';
 import { isObj } from '../../shared/validate-kit.js';
-import { verdictColumn } from './arm-verdict.js';
 
 /** One value of a row: figures are numbers, flags booleans, absent either is null. */
+/** The column of a run row holding a class's verdict (met, missed, not_evaluable, or null). */
+export function verdictColumn(cls: string): string {
+  return `${cls}_slo_verdict`;
+}
+
+/** Whether a row column is a verdict rather than a figure (never summarised as {median, min, max}). */
+export function isVerdictColumn(column: string): boolean {
+  return column.endsWith('_slo_verdict');
+}
+
 export type RowValue = string | number | boolean | null;
 /** A flat row of `runs[]`. */
 export type Row = Record<string, RowValue>;

@@ -10,13 +10,15 @@ import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
+import type { AgentState } from '../agent-state.js';
 import type { ClassShape } from '../class-shape.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import { PROBES_AT_JOIN } from '../probe.js';
-import type { AgentState } from '../run.js';
+import type { RunStatus } from '../run-status.js';
+import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
 import { runSummaryLines } from '../run-summary.js';
 import { serverBlock } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
@@ -28,13 +30,6 @@ import { writeFileAtomic } from './atomic.js';
 
 /** The run schema id. */
 export const RUN_SCHEMA = 'loadfleet.run/v1';
-/** An agent whose schedule lag p99 exceeds this could not keep its schedule. */
-export const CLIENT_LAG_P99_LIMIT_MS = 50;
-/** An agent whose event-loop delay p99 exceeds this was too busy to time requests well. */
-export const CLIENT_EVENT_LOOP_P99_LIMIT_MS = 50;
-/** An agent whose event loop was busy more than this share of the run had no headroom left. */
-export const CLIENT_ELU_LIMIT = 0.95;
-
 /** One sentence for every other figure in run.json. */
 const FIELD_DEFINITIONS: Record<string, string> = {
   requests: 'requests dispatched (every status), from the records the agents sent',
@@ -121,8 +116,10 @@ export interface RunJsonInput {
   decision: ClockDecision;
   coordinatorAnchorUncertaintyNs: number;
   abortReason: string | null;
-  /** Reasons found during the run that make it `degraded` (lost agents, clock fallback, start skew). */
-  degradeReasons: readonly string[];
+  /** What happened during the run that makes it `degraded` (clock fallback, lost agents, outages); run-status.ts adds the rest. */
+  runEvents: readonly string[];
+  /** --max-start-skew-ms, in ns. */
+  maxStartSkewNs: number;
   /** What the scraper recorded per source (empty when nothing was scraped). */
   scrapes?: readonly SourceResult[];
   /** The run's declared flow-control expectation (slo_proof checks it only when present). */
@@ -132,7 +129,7 @@ export interface RunJsonInput {
 }
 
 /** Writes run.json; returns the status and a short human summary. */
-export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'completed' | 'degraded' | 'aborted'; summaryLines: string[] }> {
+export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunStatus; summaryLines: string[] }> {
   const { collector: c, states } = input;
   // The parsed trace and dataset rows went to the agents; run.json names the files and their hashes instead.
   const { inputs, ...written } = input.plan;
@@ -152,21 +149,19 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
     const all = c.stats.get(cls.name)!.get('all')!;
     for (const [code, n] of Object.entries(all.httpCounts)) statusCounts[code] = (statusCounts[code] ?? 0) + n;
   }
-  const health = clientHealth(states);
-  const reasons: string[] = [];
-  let status: 'completed' | 'degraded' | 'aborted' = 'completed';
-  if (input.abortReason) {
-    status = 'aborted';
-    reasons.push(input.abortReason);
-  }
-  reasons.push(...input.degradeReasons);
-  const maxShare = plan.max_error_share ?? PLAN_DEFAULTS.max_error_share;
-  if (attempted > 0 && failed / attempted > maxShare)
-    reasons.push(`${failed} of ${attempted} requests failed (${pct(failed / attempted)} > max_error_share ${pct(maxShare)})`);
-  if (health.client_limited) reasons.push(`client limited: ${health.reasons.join('; ')}`);
-  if (status === 'completed' && reasons.length > 0) status = 'degraded';
+  const health = clientHealth(states.map((s) => ({ id: s.conn.hello.agent_id, health: s.health })));
+  const skewNs = startSkewNs(states.map((s) => s.firstSendErrorNs));
+  const { status, reasons } = decideRunStatus({
+    abortReason: input.abortReason,
+    events: input.runEvents,
+    startSkewNs: skewNs,
+    maxStartSkewNs: input.maxStartSkewNs,
+    attempted,
+    failed,
+    maxErrorShare: plan.max_error_share ?? PLAN_DEFAULTS.max_error_share,
+    health,
+  });
   const offered = offeredScheduleSha(input);
-  const starts = states.map((s) => s.firstSendErrorNs).filter((x): x is number => x !== null);
   const server = serverBlock(plan, input.scrapes ?? []);
   const gates = assessRun({
     plan,
@@ -209,7 +204,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: 'comp
       max_abs_offset_ns: Math.max(0, ...states.map((s) => Math.abs(s.offset.offset_ns))),
       max_offset_uncertainty_ns: Math.max(0, ...states.map((s) => s.offset.uncertainty_ns)),
       coordinator_anchor_uncertainty_ns: input.coordinatorAnchorUncertaintyNs,
-      start_skew_ns: starts.length > 0 ? Math.max(...starts) - Math.min(...starts) : null,
+      start_skew_ns: skewNs,
       definitions: {
         offset_ns: `agent clock minus coordinator clock, the median of the lowest-delay quarter of ${PROBES_AT_JOIN} NTP-style four-timestamp probes at the run's start (measured again for every run)`,
         offset_uncertainty_ns: 'half the largest round trip among the probes used: the bound on the offset error for any path asymmetry',
@@ -313,50 +308,8 @@ function driftFields(s: AgentState): { run_probes: number; drift_ppm: number | n
   return { run_probes: fit.samples, drift_ppm: fit.drift_ppm, offset_max_deviation_ns: fit.max_deviation_ns };
 }
 
-function clientHealth(states: readonly AgentState[]): {
-  client_limited: boolean;
-  reasons: string[];
-  schedule_lag_p99_ms: number | null;
-  event_loop_delay_p99_ms: number | null;
-  limits: Record<string, number>;
-  definition: string;
-} {
-  const reasons: string[] = [];
-  let lag: number | null = null;
-  let eld: number | null = null;
-  for (const s of states) {
-    const h = s.health;
-    if (!h) continue;
-    if (h.schedule_lag_p99_ms !== null) lag = Math.max(lag ?? 0, h.schedule_lag_p99_ms);
-    eld = Math.max(eld ?? 0, h.event_loop_delay_p99_ms);
-    if ((h.schedule_lag_p99_ms ?? 0) > CLIENT_LAG_P99_LIMIT_MS)
-      reasons.push(`${s.conn.hello.agent_id} schedule lag p99 ${h.schedule_lag_p99_ms} ms > ${CLIENT_LAG_P99_LIMIT_MS} ms`);
-    if (h.event_loop_delay_p99_ms > CLIENT_EVENT_LOOP_P99_LIMIT_MS)
-      reasons.push(`${s.conn.hello.agent_id} event-loop delay p99 ${h.event_loop_delay_p99_ms} ms > ${CLIENT_EVENT_LOOP_P99_LIMIT_MS} ms`);
-    if ((h.elu ?? 0) > CLIENT_ELU_LIMIT)
-      reasons.push(`${s.conn.hello.agent_id} event-loop utilisation ${(h.elu! * 100).toFixed(1)}% > ${CLIENT_ELU_LIMIT * 100}%`);
-  }
-  return {
-    client_limited: reasons.length > 0,
-    reasons,
-    schedule_lag_p99_ms: lag,
-    event_loop_delay_p99_ms: eld,
-    limits: {
-      schedule_lag_p99_ms: CLIENT_LAG_P99_LIMIT_MS,
-      event_loop_delay_p99_ms: CLIENT_EVENT_LOOP_P99_LIMIT_MS,
-      event_loop_utilization: CLIENT_ELU_LIMIT,
-    },
-    definition:
-      'client_limited is true when any agent had a schedule lag p99, an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) or an event-loop utilisation above the limits; the figures are the worst agent',
-  };
-}
-
 // The schedule hash recomputed from what the agents actually dispatched (their records).
 function offeredScheduleSha(input: RunJsonInput): string {
   const offered = input.collector.offeredArrivals();
   return scheduleSha256(input.schedule.classes.map((cls) => ({ ...cls, arrivalsNs: offered.get(cls.className) ?? [] })));
-}
-
-function pct(x: number): string {
-  return `${(x * 100).toFixed(2)}%`;
 }

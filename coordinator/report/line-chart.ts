@@ -11,6 +11,10 @@ export interface LineSeries {
   colour: string;
   dash?: Dash;
   points: readonly (readonly [number, number])[];
+  /** A colour per point (e.g. a sweep stage's verdict), drawn larger; the line keeps `colour`. */
+  pointColours?: readonly string[];
+  /** A tooltip per point. */
+  pointTitles?: readonly string[];
 }
 
 /** A shaded x range, e.g. a plan window. */
@@ -28,6 +32,13 @@ export interface RefLine {
   label: string;
 }
 
+/** A vertical line at a meaningful x (e.g. a sweep's capacity), labelled at the top of the plot. */
+export interface XMarker {
+  x: number;
+  label: string;
+  colour: string;
+}
+
 /** Everything one line chart shows. */
 export interface LineChartSpec extends FigureText {
   /** Axis titles, with units, e.g. "time since run start (s)". */
@@ -36,6 +47,7 @@ export interface LineChartSpec extends FigureText {
   series: readonly LineSeries[];
   bands?: readonly Band[];
   refLines?: readonly RefLine[];
+  markers?: readonly XMarker[];
   /** Fixed x range (e.g. 0 … run length); otherwise the data's. */
   xDomain?: readonly [number, number];
   /** Shown instead of the drawing when no series has a point. */
@@ -77,6 +89,7 @@ export function renderLineChart(spec: LineChartSpec): string {
     bandsSvg(bands, x.at, top, clip, xDomain),
     gridAndAxes(x.ticks, y.ticks, x.at, y.at, top, spec),
     refLinesSvg(spec.refLines ?? [], y.at),
+    markersSvg(spec.markers ?? [], x.at, top),
     // The x range drawn, for readers and tests: the axis must reach the end of the drain.
     `<g class="plot" data-x-from="${xDomain[0]}" data-x-to="${xDomain[1]}" clip-path="url(#${esc(clip)})">${drawn.map((s) => seriesSvg(s, x.at, y.at)).join('')}</g>`,
     '</svg>',
@@ -145,9 +158,25 @@ function refLinesSvg(lines: readonly RefLine[], yAt: (v: number) => number): str
     .join('');
 }
 
+// Labels on successive rows: two markers close together (a narrow bracket) must not overprint.
+function markersSvg(markers: readonly XMarker[], xAt: (v: number) => number, top: number): string {
+  return markers
+    .map((m, i) => {
+      const xx = px(xAt(m.x));
+      return `<g class="x-marker"><line x1="${xx}" x2="${xx}" y1="${top}" y2="${top + PLOT_H}" stroke="${m.colour}" stroke-width="1.5" stroke-dasharray="6 3"/><text x="${px(xAt(m.x) + 3)}" y="${top + 12 + i * 14}" fill="${m.colour}">${esc(m.label)}</text></g>`;
+    })
+    .join('');
+}
+
 function seriesSvg(s: LineSeries, xAt: (v: number) => number, yAt: (v: number) => number): string {
   const pts = s.points.map(([a, b]) => `${px(xAt(a))},${px(yAt(b))}`);
   const withDots = s.points.length <= 600 && s.dash !== 'halo';
-  const dots = withDots ? pts.map((p) => `<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="1.8"/>`).join('') : '';
+  const dot = (p: string, i: number): string => {
+    const [cx, cy] = p.split(',');
+    const fill = s.pointColours?.[i];
+    const title = s.pointTitles?.[i];
+    return `<circle cx="${cx}" cy="${cy}" r="${fill ? 3.5 : 1.8}"${fill ? ` fill="${fill}"` : ''}>${title ? `<title>${esc(title)}</title>` : ''}</circle>`;
+  };
+  const dots = withDots ? pts.map(dot).join('') : '';
   return `<g class="series" data-series="${esc(s.label)}" data-points="${s.points.length}"><title>${esc(s.label)}</title><polyline points="${pts.join(' ')}" fill="none" stroke="${s.colour}" stroke-linejoin="round"${strokeAttrs(s.dash, 1.8)}/><g fill="${s.colour}">${dots}</g></g>`;
 }

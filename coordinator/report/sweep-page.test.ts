@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SweepDoc } from './chart.js';
-import { niceMax, sweepReportHtml } from './chart.js';
-import type { StageRecord, SweepState } from './sweep-json.js';
-import { SWEEP_DEFINITIONS, sweepDocument } from './sweep-json.js';
+import type { StageRecord, SweepState } from '../sweep/sweep-json.js';
+import { SWEEP_DEFINITIONS, sweepDocument } from '../sweep/sweep-json.js';
+import type { SweepDoc } from './sweep-page.js';
+import { niceMax, sweepReportHtml } from './sweep-page.js';
 
 function stage(index: number, value: number, verdict: StageRecord['verdict'], achieved: number, ttft95: number): StageRecord {
   return {
@@ -104,7 +104,8 @@ describe('sweepReportHtml', () => {
     expect(html).toContain('capacity 3.5');
     expect(html).toContain('fails 5');
     expect(html).toContain('SLO p95 450 ms');
-    expect(html).toContain('a&#60;b');
+    expect(html).toContain('a&lt;b');
+    expect(html).not.toContain('a<b');
     expect(html).not.toContain('<script');
     // One point per stage and series: 3 latency series + 3 throughput series (with goodput), 4 stages each.
     expect(html.match(/<circle /g)).toHaveLength(24);

@@ -1,0 +1,26 @@
+// What the session drives for one run, whichever runner runs it (AgentRun on the main thread or
+// WorkerPool over threads). Types only, so the runners and the session share them without a cycle.
+import type { SpoolHeader } from './spool.js';
+
+/** Where a run spools its finished requests. */
+export interface SpoolTarget {
+  dir: string;
+  header: SpoolHeader;
+}
+
+/** One run of this agent's share, as the session sees it. */
+export interface ShareRunner {
+  /** Opens the spool and warms the connection pool up; resolves with a line for the log. */
+  prepare(spool: SpoolTarget): Promise<string>;
+  /** Requests the open-loop classes will send. */
+  plannedRequests(): number;
+  /** Waits for the start instant (this agent's wall clock), runs, hands over `final`. */
+  start(startLocalNs: bigint): Promise<void>;
+  stop(reason: string): void;
+  /** The coordinator acknowledged record batch `seq`. */
+  acked(seq: number): void;
+  linkLost(reason: string): void;
+  discardSpool(): Promise<void>;
+  /** True once `final` went out after every record was acknowledged. */
+  readonly handedOver: boolean;
+}

@@ -1,0 +1,38 @@
+// What the coordinator knows of one agent during a run: kept by RunSession (run.ts), read by
+// run.json (artifacts/run-json.ts) and the status policy, in a module of its own so they do not
+// import each other.
+import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
+import type { AgentHealth } from '../shared/protocol.js';
+import type { AgentConn } from './server.js';
+
+/** A stretch of time an agent's link was down during a run (seconds after the start, coordinator clock). */
+export interface Outage {
+  from_s: number;
+  to_s: number | null;
+  reason: string;
+  /** true: it reconnected and carried on; false: the grace ran out and it was lost. */
+  resumed: boolean;
+}
+
+/** Per-agent state during a run. */
+export interface AgentState {
+  /** Position in agents[] (the collector's and the share's index); kept across reconnects. */
+  index: number;
+  conn: AgentConn;
+  /** The link is down and the agent is within its grace: not lost, not live. */
+  reconnecting: boolean;
+  outages: Outage[];
+  offset: OffsetEstimate;
+  startLocalNs: bigint;
+  prepMs: number;
+  firstSendErrorNs: number | null;
+  health: AgentHealth | null;
+  final: boolean;
+  lost: boolean;
+  failure: string | null;
+  /** Probes taken during the run (one per second), for the drift fit. */
+  runProbes: ProbeSample[];
+  /** Records a restarted process of a lost agent handed over from its spool. */
+  recoveredRecords: number;
+  lastHeardMs: number;
+}
