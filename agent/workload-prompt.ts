@@ -7,7 +7,7 @@ import type { ApiKind, Plan, TrafficClass } from '../shared/plan.js';
 import type { RequestShape } from '../shared/request-shape.js';
 import { ClassRequests } from '../shared/request-shape.js';
 import type { ClassSchedule } from '../shared/schedule.js';
-import { TRACE_DEFAULTS } from '../shared/workload-files.js';
+import { TRACE_DEFAULTS } from '../shared/plan.js';
 import { commonFields } from './api/adapter.js';
 import { TraceBlocks } from './trace-blocks.js';
 import { WordPool } from './words.js';

@@ -7,7 +7,7 @@ import type { Plan, TrafficClass } from '../../shared/plan.js';
 import { isClosedLoop } from '../../shared/plan.js';
 import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
-import { TRACE_DEFAULTS } from '../../shared/workload-files.js';
+import { TRACE_DEFAULTS } from '../../shared/plan.js';
 import type { Collector } from '../collector.js';
 import { fairnessPriorities } from '../scrape/derive.js';
 import { classFairness, toSamples } from '../scrape/server-block.js';
