@@ -35,7 +35,10 @@ const ArmDef = closed({
   ),
   overrides: Type.Optional(
     Type.Unsafe<Record<string, unknown>>(
-      Type.Object({}, { description: 'A JSON merge patch (RFC 7386) applied to the plan: objects merge, arrays and values replace, null deletes.' }),
+      Type.Object(
+        {},
+        { description: 'A JSON merge patch (RFC 7386) applied to the plan: objects merge, arrays and values replace, null deletes.' },
+      ),
     ),
   ),
   expect_flow_control_engaged: Type.Optional(
@@ -68,13 +71,20 @@ export const ExperimentFile = fileRoot(
     name: nameField(128),
     business_question: Type.String({ minLength: 1, maxLength: 1000, description: 'The question the analysis answers, in plain words.' }),
     claim_boundary: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2000, description: 'What the result does and does not show; a generic sentence is written when absent.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'What the result does and does not show; a generic sentence is written when absent.',
+      }),
     ),
     plan: Type.String({ minLength: 1, description: 'The loadfleet.plan/v1 file, relative to the experiment file.' }),
     // Ten arms × a hundred repeats is already days of runs: a bigger number is almost certainly a typo.
     repeats: Type.Integer({ minimum: 1, maximum: 100, description: 'Runs of each arm.' }),
     order: Type.Optional(RunOrderDef),
-    arms: Type.Array(ArmDef, { minItems: 1, description: 'Variants of the plan: a subset of its classes and/or overrides merged into it.' }),
+    arms: Type.Array(ArmDef, {
+      minItems: 1,
+      description: 'Variants of the plan: a subset of its classes and/or overrides merged into it.',
+    }),
     compare: CompareDef,
     gates: Type.Optional(GatesDef),
   },

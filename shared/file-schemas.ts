@@ -30,13 +30,10 @@ const DATASET_RECORD = Type.Object(
   { description: 'one line of a JSONL dataset', oneOf: [{ required: ['prompt'] }, { required: ['messages'] }] },
 );
 
-const SHAREGPT_FILE = Type.Array(
-  Type.Object({ conversations: Type.Array(Type.Object({ from: Type.String(), value: Type.String() })) }),
-  {
-    description:
-      'a ShareGPT-style file: the first human turn of each conversation is the prompt, the reply after it gives output_tokens (its words)',
-  },
-);
+const SHAREGPT_FILE = Type.Array(Type.Object({ conversations: Type.Array(Type.Object({ from: Type.String(), value: Type.String() })) }), {
+  description:
+    'a ShareGPT-style file: the first human turn of each conversation is the prompt, the reply after it gives output_tokens (its words)',
+});
 
 const WORKLOAD = {
   title: 'loadfleet real-workload shapes',

@@ -15,9 +15,11 @@ export function nameField(maxLength: number, description?: string) {
 
 // Class, window and scrape names end up inside metric names and file names, hence the short limit.
 const shortName = (description: string) => nameField(64, description);
-const positive = (description?: string, options?: NumberOptions) => Type.Number({ exclusiveMinimum: 0, ...options, ...(description && { description }) });
+const positive = (description?: string, options?: NumberOptions) =>
+  Type.Number({ exclusiveMinimum: 0, ...options, ...(description && { description }) });
 const tokens = (description?: string) => Type.Integer({ minimum: 1, ...(description && { description }) });
-const share = (description?: string, options?: NumberOptions) => Type.Number({ minimum: 0, maximum: 1, ...options, ...(description && { description }) });
+const share = (description?: string, options?: NumberOptions) =>
+  Type.Number({ minimum: 0, maximum: 1, ...options, ...(description && { description }) });
 const text = (description: string) => Type.String({ minLength: 1, description });
 
 // RFC 7230 `token`: what undici accepts as a header name (checked by plan-validate.ts, which also
@@ -47,9 +49,16 @@ export const Target = closed(
     api: ApiKind,
     model: text('The model name sent in every request.'),
     api_key_env: Type.Optional(
-      say(Type.String({ minLength: 1, pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'The environment variable holding the API key on each agent (never the key).' }), {
-        pattern: 'must be an environment variable name (letters, digits and "_", not starting with a digit)',
-      }),
+      say(
+        Type.String({
+          minLength: 1,
+          pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+          description: 'The environment variable holding the API key on each agent (never the key).',
+        }),
+        {
+          pattern: 'must be an environment variable name (letters, digits and "_", not starting with a digit)',
+        },
+      ),
     ),
     timeout_s: Type.Optional(positive('Seconds before a request is abandoned.', { default: PLAN_DEFAULTS.timeout_s })),
     headers: Type.Optional(Headers),
@@ -57,9 +66,15 @@ export const Target = closed(
       Type.Boolean({ default: false, description: 'When true, a stream without a usage event is `missing_usage`, a failure.' }),
     ),
     tokenizer: Type.Optional(
-      say(Type.String({ pattern: '\\S', description: "Path of the model's Hugging Face tokenizer.json, for sizing prompts and counting output." }), {
-        pattern: 'must be the path of a tokenizer.json',
-      }),
+      say(
+        Type.String({
+          pattern: '\\S',
+          description: "Path of the model's Hugging Face tokenizer.json, for sizing prompts and counting output.",
+        }),
+        {
+          pattern: 'must be the path of a tokenizer.json',
+        },
+      ),
     ),
   },
   { description: 'Where requests go; omit it to use the built-in simulator.' },
@@ -77,7 +92,9 @@ export const NoisySinusoidalPattern = closed({
   center: positive(),
   amplitude: Type.Number({ minimum: 0 }),
   period_s: positive(),
-  noise: Type.Optional(Type.Number({ minimum: 0, description: 'σ of the Gaussian noise redrawn per 0.5 s bucket; default max(0.05, 0.05·center).' })),
+  noise: Type.Optional(
+    Type.Number({ minimum: 0, description: 'σ of the Gaussian noise redrawn per 0.5 s bucket; default max(0.05, 0.05·center).' }),
+  ),
   spike_probability: Type.Optional(share()),
   phase_offset: Type.Optional(Type.Number({ description: 'Phase as a fraction of a period.' })),
   ramp_s: Type.Optional(Type.Number({ minimum: 0, description: 'Linear ramp-in from 0 over this many seconds.' })),
@@ -100,9 +117,14 @@ export const Phase = closed(
       }),
     ),
     concurrency: Type.Optional(
-      say(Type.Union([Type.Integer({ minimum: 1 }), ...PATTERNS], { description: 'Requests kept in flight, or a pattern over it (model concurrency).' }), {
-        type: 'must be a number or a pattern object',
-      }),
+      say(
+        Type.Union([Type.Integer({ minimum: 1 }), ...PATTERNS], {
+          description: 'Requests kept in flight, or a pattern over it (model concurrency).',
+        }),
+        {
+          type: 'must be a number or a pattern object',
+        },
+      ),
     ),
   },
   { description: 'One active interval: start_s, duration_s and exactly one of rate_per_s, rate or concurrency, the one its model reads.' },
@@ -154,15 +176,27 @@ export const TraceSpec = closed(
       positive('Trace time × time_scale = time from the run start (0.5 replays twice as fast).', { default: TRACE_DEFAULTS.time_scale }),
     ),
     start_s: Type.Optional(
-      Type.Number({ minimum: 0, default: TRACE_DEFAULTS.start_s, description: 'Replay from this trace second on (it becomes the run’s t = 0).' }),
+      Type.Number({
+        minimum: 0,
+        default: TRACE_DEFAULTS.start_s,
+        description: 'Replay from this trace second on (it becomes the run’s t = 0).',
+      }),
     ),
     limit: Type.Optional(tokens('At most this many rows.')),
     // engine-sim and vLLM cache 16-token blocks: a block that is not a multiple of 16 could not be
     // cached exactly as the trace's hash ids say.
     block_tokens: Type.Optional(
-      say(Type.Integer({ minimum: 1, multipleOf: 16, default: TRACE_DEFAULTS.block_tokens, description: 'Tokens per Mooncake hash id (a multiple of the 16-token KV block).' }), {
-        pattern: 'must be a multiple of 16 (the KV cache block size)',
-      }),
+      say(
+        Type.Integer({
+          minimum: 1,
+          multipleOf: 16,
+          default: TRACE_DEFAULTS.block_tokens,
+          description: 'Tokens per Mooncake hash id (a multiple of the 16-token KV block).',
+        }),
+        {
+          pattern: 'must be a multiple of 16 (the KV cache block size)',
+        },
+      ),
     ),
   },
   { description: 'load.trace, with model "trace" (no phases: the rows are the arrivals and give both lengths).' },
@@ -175,7 +209,9 @@ export const DatasetSpec = closed(
     format: oneOf(['jsonl', 'sharegpt'], {
       description: 'jsonl: {prompt | messages, output_tokens?} per line; sharegpt: an array of {conversations: [{from, value}]}.',
     }),
-    replacement: Type.Optional(Type.Boolean({ default: true, description: 'false walks one seeded permutation, each record once per pass.' })),
+    replacement: Type.Optional(
+      Type.Boolean({ default: true, description: 'false walks one seeded permutation, each record once per pass.' }),
+    ),
     min_input_tokens: Type.Optional(tokens('Keep records whose prompt has at least this many words.')),
     max_input_tokens: Type.Optional(tokens('Keep records whose prompt has at most this many words.')),
   },
@@ -201,7 +237,9 @@ export const SessionSpec = closed(
 
 /** Shape of each request's prompt. */
 export const PromptSpec = closed({
-  input_tokens: Type.Optional(lengthField('Prompt tokens; required unless the class replays a trace, draws from a dataset or runs sessions.')),
+  input_tokens: Type.Optional(
+    lengthField('Prompt tokens; required unless the class replays a trace, draws from a dataset or runs sessions.'),
+  ),
   output_tokens: Type.Optional(lengthField('Output tokens; required unless the class replays a trace.')),
   dataset: Type.Optional(DatasetSpec),
   ignore_eos: Type.Optional(Type.Boolean({ default: PROMPT_DEFAULTS.ignore_eos })),
@@ -217,13 +255,16 @@ export const PromptSpec = closed({
 
 /** Registered load models, one file each under shared/load/. */
 export const LoadModelName = oneOf(['constant-rate', 'poisson', 'concurrency', 'trace', 'sessions'], {
-  description: 'constant-rate and poisson: arrivals at a rate; concurrency: a closed loop; trace: replayed rows; sessions: multi-turn conversations.',
+  description:
+    'constant-rate and poisson: arrivals at a rate; concurrency: a closed loop; trace: replayed rows; sessions: multi-turn conversations.',
 });
 
 /** How a class offers its load. */
 export const Load = closed({
   model: LoadModelName,
-  phases: Type.Optional(Type.Array(Phase, { description: 'Required (at least one) for every model but trace; outside every phase the class sends nothing.' })),
+  phases: Type.Optional(
+    Type.Array(Phase, { description: 'Required (at least one) for every model but trace; outside every phase the class sends nothing.' }),
+  ),
   trace: Type.Optional(TraceSpec),
   session: Type.Optional(SessionSpec),
 });
@@ -231,7 +272,8 @@ export const Load = closed({
 /** The time TTFT is measured from for an SLO. */
 export const SloBasis = oneOf(['sent', 'intended'], {
   default: 'sent',
-  description: 'TTFT from the actual send, or from the intended send (ttft_from_intended: keeps any delay the client added; open loop only).',
+  description:
+    'TTFT from the actual send, or from the intended send (ttft_from_intended: keeps any delay the client added; open loop only).',
 });
 
 /** Per-class service level objectives; attainment is reported against them. */
@@ -273,20 +315,32 @@ export const ScrapeTarget = closed({
 /** A whole plan file. */
 export const PlanFile = say(
   fileRoot(
-  {
-    schema: Type.Literal(PLAN_SCHEMA),
-    name: nameField(128),
-    seed: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'seed + plan ⇒ one arrival schedule, identical for any number of agents.' }),
-    // One day: longer runs are almost certainly a unit mistake (ms for s).
-    duration_s: Type.Number({ exclusiveMinimum: 0, maximum: 86_400 }),
-    drain_timeout_s: Type.Optional(Type.Number({ minimum: 0, default: PLAN_DEFAULTS.drain_timeout_s, description: 'Seconds after duration_s that requests in flight may finish.' })),
-    max_error_share: Type.Optional(share('Share of failed requests above which the run is `degraded`.', { default: PLAN_DEFAULTS.max_error_share })),
-    target: Type.Optional(Target),
-    classes: Type.Array(TrafficClass, { minItems: 1 }),
-    windows: Type.Optional(Type.Array(Window, { description: 'Named analysis windows; the whole run is always the window `all`.' })),
-    scrape: Type.Optional(Type.Array(ScrapeTarget, { description: 'Prometheus endpoints scraped during the run.' })),
-  },
-  { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
+    {
+      schema: Type.Literal(PLAN_SCHEMA),
+      name: nameField(128),
+      seed: Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'seed + plan ⇒ one arrival schedule, identical for any number of agents.',
+      }),
+      // One day: longer runs are almost certainly a unit mistake (ms for s).
+      duration_s: Type.Number({ exclusiveMinimum: 0, maximum: 86_400 }),
+      drain_timeout_s: Type.Optional(
+        Type.Number({
+          minimum: 0,
+          default: PLAN_DEFAULTS.drain_timeout_s,
+          description: 'Seconds after duration_s that requests in flight may finish.',
+        }),
+      ),
+      max_error_share: Type.Optional(
+        share('Share of failed requests above which the run is `degraded`.', { default: PLAN_DEFAULTS.max_error_share }),
+      ),
+      target: Type.Optional(Target),
+      classes: Type.Array(TrafficClass, { minItems: 1 }),
+      windows: Type.Optional(Type.Array(Window, { description: 'Named analysis windows; the whole run is always the window `all`.' })),
+      scrape: Type.Optional(Type.Array(ScrapeTarget, { description: 'Prometheus endpoints scraped during the run.' })),
+    },
+    { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
   ),
   // The coordinator sizes prompts against the target itself; a plan that carried sizes would skip that.
   { unknown: { prompt_calibration: 'is written by the coordinator, not in a plan' } },

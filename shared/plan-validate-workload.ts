@@ -31,7 +31,8 @@ export function promptRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined):
     if (min !== undefined && max !== undefined && max < min)
       report(child(child(ctx, 'dataset'), 'max_input_tokens'), `must be >= min_input_tokens (${min})`);
   }
-  if (trace || dataset || sessions) refuse('shared_prefix_tokens', 'not allowed with a trace or dataset (their content decides what is shared)');
+  if (trace || dataset || sessions)
+    refuse('shared_prefix_tokens', 'not allowed with a trace or dataset (their content decides what is shared)');
   else sharedPrefixRules(ctx, o);
 }
 

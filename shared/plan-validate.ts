@@ -5,7 +5,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { LoadModelName, Phase, Plan } from './plan.js';
 import { PLAN_DEFAULTS, PROMPT_DEFAULTS } from './plan.js';
-import { HEADER_NAME, PlanFile, Phase as PhaseDef } from './plan-schema.js';
+import { HEADER_NAME, Phase as PhaseDef, PlanFile } from './plan-schema.js';
 import { promptRules, sessionRules, workloadDefaults } from './plan-validate-workload.js';
 import { checkShape, fitsShape } from './schema-problems.js';
 import type { Ctx, Obj } from './validate-kit.js';
@@ -108,7 +108,10 @@ interface Span {
 
 function loadRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined, durationS: number | undefined): void {
   // `trace` belongs to model "trace" and `session` to "sessions": required there, refused elsewhere.
-  for (const [key, owner] of [['trace', 'trace'], ['session', 'sessions']] as const) {
+  for (const [key, owner] of [
+    ['trace', 'trace'],
+    ['session', 'sessions'],
+  ] as const) {
     if (o[key] === undefined && model === owner) report(child(ctx, key), 'is required');
     if (o[key] !== undefined && model !== owner && model !== undefined) report(child(ctx, key), `only allowed with model "${owner}"`);
   }
@@ -150,7 +153,8 @@ function phaseLoadRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined): voi
   // A ramp from 0 to 0 offers nothing: almost certainly a mistake.
   for (const key of ['rate', 'concurrency'] as const) {
     const v = o[key];
-    if (isObj(v) && v['pattern'] === 'ramp' && v['from'] === 0 && v['to'] === 0) report(child(ctx, key), '"from" and "to" must not both be 0');
+    if (isObj(v) && v['pattern'] === 'ramp' && v['from'] === 0 && v['to'] === 0)
+      report(child(ctx, key), '"from" and "to" must not both be 0');
   }
 }
 

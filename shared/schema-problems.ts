@@ -5,7 +5,7 @@
 // are talked about.
 import type { SchemaOptions, Static, TLiteral, TObject, TProperties, TSchema, TUnion } from '@sinclair/typebox';
 import { Kind, Type } from '@sinclair/typebox';
-import { type ValueError, ValueErrorType as E, Value } from '@sinclair/typebox/value';
+import { ValueErrorType as E, Value, type ValueError } from '@sinclair/typebox/value';
 import type { Ctx, Problem, Segment } from './validate-kit.js';
 import { isObj, pathOf, quoted, suggestion } from './validate-kit.js';
 

@@ -70,7 +70,10 @@ function stagesRules(ctx: Ctx, values: readonly unknown[], concurrency: boolean,
   values.forEach((v, i) => {
     if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return;
     const c = child(ctx, i);
-    if (concurrency && !Number.isInteger(v)) return report(c, 'must be an integer');
+    if (concurrency && !Number.isInteger(v)) {
+      report(c, 'must be an integer');
+      return;
+    }
     if (previous !== undefined && v <= previous) report(c, `must be > the value before it (${previous})`);
     if (maxValue !== undefined && v > maxValue) report(c, `must be <= stop.max_value (${maxValue})`);
     previous = v;

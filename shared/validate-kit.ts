@@ -124,5 +124,8 @@ export function numAt(o: unknown, key: string): number | undefined {
 /** Runs `rule` on each object item of the array at `key` (other items are shape problems). */
 export function eachObj(ctx: Ctx, o: Obj, key: string, rule: (ctx: Ctx, item: Obj) => void): void {
   const items = o[key];
-  if (Array.isArray(items)) items.forEach((item: unknown, i) => isObj(item) && rule(child(child(ctx, key), i), item));
+  if (!Array.isArray(items)) return;
+  items.forEach((item: unknown, i) => {
+    if (isObj(item)) rule(child(child(ctx, key), i), item);
+  });
 }

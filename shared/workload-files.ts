@@ -11,7 +11,6 @@ import type { DatasetRecord, Plan, TraceRow, TraceSpec, WorkloadFile, WorkloadIn
 import { TRACE_DEFAULTS } from './plan.js';
 import { parseTrace } from './trace-parse.js';
 
-
 /** The plan with every trace and dataset path absolute (relative ones are relative to `baseDir`). */
 export function resolveWorkloadPaths(plan: Plan, baseDir: string): Plan {
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(baseDir, p));
