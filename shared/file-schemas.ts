@@ -5,6 +5,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import { ExperimentFile } from './experiment.js';
 import { DatasetSpec, lengthField, PlanFile, SessionSpec, TraceSpec } from './plan-schema.js';
 import { SweepFile } from './sweep.js';
+import { isObj } from './validate-kit.js';
 
 const DRAFT = 'http://json-schema.org/draft-07/schema#';
 const BASE = 'https://loadfleet.dev/schemas/';
@@ -64,5 +65,13 @@ export function schemaFiles(): Record<string, string> {
 
 // TypeBox keeps its own bookkeeping under symbols, which JSON.stringify leaves out.
 function published(name: string, schema: TSchema | object): string {
-  return `${JSON.stringify({ $schema: DRAFT, $id: `${BASE}${name}.schema.json`, ...schema }, null, 2)}\n`;
+  return `${JSON.stringify({ $schema: DRAFT, $id: `${BASE}${name}.schema.json`, ...schema }, asEnum, 2)}\n`;
+}
+
+// TypeBox writes a choice of strings as an anyOf of consts; `enum` says the same and reads better.
+function asEnum(_key: string, v: unknown): unknown {
+  if (!isObj(v) || !Array.isArray(v['anyOf'])) return v;
+  const { anyOf, ...rest } = v as { anyOf: unknown[] };
+  const consts = anyOf.map((b) => (isObj(b) && Object.keys(b).length === 2 && b['type'] === 'string' ? b['const'] : undefined));
+  return consts.every((c) => typeof c === 'string') ? { ...rest, type: 'string', enum: consts } : v;
 }

@@ -88,7 +88,7 @@ function* explainUnion(e: ValueError, at: Segment[], root: unknown): Generator<P
     return yield* explainAll(e.errors[fitting[chosen]!]!, root);
   }
   if (fitting.length === 1) return yield* explainAll(e.errors[fitting[0]!]!, root);
-  yield { at, message: wordingOf(e.schema).type ?? `must be ${variants.map(typeName).join(' or ')}` };
+  yield { at, message: wordingOf(e.schema).type ?? `must be ${[...new Set(variants.map(typeName))].join(' or ')}` };
 }
 
 function fits(schema: TSchema, v: unknown): boolean {
