@@ -4,10 +4,10 @@
 // is N tokens there; a trace row's prompt is its hash ids' blocks (trace-blocks.ts), so rows
 // sharing leading hash ids share that prefix token for token.
 import type { ApiKind, Plan, TrafficClass } from '../shared/plan.js';
+import { TRACE_DEFAULTS } from '../shared/plan.js';
 import type { RequestShape } from '../shared/request-shape.js';
 import { ClassRequests } from '../shared/request-shape.js';
 import type { ClassSchedule } from '../shared/schedule.js';
-import { TRACE_DEFAULTS } from '../shared/workload-files.js';
 import { commonFields } from './api/adapter.js';
 import { TraceBlocks } from './trace-blocks.js';
 import { WordPool } from './words.js';

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Writes the example trace excerpts and datasets under examples/ (deterministic: the same bytes
-// on every machine). Run: npm run build && node dist/scripts/gen-examples.js [examples-dir]
+// Writes the published JSON Schemas, the example trace excerpts and datasets under examples/
+// (deterministic: the same bytes on every machine). Run: npm run examples:generate
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { schemaFiles } from '../shared/file-schemas.js';
 import { azureCsv, burstGptCsv, mooncakeJsonl, synthMooncake, synthPromptsJsonl, synthShareGpt } from './trace-synth.js';
 
 const dir = process.argv[2] ?? 'examples';
 mkdirSync(join(dir, 'traces'), { recursive: true });
 mkdirSync(join(dir, 'datasets'), { recursive: true });
+mkdirSync(join(dir, 'schemas'), { recursive: true });
 const rows = synthMooncake({ rows: 300, seed: 1, ratePerS: 5 });
 const files: Record<string, string> = {
   'traces/mooncake-excerpt.jsonl': mooncakeJsonl(rows),
@@ -15,6 +17,7 @@ const files: Record<string, string> = {
   'traces/burstgpt-excerpt.csv': burstGptCsv(rows),
   'datasets/prompts.jsonl': synthPromptsJsonl(60, 1),
   'datasets/sharegpt-excerpt.json': synthShareGpt(20, 1),
+  ...Object.fromEntries(Object.entries(schemaFiles()).map(([name, text]) => [`schemas/${name}`, text])),
 };
 for (const [name, text] of Object.entries(files)) {
   writeFileSync(join(dir, name), text);

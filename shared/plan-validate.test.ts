@@ -189,7 +189,7 @@ const RULES: [Changes, string[]][] = [
     ['classes[2].load.phases[0].concurrency.value: must be > 0'],
   ],
   [{ [RATE]: 3 }, [`${RATE}: must be a pattern object (use "rate_per_s" for a fixed rate)`]],
-  [{ [RATE]: 'noisy' }, [`${RATE}: must be an object`]],
+  [{ [RATE]: 'noisy' }, [`${RATE}: must be a pattern object (use "rate_per_s" for a fixed rate)`]],
   [{ 'classes[0].load.phases[0].rat': 1 }, ['classes[0].load.phases[0].rat: unknown key (did you mean "rate"?)']],
   [{ 'classes[0].load.shape': 1 }, ['classes[0].load.shape: unknown key']],
   // phase timing

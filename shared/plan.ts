@@ -1,118 +1,47 @@
-// Types of the `loadfleet.plan/v1` contract (../shared/spec/plan.md). Validation lives in
-// plan-validate.ts; everything here is plain data that travels to agents unchanged.
+// Types of the `loadfleet.plan/v1` contract (../shared/spec/plan.md): the file's types come from its
+// one definition (plan-schema.ts); validation lives in plan-validate.ts. Everything here is plain
+// data that travels to agents unchanged.
+import type { Static } from '@sinclair/typebox';
+import type * as D from './plan-schema.js';
 
 /** The only plan schema this version reads. */
 export const PLAN_SCHEMA = 'loadfleet.plan/v1';
 
 /** Which OpenAI-compatible endpoint a plan targets. */
-export type ApiKind = 'chat' | 'completions';
+export type ApiKind = Static<typeof D.ApiKind>;
 
-/** Where requests go; absent from a plan means "the built-in engine-sim". */
-export interface Target {
-  base_url: string;
-  api: ApiKind;
-  model: string;
-  /** Name of the environment variable holding the API key on each agent (never the key). */
-  api_key_env?: string;
-  timeout_s: number;
-  headers?: Record<string, string>;
-  /**
-   * When true, a stream without a usage event is `missing_usage` (a failure). By default it is ok:
-   * TTFT and e2e need no usage, and output tokens are then counted by the agent (output_token_source).
-   */
-  require_usage?: boolean;
-  /**
-   * Path of the model's Hugging Face tokenizer.json (tokenizer_config.json beside it is read too):
-   * the coordinator sizes prompts with it when the target has no tokenize endpoint, and agents that
-   * find it at the same path count streamed text with it when the server sends no usage.
-   */
-  tokenizer?: string;
-}
+/** Where requests go; absent from a plan means "the built-in engine-sim". `timeout_s` is filled by validation. */
+export type Target = Omit<Static<typeof D.Target>, 'timeout_s'> & { timeout_s: number };
 
 /** The studies' traffic shape (domain.md §8). */
-export interface NoisySinusoidalPattern {
-  pattern: 'noisy-sinusoidal';
-  center: number;
-  amplitude: number;
-  period_s: number;
-  /** σ of the Gaussian noise redrawn per 0.5 s bucket; default max(0.05, 0.05·center). */
-  noise?: number;
-  spike_probability?: number;
-  /** Phase as a fraction of a period. */
-  phase_offset?: number;
-  /** Linear ramp-in from 0 over this many seconds. */
-  ramp_s?: number;
-}
+export type NoisySinusoidalPattern = Static<typeof D.NoisySinusoidalPattern>;
 
 /** A constant value, written as a pattern. */
-export interface ConstantPattern {
-  pattern: 'constant';
-  value: number;
-}
+export type ConstantPattern = Static<typeof D.ConstantPattern>;
 
 /** A linear ramp from `from` to `to` over the phase. */
-export interface RampPattern {
-  pattern: 'ramp';
-  from: number;
-  to: number;
-}
+export type RampPattern = Static<typeof D.RampPattern>;
 
 /** A rate (requests/s) or concurrency pattern over time. */
-export type Pattern = NoisySinusoidalPattern | ConstantPattern | RampPattern;
+export type Pattern = Static<typeof D.Pattern>;
 
 /** One active interval of a class; exactly one of the three load fields is set. */
-export interface Phase {
-  start_s: number;
-  duration_s: number;
-  rate_per_s?: number;
-  rate?: Pattern;
-  concurrency?: number | Pattern;
-}
+export type Phase = Static<typeof D.Phase>;
 
 /** Registered load models, one file each under shared/load/. */
-export type LoadModelName = 'constant-rate' | 'poisson' | 'concurrency' | 'trace' | 'sessions';
+export type LoadModelName = Static<typeof D.LoadModelName>;
 
-/** How a class offers its load. */
-export interface Load {
-  model: LoadModelName;
-  /** Every model but `trace` (whose rows are its arrivals) has phases; validation enforces it. */
-  phases: Phase[];
-  /** `trace` only: the file whose rows are replayed (workload-files.ts, load/trace.ts). */
-  trace?: TraceSpec;
-  /** `sessions` only: the shape of each multi-turn conversation (phases give the session arrivals). */
-  session?: SessionSpec;
-}
+/** How a class offers its load; every model has phases once validated (a trace's list is empty). */
+export type Load = Omit<Static<typeof D.Load>, 'phases'> & { phases: Phase[] };
 
 /** Shape of each request's prompt. */
-export interface PromptSpec {
-  /** Required unless the class replays a trace (rows give it) or draws from a dataset (the text gives it). */
-  input_tokens?: LengthSpec;
-  /** Required unless the class replays a trace; with a dataset, the fallback for records without one. */
-  output_tokens?: LengthSpec;
-  /** Prompts drawn from a file of real prompts or conversations (workload-files.ts, request-shape.ts). */
-  dataset?: DatasetSpec;
-  ignore_eos?: boolean;
-  /** `unique` defeats prefix caching; `shared` starts every prompt with the same prefix. */
-  cache?: 'unique' | 'shared';
-  shared_prefix_tokens?: number;
-  canary?: boolean;
-}
+export type PromptSpec = Static<typeof D.PromptSpec>;
 
 /** Per-class service level objectives; attainment is reported against them. */
-export interface Slo {
-  ttft_p95_ms?: number;
-  tpot_p95_ms?: number;
-  e2e_p95_ms?: number;
-  success_rate_min?: number;
-  /**
-   * Which TTFT the SLO judges: from the actual send (`sent`, default) or from the intended send
-   * (`intended`: ttft_from_intended, which keeps any delay the client added; open loop only).
-   */
-  basis?: SloBasis;
-}
+export type Slo = Static<typeof D.Slo>;
 
 /** The time TTFT is measured from for an SLO. */
-export type SloBasis = 'sent' | 'intended';
+export type SloBasis = Static<typeof D.SloBasis>;
 
 /** The TTFT metric an SLO with `basis` is judged on. */
 export function sloTtftMetric(basis: SloBasis | undefined): 'ttft' | 'ttft_from_intended' {
@@ -120,28 +49,13 @@ export function sloTtftMetric(basis: SloBasis | undefined): 'ttft' | 'ttft_from_
 }
 
 /** One traffic class (tenant). */
-export interface TrafficClass {
-  name: string;
-  priority?: number;
-  headers?: Record<string, string>;
-  prompt: PromptSpec;
-  load: Load;
-  slo?: Slo;
-}
+export type TrafficClass = Omit<Static<typeof D.TrafficClass>, 'load'> & { load: Load };
 
 /** A named analysis window, seconds from the run start. */
-export interface Window {
-  name: string;
-  start_s: number;
-  end_s: number;
-}
+export type Window = Static<typeof D.Window>;
 
 /** A Prometheus endpoint the coordinator scrapes. */
-export interface ScrapeTarget {
-  name: string;
-  url: string;
-  interval_s: number;
-}
+export type ScrapeTarget = Static<typeof D.ScrapeTarget>;
 
 /** How a class's prompt length was made to fit its input_tokens (run.json `prompt_length_method`). */
 export type PromptLengthMethod = 'server-tokenize' | 'tokenizer-file' | 'words-unverified';
@@ -165,19 +79,10 @@ export interface PromptCalibration {
   note: string;
 }
 
-/** A whole load plan. */
-export interface Plan {
-  schema: typeof PLAN_SCHEMA;
-  name: string;
-  seed: number;
-  duration_s: number;
-  drain_timeout_s?: number;
-  /** Share of failed requests above which the run is `degraded` (default 0.01). */
-  max_error_share?: number;
+/** A whole load plan, as validated (defaults filled in). */
+export type Plan = Omit<Static<typeof D.PlanFile>, '$schema' | 'target' | 'classes'> & {
   target?: Target;
   classes: TrafficClass[];
-  windows?: Window[];
-  scrape?: ScrapeTarget[];
   /** Per class: filled in by the coordinator before the run (calibrate.ts); refused in a written plan. */
   prompt_calibration?: Record<string, PromptCalibration>;
   /**
@@ -185,7 +90,7 @@ export interface Plan {
    * names, read and checked by the coordinator and sent to the agents with the plan.
    */
   inputs?: WorkloadInputs;
-}
+};
 
 /** Defaults applied where a plan is silent. */
 export const PLAN_DEFAULTS = {
@@ -194,6 +99,12 @@ export const PLAN_DEFAULTS = {
   timeout_s: 90,
 } as const;
 
+/** Prompt defaults: the studies always send fixed-length, cache-defeating prompts. */
+export const PROMPT_DEFAULTS = { ignore_eos: true, cache: 'unique' } as const;
+
+/** Defaults of `load.trace`. */
+export const TRACE_DEFAULTS = { time_scale: 1, start_s: 0, block_tokens: 512 } as const;
+
 /** True when the class runs a closed loop (concurrency) rather than an arrival schedule. */
 export function isClosedLoop(cls: TrafficClass): boolean {
   return cls.load.model === 'concurrency';
@@ -201,48 +112,20 @@ export function isClosedLoop(cls: TrafficClass): boolean {
 
 // ---- Real workloads (issue 14): length distributions, datasets, trace replay.
 
-/** Tokens per request drawn from a distribution; every draw is rounded and clamped to [min, max] (min ≥ 1). */
-export type LengthDistribution =
-  | { distribution: 'uniform'; min: number; max: number }
-  | { distribution: 'normal'; mean: number; stddev: number; min?: number; max?: number }
-  /** exp(N(mu, sigma²)): mu and sigma are those of the token count's natural logarithm. */
-  | { distribution: 'lognormal'; mu: number; sigma: number; min?: number; max?: number }
-  /** An empirical distribution: `[tokens, weight]` pairs, each drawn with probability weight / Σ weights. */
-  | { distribution: 'histogram'; buckets: [number, number][] };
-
 /** A token count: fixed, or drawn per request. */
-export type LengthSpec = number | LengthDistribution;
+export type LengthSpec = Static<ReturnType<typeof D.lengthField>>;
+
+/** Tokens per request drawn from a distribution; every draw is rounded and clamped to [min, max] (min ≥ 1). */
+export type LengthDistribution = Exclude<LengthSpec, number>;
+
+/** `load.trace`: a production trace replayed row by row (`file` made absolute when the plan is loaded). */
+export type TraceSpec = Static<typeof D.TraceSpec>;
 
 /** Trace file formats (domain.md §10). */
-export type TraceFormat = 'mooncake' | 'azure' | 'burstgpt';
+export type TraceFormat = TraceSpec['format'];
 
-/** `load.trace`: a production trace replayed row by row. */
-export interface TraceSpec {
-  /** Path relative to the plan file (made absolute when the plan is loaded). */
-  file: string;
-  format: TraceFormat;
-  /** Trace time × time_scale = time from the run start (0.5 replays twice as fast); default 1. */
-  time_scale?: number;
-  /** Replay from this trace second on (rows before it are skipped; it becomes the run's t = 0); default 0. */
-  start_s?: number;
-  /** At most this many rows. */
-  limit?: number;
-  /** Tokens per Mooncake hash id (the last block of a row may be partial); default 512. */
-  block_tokens?: number;
-}
-
-/** `prompt.dataset`: real prompts drawn per request. */
-export interface DatasetSpec {
-  /** Path relative to the plan file (made absolute when the plan is loaded). */
-  file: string;
-  /** `jsonl`: `{prompt | messages, output_tokens?}` per line; `sharegpt`: a JSON array of `{conversations: [{from, value}]}`. */
-  format: 'jsonl' | 'sharegpt';
-  /** Draw with replacement (default) or walk a seeded permutation (each record once per pass). */
-  replacement?: boolean;
-  /** Keep only records whose prompt has at least / at most this many words. */
-  min_input_tokens?: number;
-  max_input_tokens?: number;
-}
+/** `prompt.dataset`: real prompts drawn per request (`file` made absolute when the plan is loaded). */
+export type DatasetSpec = Static<typeof D.DatasetSpec>;
 
 /** One chat message of a dataset record. */
 export interface ChatMessage {
@@ -291,11 +174,4 @@ export interface WorkloadInputs {
 }
 
 /** `load.session`: multi-turn conversations; each session arrives open loop and is pinned to one agent. */
-export interface SessionSpec {
-  /** User turns per session. */
-  turns: LengthSpec;
-  /** Seconds from a reply's end to the next user message: fixed, or uniform in [min, max]. */
-  think_time_s: number | { distribution: 'uniform'; min: number; max: number };
-  /** Tokens (words) of each new user message. */
-  user_tokens: LengthSpec;
-}
+export type SessionSpec = Static<typeof D.SessionSpec>;

@@ -1,130 +1,82 @@
 // Validation of `loadfleet.sweep/v1` in the house style (see plan-validate.ts): every problem in one
 // pass as `<json path>: <what is wrong>`, unknown keys are errors. `validateSweep` checks the file on
-// its own; `checkSweepAgainstPlan` checks what only the plan can tell (the class, its one phase,
-// where the warm-up ends), with paths still pointing into the sweep file.
+// its own (its shape from the definition in sweep.ts, then the rules across its fields);
+// `checkSweepAgainstPlan` checks what only the plan can tell (the class, its one phase, where the
+// warm-up ends), with paths still pointing into the sweep file.
 import type { Plan, TrafficClass } from './plan.js';
 import { isClosedLoop } from './plan.js';
-import type { BisectStrategy, GeometricStrategy, StagesStrategy, StopRules, Sweep, SweepScale, SweepSlo } from './sweep.js';
-import { SWEEP_SCHEMA } from './sweep.js';
-import type { Ctx, NumRule, Obj } from './validate-kit.js';
-import { checkNum, child, fail, field, isObj, keysOf, knownKeys, num, obj, oneOf, quoted, report, str } from './validate-kit.js';
+import { checkShape, fitsShape } from './schema-problems.js';
+import type { Sweep } from './sweep.js';
+import { SweepFile } from './sweep.js';
+import type { Ctx, Obj } from './validate-kit.js';
+import { child, isObj, numAt, problemLines, quoted, report, rootCtx } from './validate-kit.js';
 
 /** Outcome of validation: the sweep, or every problem found. */
 export type SweepValidation = { ok: true; sweep: Sweep } | { ok: false; problems: string[] };
 
-const SWEEP_KEYS = keysOf<Sweep>({
-  schema: true,
-  name: true,
-  plan: true,
-  class: true,
-  scale: true,
-  strategy: true,
-  stage_duration_s: true,
-  warmup_s: true,
-  stop: true,
-  slo: true,
-});
-const STOP_KEYS = keysOf<StopRules>({ max_failing_stages: true, max_error_share: true, max_value: true, time_budget_s: true });
-const SLO_KEYS = keysOf<SweepSlo>({ ttft_p95_ms: true, tpot_p95_ms: true, success_rate_min: true, basis: true });
-const STRATEGY_KEYS = {
-  stages: keysOf<StagesStrategy>({ type: true, values: true }),
-  geometric: keysOf<GeometricStrategy>({ type: true, start: true, factor: true, max: true }),
-  bisect: keysOf<BisectStrategy>({ type: true, pass: true, fail: true, resolution: true }),
-} as const;
-const STRATEGY_TYPES = Object.keys(STRATEGY_KEYS) as (keyof typeof STRATEGY_KEYS)[];
-
-// One day, as for plans: a longer stage is almost certainly a unit mistake.
-const MAX_STAGE_S = 86_400;
-const NAME_RULE = { pattern: /^[A-Za-z0-9._-]+$/, hint: 'must use only letters, digits, ".", "_" and "-"', maxLength: 100 };
+const FIELDS = SweepFile.properties;
 
 /** Validates an already-parsed sweep document; never mutates `input`. */
 export function validateSweep(input: unknown): SweepValidation {
-  if (!isObj(input)) return { ok: false, problems: ['$: must be an object'] };
-  const ctx: Ctx = { path: '', problems: [] };
-  checkSweep(ctx, input);
-  if (ctx.problems.length > 0) return { ok: false, problems: ctx.problems };
-  return { ok: true, sweep: structuredClone(input) as unknown as Sweep };
+  const ctx = rootCtx();
+  checkShape(ctx, SweepFile, input);
+  if (isObj(input)) sweepRules(ctx, input);
+  if (ctx.problems.length > 0) return { ok: false, problems: problemLines(ctx.problems, Object.keys(FIELDS)) };
+  const { $schema: _editorsOnly, ...sweep } = structuredClone(input) as typeof SweepFile.static;
+  return { ok: true, sweep };
 }
 
-function checkSweep(ctx: Ctx, o: Obj): void {
-  knownKeys(ctx, o, SWEEP_KEYS);
-  oneOf(ctx, o, 'schema', [SWEEP_SCHEMA]);
-  str(ctx, o, 'name', NAME_RULE);
-  str(ctx, o, 'plan');
-  str(ctx, o, 'class', { ...NAME_RULE, maxLength: 64 });
-  const scale = oneOf<SweepScale>(ctx, o, 'scale', ['rate', 'concurrency', 'speed']);
-  const stageS = num(ctx, o, 'stage_duration_s', { exclusiveMin: 0, max: MAX_STAGE_S });
-  const warmupS = num(ctx, o, 'warmup_s', { min: 0 });
+function sweepRules(ctx: Ctx, o: Obj): void {
+  const stageS = fitsShape(FIELDS.stage_duration_s, o['stage_duration_s']) ? o['stage_duration_s'] : undefined;
+  const warmupS = fitsShape(FIELDS.warmup_s, o['warmup_s']) ? o['warmup_s'] : undefined;
   if (stageS !== undefined && warmupS !== undefined && warmupS >= stageS)
     report(child(ctx, 'warmup_s'), `must be < stage_duration_s (${stageS}), or nothing is measured`);
-  const maxValue = obj(ctx, o, 'stop', checkStop, true);
-  obj(ctx, o, 'strategy', (c, s) => checkStrategy(c, s, scale, maxValue), false);
-  obj(ctx, o, 'slo', checkSlo, true);
+  const maxValue = fitsShape(FIELDS.stop, o['stop']) ? o['stop'].max_value : undefined;
+  if (isObj(o['strategy'])) strategyRules(child(ctx, 'strategy'), o['strategy'], o['scale'] === 'concurrency', maxValue);
 }
 
-function checkStop(ctx: Ctx, o: Obj): number | undefined {
-  knownKeys(ctx, o, STOP_KEYS);
-  num(ctx, o, 'max_failing_stages', { integer: true, min: 1, optional: true });
-  num(ctx, o, 'max_error_share', { min: 0, max: 1, optional: true });
-  num(ctx, o, 'time_budget_s', { exclusiveMin: 0, optional: true });
-  return num(ctx, o, 'max_value', { exclusiveMin: 0, optional: true });
-}
-
-function checkSlo(ctx: Ctx, o: Obj): void {
-  knownKeys(ctx, o, SLO_KEYS);
-  num(ctx, o, 'ttft_p95_ms', { exclusiveMin: 0, optional: true });
-  num(ctx, o, 'tpot_p95_ms', { exclusiveMin: 0, optional: true });
-  num(ctx, o, 'success_rate_min', { min: 0, max: 1, optional: true });
-  oneOf(ctx, o, 'basis', ['sent', 'intended'], true);
-}
-
-// A concurrency counts requests in flight, so every value the strategy can produce is a whole number.
-function valueRule(scale: SweepScale | undefined): NumRule {
-  return scale === 'concurrency' ? { integer: true, min: 1 } : { exclusiveMin: 0 };
-}
-
-function checkStrategy(ctx: Ctx, o: Obj, scale: SweepScale | undefined, maxValue: number | undefined): void {
-  const type = oneOf(ctx, o, 'type', STRATEGY_TYPES);
-  if (type === undefined) return; // unknown keys depend on the type, so nothing more is said
-  knownKeys(ctx, o, STRATEGY_KEYS[type]);
-  const rule = valueRule(scale);
+function strategyRules(ctx: Ctx, o: Obj, concurrency: boolean, maxValue: number | undefined): void {
+  // A concurrency counts requests in flight, so every value the strategy can produce is a whole number.
+  const value = (key: string): number | undefined => {
+    const v = numAt(o, key);
+    if (v === undefined || v <= 0) return undefined;
+    if (concurrency && !Number.isInteger(v)) return void report(child(ctx, key), 'must be an integer');
+    return v;
+  };
   const underMax = (key: string, v: number | undefined): void => {
     if (v !== undefined && maxValue !== undefined && v > maxValue) report(child(ctx, key), `must be <= stop.max_value (${maxValue})`);
   };
-  if (type === 'stages') checkStages(ctx, o, rule, maxValue);
-  if (type === 'geometric') {
-    const start = num(ctx, o, 'start', rule);
-    num(ctx, o, 'factor', { exclusiveMin: 1, max: 100 });
-    const max = num(ctx, o, 'max', rule);
+  if (o['type'] === 'stages' && Array.isArray(o['values'])) stagesRules(child(ctx, 'values'), o['values'], concurrency, maxValue);
+  if (o['type'] === 'geometric') {
+    const start = value('start');
+    const max = value('max');
     if (start !== undefined && max !== undefined && max < start) report(child(ctx, 'max'), `must be >= start (${start})`);
     underMax('start', start);
   }
-  if (type === 'bisect') {
-    const pass = num(ctx, o, 'pass', rule);
-    const failAt = num(ctx, o, 'fail', rule);
-    const resolution = num(ctx, o, 'resolution', scale === 'concurrency' ? { integer: true, min: 1 } : { exclusiveMin: 0 });
-    if (pass !== undefined && failAt !== undefined && failAt <= pass) report(child(ctx, 'fail'), `must be > pass (${pass})`);
-    else if (pass !== undefined && failAt !== undefined && resolution !== undefined && resolution >= failAt - pass)
-      report(child(ctx, 'resolution'), `must be < fail − pass (${failAt - pass}), or there is nothing to search`);
-    underMax('fail', failAt);
+  if (o['type'] === 'bisect') {
+    const pass = value('pass');
+    const fail = value('fail');
+    const resolution = value('resolution');
+    if (pass !== undefined && fail !== undefined && fail <= pass) report(child(ctx, 'fail'), `must be > pass (${pass})`);
+    else if (pass !== undefined && fail !== undefined && resolution !== undefined && resolution >= fail - pass)
+      report(child(ctx, 'resolution'), `must be < fail − pass (${fail - pass}), or there is nothing to search`);
+    underMax('fail', fail);
   }
 }
 
 // Stages escalate, so the values must rise: the stop rules assume every later stage is heavier.
-function checkStages(ctx: Ctx, o: Obj, rule: NumRule, maxValue: number | undefined): void {
-  const v = field(ctx, o, 'values');
-  if (v === undefined) return;
-  const c = child(ctx, 'values');
-  if (!Array.isArray(v)) return void fail(c, 'must be an array');
-  if (v.length === 0) return void fail(c, 'must not be empty');
+function stagesRules(ctx: Ctx, values: readonly unknown[], concurrency: boolean, maxValue: number | undefined): void {
   let previous: number | undefined;
-  v.forEach((item: unknown, i) => {
-    const ci = child(c, i);
-    const n = checkNum(ci, item, rule);
-    if (n === undefined) return;
-    if (previous !== undefined && n <= previous) report(ci, `must be > the value before it (${previous})`);
-    if (maxValue !== undefined && n > maxValue) report(ci, `must be <= stop.max_value (${maxValue})`);
-    previous = n;
+  values.forEach((v, i) => {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return;
+    const c = child(ctx, i);
+    if (concurrency && !Number.isInteger(v)) {
+      report(c, 'must be an integer');
+      return;
+    }
+    if (previous !== undefined && v <= previous) report(c, `must be > the value before it (${previous})`);
+    if (maxValue !== undefined && v > maxValue) report(c, `must be <= stop.max_value (${maxValue})`);
+    previous = v;
   });
 }
 
@@ -132,14 +84,14 @@ function checkStages(ctx: Ctx, o: Obj, rule: NumRule, maxValue: number | undefin
 
 /** Problems only the plan can reveal, as `<sweep json path>: <what>` lines (empty when none). */
 export function checkSweepAgainstPlan(sweep: Sweep, plan: Plan): string[] {
-  const ctx: Ctx = { path: '', problems: [] };
+  const ctx = rootCtx();
   const cls = plan.classes.find((c) => c.name === sweep.class);
   if (!cls) {
     report(
       child(ctx, 'class'),
       `no class ${JSON.stringify(sweep.class)} in plan ${sweep.plan} (it has ${quoted(plan.classes.map((c) => c.name))})`,
     );
-    return ctx.problems;
+    return problemLines(ctx.problems, Object.keys(FIELDS));
   }
   checkScaledClass(ctx, sweep, cls);
   for (const other of plan.classes) {
@@ -150,7 +102,7 @@ export function checkSweepAgainstPlan(sweep: Sweep, plan: Plan): string[] {
         `class ${JSON.stringify(other.name)} has no load in the first ${sweep.stage_duration_s} s (its first phase starts later)`,
       );
   }
-  return ctx.problems;
+  return problemLines(ctx.problems, Object.keys(FIELDS));
 }
 
 function checkScaledClass(ctx: Ctx, sweep: Sweep, cls: TrafficClass): void {

@@ -8,10 +8,8 @@ import { parseDataset, recordWords } from './dataset-parse.js';
 import { PlanInvalidError } from './errors.js';
 import { secondsToNs } from './load/model.js';
 import type { DatasetRecord, Plan, TraceRow, TraceSpec, WorkloadFile, WorkloadInputs } from './plan.js';
+import { TRACE_DEFAULTS } from './plan.js';
 import { parseTrace } from './trace-parse.js';
-
-/** Defaults of `load.trace` where a plan is silent. */
-export const TRACE_DEFAULTS = { time_scale: 1, start_s: 0, block_tokens: 512 } as const;
 
 /** The plan with every trace and dataset path absolute (relative ones are relative to `baseDir`). */
 export function resolveWorkloadPaths(plan: Plan, baseDir: string): Plan {

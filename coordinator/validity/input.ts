@@ -4,10 +4,9 @@
 import { nearestRank } from '../../shared/histogram.js';
 import { describeLength, isFixedLength } from '../../shared/lengths.js';
 import type { Plan, TrafficClass } from '../../shared/plan.js';
-import { isClosedLoop } from '../../shared/plan.js';
+import { isClosedLoop, TRACE_DEFAULTS } from '../../shared/plan.js';
 import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
-import { TRACE_DEFAULTS } from '../../shared/workload-files.js';
 import type { Collector } from '../collector.js';
 import { fairnessPriorities } from '../scrape/derive.js';
 import { classFairness, toSamples } from '../scrape/server-block.js';

@@ -1,0 +1,347 @@
+// The `loadfleet.plan/v1` file format, defined once (../spec/plan.md). The types in plan.ts, the
+// published JSON Schema (file-schemas.ts) and the shape check of plan-validate.ts all come from
+// these definitions; what a schema cannot say (phases inside the duration, a phase matching its
+// load model, fields a trace or session class must not have) is the rules in plan-validate.ts.
+import { type NumberOptions, Type } from '@sinclair/typebox';
+import { PLAN_DEFAULTS, PLAN_SCHEMA, PROMPT_DEFAULTS, TRACE_DEFAULTS } from './plan.js';
+import { closed, fileRoot, oneOf, say } from './schema-problems.js';
+
+const NAME_WORDS = { pattern: 'must use only letters, digits, ".", "_" and "-"' };
+
+/** A name that ends up in file names and metric names. */
+export function nameField(maxLength: number, description?: string) {
+  return say(Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9._-]+$', ...(description && { description }) }), NAME_WORDS);
+}
+
+// Class, window and scrape names end up inside metric names and file names, hence the short limit.
+const shortName = (description: string) => nameField(64, description);
+const positive = (description?: string, options?: NumberOptions) =>
+  Type.Number({ exclusiveMinimum: 0, ...options, ...(description && { description }) });
+const tokens = (description?: string) => Type.Integer({ minimum: 1, ...(description && { description }) });
+const share = (description?: string, options?: NumberOptions) =>
+  Type.Number({ minimum: 0, maximum: 1, ...options, ...(description && { description }) });
+const text = (description: string) => Type.String({ minLength: 1, description });
+
+// RFC 7230 `token`: what undici accepts as a header name (checked by plan-validate.ts, which also
+// refuses Authorization and the same name twice in different case).
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Extra HTTP headers: name → value. */
+export const Headers = Type.Unsafe<Record<string, string>>(
+  Type.Object(
+    {},
+    {
+      // CR/LF would let a value inject further headers; NUL is refused by every HTTP stack.
+      additionalProperties: say(Type.String({ pattern: '^[^\\r\\n\\u0000]*$' }), { pattern: 'must not contain CR, LF or NUL' }),
+      propertyNames: { pattern: HEADER_NAME.source },
+      description: 'Extra HTTP headers sent with every request (never Authorization: the key comes from target.api_key_env).',
+    },
+  ),
+);
+
+/** Which OpenAI-compatible endpoint a plan targets. */
+export const ApiKind = oneOf(['chat', 'completions'], { description: '`chat` (/chat/completions) or `completions` (/completions).' });
+
+/** Where requests go; absent from a plan means "the built-in engine-sim". */
+export const Target = closed(
+  {
+    base_url: text('The OpenAI base URL, ending in /v1 (http or https, no credentials).'),
+    api: ApiKind,
+    model: text('The model name sent in every request.'),
+    api_key_env: Type.Optional(
+      say(
+        Type.String({
+          minLength: 1,
+          pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+          description: 'The environment variable holding the API key on each agent (never the key).',
+        }),
+        {
+          pattern: 'must be an environment variable name (letters, digits and "_", not starting with a digit)',
+        },
+      ),
+    ),
+    timeout_s: Type.Optional(positive('Seconds before a request is abandoned.', { default: PLAN_DEFAULTS.timeout_s })),
+    headers: Type.Optional(Headers),
+    require_usage: Type.Optional(
+      Type.Boolean({ default: false, description: 'When true, a stream without a usage event is `missing_usage`, a failure.' }),
+    ),
+    tokenizer: Type.Optional(
+      say(
+        Type.String({
+          pattern: '\\S',
+          description: "Path of the model's Hugging Face tokenizer.json, for sizing prompts and counting output.",
+        }),
+        {
+          pattern: 'must be the path of a tokenizer.json',
+        },
+      ),
+    ),
+  },
+  { description: 'Where requests go; omit it to use the built-in simulator.' },
+);
+
+/** A constant value, written as a pattern. */
+export const ConstantPattern = closed({ pattern: Type.Literal('constant'), value: positive() });
+
+/** A linear ramp from `from` to `to` over the phase. */
+export const RampPattern = closed({ pattern: Type.Literal('ramp'), from: Type.Number({ minimum: 0 }), to: Type.Number({ minimum: 0 }) });
+
+/** The studies' traffic shape (domain.md §8). */
+export const NoisySinusoidalPattern = closed({
+  pattern: Type.Literal('noisy-sinusoidal'),
+  center: positive(),
+  amplitude: Type.Number({ minimum: 0 }),
+  period_s: positive(),
+  noise: Type.Optional(
+    Type.Number({ minimum: 0, description: 'σ of the Gaussian noise redrawn per 0.5 s bucket; default max(0.05, 0.05·center).' }),
+  ),
+  spike_probability: Type.Optional(share()),
+  phase_offset: Type.Optional(Type.Number({ description: 'Phase as a fraction of a period.' })),
+  ramp_s: Type.Optional(Type.Number({ minimum: 0, description: 'Linear ramp-in from 0 over this many seconds.' })),
+});
+
+const PATTERNS = [ConstantPattern, RampPattern, NoisySinusoidalPattern] as const;
+
+/** A rate (requests/s) or concurrency pattern over time. */
+export const Pattern = Type.Union([...PATTERNS]);
+
+/** One active interval of a class; exactly one of the three load fields is set. */
+export const Phase = closed(
+  {
+    start_s: Type.Number({ minimum: 0, description: 'Seconds from the run start.' }),
+    duration_s: positive(),
+    rate_per_s: Type.Optional(positive('Requests per second (constant-rate, poisson, sessions).')),
+    rate: Type.Optional(
+      say(Type.Union([...PATTERNS], { description: 'A rate pattern (poisson, sessions).' }), {
+        type: 'must be a pattern object (use "rate_per_s" for a fixed rate)',
+      }),
+    ),
+    concurrency: Type.Optional(
+      say(
+        Type.Union([Type.Integer({ minimum: 1 }), ...PATTERNS], {
+          description: 'Requests kept in flight, or a pattern over it (model concurrency).',
+        }),
+        {
+          type: 'must be a number or a pattern object',
+        },
+      ),
+    ),
+  },
+  { description: 'One active interval: start_s, duration_s and exactly one of rate_per_s, rate or concurrency, the one its model reads.' },
+);
+
+const lengthRange = { min: Type.Optional(tokens()), max: Type.Optional(tokens()) };
+
+/** A token count: fixed, or drawn per request (rounded and clamped to [min, max], min ≥ 1). */
+export function lengthField(description: string) {
+  return say(
+    Type.Union(
+      [
+        tokens(),
+        closed({ distribution: Type.Literal('uniform'), min: tokens(), max: tokens() }),
+        closed({ distribution: Type.Literal('normal'), mean: positive(), stddev: Type.Number({ minimum: 0 }), ...lengthRange }),
+        closed(
+          {
+            distribution: Type.Literal('lognormal'),
+            // exp(mu) is the median; above e^40 tokens it is certainly a unit mistake.
+            mu: Type.Number({ minimum: -40, maximum: 40, description: 'Mean of ln(tokens).' }),
+            sigma: Type.Number({ minimum: 0, maximum: 10, description: 'Standard deviation of ln(tokens).' }),
+            ...lengthRange,
+          },
+          { description: 'exp(N(mu, sigma²)).' },
+        ),
+        closed({
+          distribution: Type.Literal('histogram'),
+          buckets: say(
+            Type.Array(say(Type.Tuple([tokens(), positive()]), { type: 'must be a [tokens, weight] pair' }), {
+              minItems: 1,
+              description: '[tokens, weight] pairs; tokens is drawn with probability weight / Σ weights.',
+            }),
+            { type: 'must be a non-empty array of [tokens, weight] pairs', empty: 'must be a non-empty array of [tokens, weight] pairs' },
+          ),
+        }),
+      ],
+      { description },
+    ),
+    { type: 'must be a positive integer or a distribution object' },
+  );
+}
+
+/** `load.trace`: a production trace replayed row by row. */
+export const TraceSpec = closed(
+  {
+    file: text('Path relative to the plan file.'),
+    format: oneOf(['mooncake', 'azure', 'burstgpt']),
+    time_scale: Type.Optional(
+      positive('Trace time × time_scale = time from the run start (0.5 replays twice as fast).', { default: TRACE_DEFAULTS.time_scale }),
+    ),
+    start_s: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        default: TRACE_DEFAULTS.start_s,
+        description: 'Replay from this trace second on (it becomes the run’s t = 0).',
+      }),
+    ),
+    limit: Type.Optional(tokens('At most this many rows.')),
+    // engine-sim and vLLM cache 16-token blocks: a block that is not a multiple of 16 could not be
+    // cached exactly as the trace's hash ids say.
+    block_tokens: Type.Optional(
+      say(
+        Type.Integer({
+          minimum: 1,
+          multipleOf: 16,
+          default: TRACE_DEFAULTS.block_tokens,
+          description: 'Tokens per Mooncake hash id (a multiple of the 16-token KV block).',
+        }),
+        {
+          pattern: 'must be a multiple of 16 (the KV cache block size)',
+        },
+      ),
+    ),
+  },
+  { description: 'load.trace, with model "trace" (no phases: the rows are the arrivals and give both lengths).' },
+);
+
+/** `prompt.dataset`: real prompts drawn per request. */
+export const DatasetSpec = closed(
+  {
+    file: text('Path relative to the plan file.'),
+    format: oneOf(['jsonl', 'sharegpt'], {
+      description: 'jsonl: {prompt | messages, output_tokens?} per line; sharegpt: an array of {conversations: [{from, value}]}.',
+    }),
+    replacement: Type.Optional(
+      Type.Boolean({ default: true, description: 'false walks one seeded permutation, each record once per pass.' }),
+    ),
+    min_input_tokens: Type.Optional(tokens('Keep records whose prompt has at least this many words.')),
+    max_input_tokens: Type.Optional(tokens('Keep records whose prompt has at most this many words.')),
+  },
+  { description: 'prompt.dataset (then prompt.input_tokens is not allowed; prompt.output_tokens is the fallback).' },
+);
+
+const thinkSeconds = () => Type.Number({ minimum: 0, maximum: 3600 });
+
+/** `load.session`: multi-turn conversations; each session arrives open loop and is pinned to one agent. */
+export const SessionSpec = closed(
+  {
+    turns: lengthField('User turns per session.'),
+    user_tokens: lengthField('Tokens (words) of each new user message.'),
+    think_time_s: say(
+      Type.Union([thinkSeconds(), closed({ distribution: Type.Literal('uniform'), min: thinkSeconds(), max: thinkSeconds() })], {
+        description: "Seconds from a reply's end to the next user message: fixed, or uniform in [min, max].",
+      }),
+      { type: 'must be a number of seconds or {"distribution": "uniform", "min", "max"}' },
+    ),
+  },
+  { description: 'load.session, with model "sessions" (phases give the session arrivals; prompt.output_tokens sizes each reply).' },
+);
+
+/** Shape of each request's prompt. */
+export const PromptSpec = closed({
+  input_tokens: Type.Optional(
+    lengthField('Prompt tokens; required unless the class replays a trace, draws from a dataset or runs sessions.'),
+  ),
+  output_tokens: Type.Optional(lengthField('Output tokens; required unless the class replays a trace.')),
+  dataset: Type.Optional(DatasetSpec),
+  ignore_eos: Type.Optional(Type.Boolean({ default: PROMPT_DEFAULTS.ignore_eos })),
+  cache: Type.Optional(
+    oneOf(['unique', 'shared'], {
+      default: PROMPT_DEFAULTS.cache,
+      description: '`unique` defeats prefix caching; `shared` starts every prompt with shared_prefix_tokens of the same prefix.',
+    }),
+  ),
+  shared_prefix_tokens: Type.Optional(tokens('Required exactly when cache is "shared"; below input_tokens.')),
+  canary: Type.Optional(Type.Boolean({ description: "Each prompt starts with its request's marker and asks the model to echo it." })),
+});
+
+/** Registered load models, one file each under shared/load/. */
+export const LoadModelName = oneOf(['constant-rate', 'poisson', 'concurrency', 'trace', 'sessions'], {
+  description:
+    'constant-rate and poisson: arrivals at a rate; concurrency: a closed loop; trace: replayed rows; sessions: multi-turn conversations.',
+});
+
+/** How a class offers its load. */
+export const Load = closed({
+  model: LoadModelName,
+  phases: Type.Optional(
+    Type.Array(Phase, { description: 'Required (at least one) for every model but trace; outside every phase the class sends nothing.' }),
+  ),
+  trace: Type.Optional(TraceSpec),
+  session: Type.Optional(SessionSpec),
+});
+
+/** The time TTFT is measured from for an SLO. */
+export const SloBasis = oneOf(['sent', 'intended'], {
+  default: 'sent',
+  description:
+    'TTFT from the actual send, or from the intended send (ttft_from_intended: keeps any delay the client added; open loop only).',
+});
+
+/** Per-class service level objectives; attainment is reported against them. */
+export const Slo = closed({
+  ttft_p95_ms: Type.Optional(positive()),
+  tpot_p95_ms: Type.Optional(positive()),
+  e2e_p95_ms: Type.Optional(positive()),
+  success_rate_min: Type.Optional(share()),
+  basis: Type.Optional(SloBasis),
+});
+
+/** One traffic class (tenant). */
+export const TrafficClass = closed({
+  name: shortName('The class name (in metric and file names).'),
+  priority: Type.Optional(Type.Integer()),
+  headers: Type.Optional(Headers),
+  prompt: PromptSpec,
+  load: Load,
+  slo: Type.Optional(Slo),
+});
+
+/** A named analysis window, seconds from the run start. */
+export const Window = closed(
+  {
+    name: shortName('The window name ("all", the whole run, is reserved).'),
+    start_s: Type.Number({ minimum: 0 }),
+    end_s: positive('At most duration_s.'),
+  },
+  { description: 'A request belongs to a window by its intended send time (rate models) or its send time (concurrency).' },
+);
+
+/** A Prometheus endpoint the coordinator scrapes. */
+export const ScrapeTarget = closed({
+  name: shortName('The endpoint name.'),
+  url: text('The metrics URL (http or https).'),
+  interval_s: Type.Number({ minimum: 0.1, description: 'Seconds between scrapes (pre and post snapshots are always taken).' }),
+});
+
+/** A whole plan file. */
+export const PlanFile = say(
+  fileRoot(
+    {
+      schema: Type.Literal(PLAN_SCHEMA),
+      name: nameField(128),
+      seed: Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'seed + plan ⇒ one arrival schedule, identical for any number of agents.',
+      }),
+      // One day: longer runs are almost certainly a unit mistake (ms for s).
+      duration_s: Type.Number({ exclusiveMinimum: 0, maximum: 86_400 }),
+      drain_timeout_s: Type.Optional(
+        Type.Number({
+          minimum: 0,
+          default: PLAN_DEFAULTS.drain_timeout_s,
+          description: 'Seconds after duration_s that requests in flight may finish.',
+        }),
+      ),
+      max_error_share: Type.Optional(
+        share('Share of failed requests above which the run is `degraded`.', { default: PLAN_DEFAULTS.max_error_share }),
+      ),
+      target: Type.Optional(Target),
+      classes: Type.Array(TrafficClass, { minItems: 1 }),
+      windows: Type.Optional(Type.Array(Window, { description: 'Named analysis windows; the whole run is always the window `all`.' })),
+      scrape: Type.Optional(Type.Array(ScrapeTarget, { description: 'Prometheus endpoints scraped during the run.' })),
+    },
+    { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
+  ),
+  // The coordinator sizes prompts against the target itself; a plan that carried sizes would skip that.
+  { unknown: { prompt_calibration: 'is written by the coordinator, not in a plan' } },
+);
