@@ -134,11 +134,26 @@ describe('trace replay: Mooncake rows over 3 agents and 1', () => {
     expect(hits).toBe(implied.hitTokens);
   });
 
-  it("engine-sim reports each row's cached prompt tokens exactly as its hash ids imply", () => {
+  // The hash ids imply a row's hits from the rows before it in the file. The server can only see
+  // that when those rows reached it first and were prefilled by then: a row is "racing" when a
+  // row sharing one of its blocks came earlier in the file but had not streamed its first token
+  // when this one was sent, or came later in the file but was sent first (agents on a busy
+  // machine send a few ms late). Every non-racing row must match exactly; racing rows may not.
+  it("engine-sim reports each row's cached prompt tokens exactly as its hash ids imply, except rows racing a sharer", () => {
     for (const { rows } of runs) {
+      const racing = (r: any): boolean =>
+        rows.some((q) => {
+          if (q === r || !ROWS[q.request_index]!.hash_ids.some((h) => ROWS[r.request_index]!.hash_ids.includes(h))) return false;
+          return q.request_index < r.request_index
+            ? BigInt(q.first_content_unix_ns) > BigInt(r.sent_unix_ns)
+            : BigInt(q.sent_unix_ns) < BigInt(r.sent_unix_ns);
+        });
       const off = rows.filter((r) => r.cached_tokens !== implied.perRow[r.request_index]);
-      console.log(`rows whose cached_tokens differ from the implied: ${off.length} of ${rows.length}`);
-      expect(off).toEqual([]);
+      const offRacing = off.filter(racing);
+      console.log(
+        `rows whose cached_tokens differ from the implied: ${off.length} of ${rows.length} (${offRacing.length} racing a sharer; racing rows in all: ${rows.filter(racing).length})`,
+      );
+      expect(off.filter((r) => !racing(r)).map((r) => r.request_index)).toEqual([]);
     }
   });
 
