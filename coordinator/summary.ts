@@ -1,11 +1,12 @@
 // Pure: turns the collector's merged histograms and exact counts into run.json's per-class,
 // per-window figures, the metric population, and the histograms' measured error vs exact.
 import type { Histogram } from '../shared/histogram.js';
-import { HISTOGRAM_CONFIG, nearestRank, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
+import { HISTOGRAM_CONFIG, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
 import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
 import type { Plan, TrafficClass } from '../shared/plan.js';
 import { isClosedLoop } from '../shared/plan.js';
 import type { Collector } from './collector.js';
+import { exactQuantile } from './exact/rank-select.js';
 import { goodputFigures } from './goodput.js';
 import { classVerdict } from './slo-verdict.js';
 import type { WindowStats } from './window-stats.js';
@@ -76,12 +77,11 @@ export function maxRelativeErrorVsExact(plan: Plan, c: Collector): { max: number
   for (const cls of plan.classes) {
     for (const [w, stats] of c.stats.get(cls.name)!) {
       for (const m of EXACT_METRICS) {
-        const values = stats.values.get(m);
-        if (!values || values.length === 0) continue;
-        const sorted = Float64Array.from(values).sort();
+        const s = stats.exact.get(m);
+        if (!s) continue;
         const h = c.mergedHistogram(cls.name, w, m);
         const hdr = percentilesNs(h, [...REPORTED_QUANTILES, 0, 1]);
-        const exact = [...REPORTED_QUANTILES.map((q) => nearestRank(sorted, q)), sorted[0]!, sorted[sorted.length - 1]!];
+        const exact = [...REPORTED_QUANTILES.map((q) => exactQuantile(s, q)), s.min, s.max];
         hdr.forEach((v, i) => {
           const e = exact[i]!;
           // Values below 1 µs are compared absolutely: their relative error is dominated by ns rounding.
