@@ -4,6 +4,7 @@
 // its final run histograms, as real agents send them, as fast as the coordinator acknowledges.
 // The figure is the coordinator's peak resident set (VmHWM) from first byte to exit, run.json
 // and report.html included; the exact figures it wrote are kept so two builds can be compared.
+import { MAX_IN_MEMORY_ENV } from '../coordinator/exact/exact-store.js';
 import type { Plan } from '../shared/plan.js';
 import { readRun, startFleetRun, stopFleetRun } from './fleet-driver.js';
 import { peakRssKib } from './proc.js';
@@ -15,14 +16,16 @@ const CLASS = 'bench';
 /** The goal (issue 15): a 1M-request run keeps the coordinator under 1 GB. */
 const GOAL_MIB = 1024;
 
-interface Size {
+/** A run's size: requests, their intended rate, and the synthetic agents that send them. */
+export interface Size {
   requests: number;
   ratePerS: number;
   agents: number;
 }
 
 const FULL: Size = { requests: 1_000_000, ratePerS: 5000, agents: 10 };
-const QUICK: Size = { requests: 2000, ratePerS: 1000, agents: 2 };
+/** The --quick size, also the size of the spill check (in memory vs through the spill file). */
+export const QUICK: Size = { requests: 2000, ratePerS: 1000, agents: 2 };
 
 // The coordinator never contacts the target; the plan gives the run its schedule, windows and SLO.
 function plan(s: Size): Plan {
@@ -49,10 +52,9 @@ function plan(s: Size): Plan {
   };
 }
 
-/** The exact (not histogram) figures of run.json: what a change of the exact method must keep. */
-function exactFigures(run: any): Record<string, unknown> {
-  const cls = run?.classes?.[CLASS];
-  const verdicts = cls?.slo_verdict?.windows ?? {};
+/** The figures of run.json computed from every raw value exactly: what a change of the exact method must keep. */
+export function exactFigures(run: any): Record<string, unknown> {
+  const verdicts = run?.classes?.[CLASS]?.slo_verdict?.windows ?? {};
   return {
     slo_verdict_figures: Object.fromEntries(
       Object.entries(verdicts).map(([w, v]: [string, any]) => [w, v.criteria.map((c: any) => [c.criterion, c.figure])]),
@@ -63,7 +65,8 @@ function exactFigures(run: any): Record<string, unknown> {
   };
 }
 
-async function measure(s: Size, env: Record<string, string> = {}) {
+/** One run of `s` through a real coordinator (its environment extended by `env`): peak RSS, times, exact figures. */
+export async function measure(s: Size, env: Record<string, string> = {}) {
   const p = plan(s);
   const r = await startFleetRun('loadfleet-bench-memory-', p, s.agents, env);
   const { coord, fleets } = r;
@@ -96,6 +99,8 @@ async function measure(s: Size, env: Record<string, string> = {}) {
       peak_rss_after_ingest_mib: round3(peakAtIngestKib / 1024),
       coordinator_peak_rss_mib: round3(peakKib / 1024),
       run_status: run?.status ?? `no run.json (exit ${done.code}): ${done.stderr.slice(-500)}`,
+      exact_method: run?.histograms?.exact_method ?? null,
+      exact_passes: run?.histograms?.exact_passes ?? null,
       exact_figures: exactFigures(run),
       fleet_errors: fleets.flatMap((f) => f.errors).slice(0, 5),
     };
@@ -108,6 +113,15 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
   const size = ctx.quick ? QUICK : FULL;
   ctx.log(`coordinator_memory: ${size.requests} requests from ${size.agents} synthetic agents`);
   const m = await measure(size);
+  // The same small run twice, in memory and spilled from the first value: the exact figures must not move.
+  ctx.log(`coordinator_memory: spill check, ${QUICK.requests} requests in memory and spilled`);
+  const inMemory = await measure(QUICK);
+  const spilled = await measure(QUICK, { [MAX_IN_MEMORY_ENV]: '0' });
+  const spillCheck = {
+    methods: [inMemory.exact_method, spilled.exact_method],
+    spill_passes: spilled.exact_passes,
+    identical: JSON.stringify(inMemory.exact_figures) === JSON.stringify(spilled.exact_figures),
+  };
   const table: TableRow[] = [
     {
       figure: `${fmt(m.requests)} requests: coordinator peak RSS`,
@@ -115,6 +129,7 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
       goal: `< ${fmt(GOAL_MIB)} MiB`,
     },
     { figure: `${fmt(m.requests)} requests: ingest + summarize`, value: `${fmt(m.ingest_s, 1)} + ${fmt(m.summarize_s, 1)} s` },
+    { figure: 'exact figures spilled = in memory', value: String(spillCheck.identical), goal: 'true' },
   ];
   return {
     figures: {
@@ -126,8 +141,10 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
         summarize_s: 'wall seconds from then until the coordinator exited (run.json, the other artifacts and report.html written)',
         exact_figures:
           'the figures run.json computes from every raw value, exactly (SLO verdict p95s, the histograms error against exact, schedule lag p99 and max), for comparing two builds',
+        spill_check: `a ${QUICK.requests}-request run twice, its raw values held in memory and spilled from the first (${MAX_IN_MEMORY_ENV}=0); identical when every exact figure of run.json is the same`,
       },
       run: m,
+      spill_check: spillCheck,
       goal: { coordinator_peak_rss_mib_max: GOAL_MIB, requests: FULL.requests },
       goal_met: m.requests >= FULL.requests ? m.coordinator_peak_rss_mib < GOAL_MIB : null,
     },

@@ -149,7 +149,7 @@ export const SLO_VERDICT_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict.windows.<w>.verdict':
     'met when every declared criterion held in the window, missed when any did not, not_evaluable when no request of the class fell in the window (by intended send time, or send time in a closed loop)',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].figure':
-    'for a *_p95_ms bound, the exact nearest-rank p95 in ms over the window own successful requests (TTFT from the actual send, or from the intended send with slo.basis "intended"; it may differ from the merged-HDR *_p95_ms figures by their bucket error); for success_rate_min, completed / attempted requests (429, 5xx, timeouts and every other failure count against it); null when nothing measured it',
+    'for a *_p95_ms bound, the exact nearest-rank p95 in ms over the window own successful requests, every one of them (held in memory or selected from a spill file, see histograms.exact_method) (TTFT from the actual send, or from the intended send with slo.basis "intended"; it may differ from the merged-HDR *_p95_ms figures by their bucket error); for success_rate_min, completed / attempted requests (429, 5xx, timeouts and every other failure count against it); null when nothing measured it',
   'classes.<c>.slo_verdict.windows.<w>.requests': 'requests of the class in the window, every status (the success rate divides by it)',
   'classes.<c>.slo_verdict.windows.<w>.reason': 'why the window is not_evaluable; null when it was judged',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].criterion':
