@@ -3,25 +3,15 @@
 // processes: first record batches as fast as it acknowledges them, then interval histograms.
 // Rates are counted from acknowledgements (processed, not merely sent), per wall second and per
 // second of the coordinator's own CPU (from /proc).
-import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseExact } from '../shared/json.js';
 import type { Plan } from '../shared/plan.js';
-import type { FleetCommand, FleetEvent } from './fleet-protocol.js';
+import type { Fleet } from './fleet-driver.js';
+import { readRun, startFleetRun, stopFleetRun } from './fleet-driver.js';
 import { BATCH_ROWS, INTERVAL_METRICS } from './fleet-protocol.js';
 import { processCpuMs, rssKib } from './proc.js';
 import { round3 } from './sampler.js';
-import type { Child } from './spawn.js';
-import { distFile, sleep, startNode } from './spawn.js';
+import { sleep } from './spawn.js';
 import type { BenchContext, Suite, SuiteResult, TableRow } from './suite.js';
 import { fmt } from './suite.js';
-
-const TOKEN = 'bench-ingest-token';
-/** Synthetic agents per fleet process (a process holds this many WebSockets comfortably). */
-const AGENTS_PER_FLEET = 500;
 
 // The coordinator never contacts the target; the plan only has to be valid and long enough.
 const PLAN: Plan = {
@@ -39,69 +29,6 @@ const PLAN: Plan = {
     },
   ],
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const sock = connect(port, '127.0.0.1', () => {
-        sock.destroy();
-        resolve(true);
-      });
-      sock.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await sleep(50);
-  }
-  throw new Error(`the coordinator did not listen on ${port} within ${timeoutMs} ms`);
-}
-
-/** One fleet process and a way to ask it for its counters. */
-class Fleet {
-  readonly child: ChildProcess;
-  readonly started: Promise<void>;
-  private reportWaiter: ((e: Extract<FleetEvent, { type: 'report' }>) => void) | undefined;
-  errors: string[] = [];
-
-  constructor(url: string, first: number, count: number) {
-    this.child = fork(distFile('bench/synthetic-fleet.js'), [url, TOKEN, String(first), String(count)], {
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    this.started = new Promise((resolve, reject) => {
-      this.child.on('message', (e: FleetEvent) => {
-        if (e.type === 'started') resolve();
-        else if (e.type === 'report') this.reportWaiter?.(e);
-        else if (this.errors.length < 5) this.errors.push(e.message);
-      });
-      this.child.once('exit', (code) =>
-        reject(new Error(`a fleet process exited (${code}) before its agents started: ${this.errors.join('; ')}`)),
-      );
-    });
-    this.started.catch(() => {});
-  }
-
-  command(c: FleetCommand): void {
-    this.child.send(c);
-  }
-
-  report(): Promise<Extract<FleetEvent, { type: 'report' }>> {
-    return new Promise((resolve) => {
-      this.reportWaiter = resolve;
-      this.command({ cmd: 'report' });
-    });
-  }
-}
 
 interface Mark {
   ms: number;
@@ -128,25 +55,9 @@ function rates(a: Mark, b: Mark, field: 'records' | 'intervals') {
 }
 
 async function measure(agents: number, phaseS: number) {
-  const root = mkdtempSync(join(tmpdir(), 'loadfleet-bench-ingest-'));
-  writeFileSync(join(root, 'plan.json'), JSON.stringify(PLAN));
-  const port = await freePort();
-  const t0 = performance.now();
-  const coord: Child = startNode('coordinator/main.js', [
-    'start',
-    ...['--agents', String(agents), '--plan', join(root, 'plan.json'), '--out', join(root, 'out')],
-    ...['--listen', `127.0.0.1:${port}`, '--token', TOKEN, '--join-timeout-s', '120', '--on-clock-mismatch', 'align', '--quiet'],
-  ]);
-  const fleets: Fleet[] = [];
+  const r = await startFleetRun('loadfleet-bench-ingest-', PLAN, agents);
+  const { coord, fleets } = r;
   try {
-    await waitForPort(port, 10_000);
-    for (let first = 0; first < agents; first += AGENTS_PER_FLEET)
-      fleets.push(new Fleet(`ws://127.0.0.1:${port}`, first, Math.min(AGENTS_PER_FLEET, agents - first)));
-    await Promise.race([
-      Promise.all(fleets.map((f) => f.started)),
-      coord.exited.then((d) => Promise.reject(new Error(`coordinator exited ${d.code}: ${d.stderr.slice(-1500)}`))),
-    ]);
-    const joinS = (performance.now() - t0) / 1000;
     await sleep(1000);
     let peakRss = 0;
     const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, rssKib(coord.pid) ?? 0)), 200);
@@ -162,12 +73,12 @@ async function measure(agents: number, phaseS: number) {
     clearInterval(rssTimer);
     for (const f of fleets) f.command({ cmd: 'final' });
     const done = await coord.exited;
-    const run = readRun(join(root, 'out'));
+    const run = readRun(r.out);
     const intervals = rates(i0, i1, 'intervals');
     return {
       agents,
       fleet_processes: fleets.length,
-      join_and_arm_s: round3(joinS),
+      join_and_arm_s: round3(r.joinS),
       records: rates(r0, r1, 'records'),
       intervals: { ...intervals, histogram_merges_per_s: intervals.per_s * INTERVAL_METRICS.length },
       histograms_per_interval: INTERVAL_METRICS.length,
@@ -176,17 +87,7 @@ async function measure(agents: number, phaseS: number) {
       fleet_errors: fleets.flatMap((f) => f.errors).slice(0, 5),
     };
   } finally {
-    for (const f of fleets) f.child.kill('SIGKILL');
-    await coord.stop();
-    rmSync(root, { recursive: true, force: true });
-  }
-}
-
-function readRun(out: string): { status: string } | null {
-  try {
-    return parseExact<{ status: string }>(readFileSync(join(out, readdirSync(out)[0]!, 'run.json'), 'utf8'));
-  } catch {
-    return null;
+    await stopFleetRun(r);
   }
 }
 

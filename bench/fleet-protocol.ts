@@ -1,14 +1,40 @@
 // What the coordinator_ingest suite and its synthetic fleet processes share: the IPC messages
 // between them and the shape of what each synthetic agent sends. Kept apart from
 // synthetic-fleet.ts, which starts its agents as soon as it is loaded.
+import type { Window } from '../shared/plan.js';
+
+/**
+ * A whole open-loop run's worth of distinct requests, split across the fleet by request index
+ * (agent k of n sends every index ≡ k mod n), each with its interval histograms and, once all of
+ * its records are acknowledged, its final run histograms (coordinator_memory).
+ */
+export interface StreamCommand {
+  cmd: 'stream';
+  /** Requests of the whole fleet. */
+  requests: number;
+  /** Agents of the whole fleet (every fleet process). */
+  agents: number;
+  /** Intended sends per second: request g is intended at g / rate_per_s seconds. */
+  rate_per_s: number;
+  /** The one class's name and the plan's windows. */
+  class: string;
+  windows: Window[];
+}
 
 /** What the parent tells a fleet process. */
-export type FleetCommand = { cmd: 'records' } | { cmd: 'intervals' } | { cmd: 'idle' } | { cmd: 'report' } | { cmd: 'final' };
+export type FleetCommand =
+  | { cmd: 'records' }
+  | { cmd: 'intervals' }
+  | { cmd: 'idle' }
+  | { cmd: 'report' }
+  | { cmd: 'final' }
+  | StreamCommand;
 
 /** What a fleet process tells the parent. */
 export type FleetEvent =
   | { type: 'started'; agents: number }
   | { type: 'report'; records_acked: number; intervals_acked: number }
+  | { type: 'streamed'; agents: number; records: number }
   | { type: 'error'; message: string };
 
 /** Rows per record batch (a real agent flushes up to 1,000 every 250 ms; 100 is a busy agent's 250 ms). */

@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { agentHotPath } from './agent-hot-path.js';
 import { coordinatorIngest } from './coordinator-ingest.js';
+import { coordinatorMemory } from './coordinator-memory.js';
 import { engineSim } from './engine-sim.js';
 import { scale } from './scale.js';
 import { scheduleFidelity } from './schedule-fidelity.js';
@@ -15,7 +16,16 @@ import { renderTable } from './table.js';
 import { timingAccuracy } from './timing-accuracy.js';
 import { workers } from './workers.js';
 
-const SUITES: readonly Suite[] = [agentHotPath, timingAccuracy, scheduleFidelity, scale, workers, coordinatorIngest, engineSim];
+const SUITES: readonly Suite[] = [
+  agentHotPath,
+  timingAccuracy,
+  scheduleFidelity,
+  scale,
+  workers,
+  coordinatorIngest,
+  coordinatorMemory,
+  engineSim,
+];
 
 function selected(only: readonly string[]): Suite[] {
   if (only.length === 0) return [...SUITES];

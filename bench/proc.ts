@@ -43,8 +43,17 @@ export function mainThreadCpuMs(pid: number): number | null {
 
 /** Resident set size (KiB) of `pid`, or null once it has gone. */
 export function rssKib(pid: number): number | null {
+  return statusKib(pid, 'VmRSS');
+}
+
+/** Peak resident set size so far (KiB, the kernel's high-water mark VmHWM) of `pid`, or null once it has gone. */
+export function peakRssKib(pid: number): number | null {
+  return statusKib(pid, 'VmHWM');
+}
+
+function statusKib(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
-    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : null;
   } catch {
     return null;

@@ -6,16 +6,21 @@
 // - `intervals` mode: interval histograms, each few followed by a one-row record batch whose
 //   ack proves the coordinator has processed the intervals before it (it handles a link's
 //   frames in order), so absorbed intervals are counted, not merely sent.
-// Started by coordinator-ingest.ts with fork(); it is told what to do over the IPC channel.
+// - `stream` mode (coordinator_memory): a whole open-loop run of distinct requests, each agent its
+//   share by request index, recorded by the real agent Recorder into interval histograms (sent as
+//   each synthetic second closes) and run histograms (sent in `final` once every record is acked).
+// Started by coordinator-ingest.ts and coordinator-memory.ts with fork(); it is told what to do
+// over the IPC channel.
 //
 // argv: <coordinator ws url> <token> <first agent number> <agent count>
 import WebSocket from 'ws';
+import { Recorder } from '../agent/recorder.js';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { encodeHistogram, newHistogram, recordNs } from '../shared/histogram.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { AgentHealth, AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { AGENT_PATH, decodeCoordinatorMessage, encodeMessage, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../shared/protocol.js';
-import type { FleetCommand, FleetEvent } from './fleet-protocol.js';
+import type { FleetCommand, FleetEvent, StreamCommand } from './fleet-protocol.js';
 import { BATCH_ROWS, INTERVAL_METRICS } from './fleet-protocol.js';
 
 /** Record batches an agent keeps unacknowledged. */
@@ -75,12 +80,59 @@ function histograms(): Record<string, string> {
   return out;
 }
 
+/**
+ * Request g of a stream: intended at g / rate; sent 0 … 2 ms after it; TTFT 40–200 ms and
+ * TPOT 15–25 ms in µs steps (many ties across a million requests); one in a hundred a 429.
+ */
+function streamRow(cls: string, g: number, ratePerS: number): RequestRecord {
+  const intended = Math.round((g * 1e9) / ratePerS);
+  const sent = intended + ((g * 7919) % 2000) * 1e3;
+  if (g % 100 === 99)
+    return {
+      ...row(g),
+      class: cls,
+      status: 'http_error',
+      http_status: 429,
+      intended_ns: intended,
+      sent_ns: sent,
+      headers_ns: sent + 1e6,
+      first_output_ns: null,
+      first_content_ns: null,
+      last_token_ns: null,
+      done_ns: sent + 1e6,
+      completion_tokens: null,
+      output_token_source: null,
+      content_chunks: 0,
+    };
+  const first = sent + 40e6 + ((g * 104729) % 160_000) * 1e3;
+  const done = first + 127 * (15e6 + ((g * 15485863) % 10_000) * 1e3);
+  return {
+    ...row(g),
+    class: cls,
+    intended_ns: intended,
+    sent_ns: sent,
+    headers_ns: sent + 1e6,
+    first_output_ns: first,
+    first_content_ns: first,
+    last_token_ns: done,
+    done_ns: done,
+  };
+}
+
+/** Rows per record batch in stream mode (a real agent flushes up to 1,000 every 250 ms). */
+const STREAM_BATCH_ROWS = 500;
+/** Three ITL gaps per request: enough for an itl histogram, cheap to record. */
+const STREAM_GAPS = [20e6, 21e6, 19e6];
+
 const HISTOGRAMS = histograms();
 const BATCH = encodeMessage({ type: 'records', seq: 0, rows: Array.from({ length: BATCH_ROWS }, (_, i) => row(i)) });
 const BARRIER = encodeMessage({ type: 'records', seq: 0, rows: [row(0)] });
 const HEARTBEAT = encodeMessage({ type: 'heartbeat', in_flight: 0, sent: 0, done: 0, errors: 0, health });
 const totals = { records_acked: 0, intervals_acked: 0 };
-let mode: 'idle' | 'records' | 'intervals' = 'idle';
+let mode: 'idle' | 'records' | 'intervals' | 'stream' = 'idle';
+let stream: StreamCommand | undefined;
+let streamedAgents = 0;
+let streamedRecords = 0;
 
 /** One synthetic agent on its own WebSocket. */
 class SynthAgent {
@@ -88,8 +140,15 @@ class SynthAgent {
   /** What each unacknowledged batch stands for: rows it carries, or intervals it vouches for. */
   private readonly unacked: { rows: number; intervals: number }[] = [];
   private second = 0;
+  /** Stream mode: the next request index, the synthetic clock, and the recorder fed from it. */
+  private next = -1;
+  private nowNs = 0;
+  private recorder: Recorder | undefined;
+  private streamDone = false;
+  private streamed = 0;
 
   constructor(
+    private readonly agentNo: number,
     id: string,
     private readonly onStarted: () => void,
     private readonly onClosed: () => void,
@@ -156,6 +215,8 @@ class SynthAgent {
         this.send(BATCH);
         this.unacked.push({ rows: BATCH_ROWS, intervals: 0 });
       }
+    } else if (mode === 'stream') {
+      this.pumpStream();
     } else if (mode === 'intervals') {
       while (this.unacked.length < BARRIER_WINDOW) {
         for (let k = 0; k < INTERVALS_PER_BARRIER; k++) {
@@ -171,6 +232,42 @@ class SynthAgent {
     }
   }
 
+  // Sends this agent's next batches of the stream; after the last is acknowledged, its final.
+  private pumpStream(): void {
+    const c = stream!;
+    if (!this.recorder) {
+      this.recorder = new Recorder(
+        c.windows,
+        () => this.nowNs,
+        (second, classes) => this.send({ type: 'interval', second, classes }),
+      );
+      this.next = this.agentNo;
+    }
+    const rec = this.recorder;
+    while (this.unacked.length < RECORD_WINDOW && this.next < c.requests) {
+      const rows: RequestRecord[] = [];
+      for (; rows.length < STREAM_BATCH_ROWS && this.next < c.requests; this.next += c.agents) {
+        const r = streamRow(c.class, this.next, c.rate_per_s);
+        this.nowNs = r.intended_ns!;
+        rec.issued(r.class, r.sent_ns - r.intended_ns!);
+        rec.finished(r, r.status === 'ok' ? STREAM_GAPS : []);
+        rows.push(r);
+      }
+      this.send({ type: 'records', seq: 0, rows });
+      this.unacked.push({ rows: rows.length, intervals: 0 });
+      this.streamed += rows.length;
+    }
+    if (this.unacked.length > 0 || this.next < c.requests || this.streamDone) return;
+    this.streamDone = true;
+    rec.flushAll();
+    void rec.drained().then(() => {
+      this.send({ type: 'final', windows: rec.encodeRun(), health, records: this.streamed });
+      streamedRecords += this.streamed;
+      if (++streamedAgents === agentsInProcess)
+        process.send?.({ type: 'streamed', agents: streamedAgents, records: streamedRecords } satisfies FleetEvent);
+    });
+  }
+
   heartbeat(): void {
     this.send(HEARTBEAT);
   }
@@ -181,15 +278,18 @@ class SynthAgent {
   }
 }
 
+const agentsInProcess = Number(countArg);
+
 function main(): void {
   const first = Number(firstArg);
-  const count = Number(countArg);
+  const count = agentsInProcess;
   let started = 0;
   let open = count;
   const agents = Array.from(
     { length: count },
     (_, i) =>
       new SynthAgent(
+        first + i,
         `synth-${first + i}`,
         () => {
           if (++started === count) process.send?.({ type: 'started', agents: count } satisfies FleetEvent);
@@ -210,6 +310,7 @@ function main(): void {
       for (const a of agents) a.final();
       return;
     }
+    if (c.cmd === 'stream') stream = c;
     mode = c.cmd;
     for (const a of agents) a.pump();
   });

@@ -20,6 +20,8 @@ import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { formatRequestRow } from './artifacts/requests-ndjson.js';
 import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
 import { ClassShape, expectedShape } from './class-shape.js';
+import type { ExactMethod } from './exact/exact-store.js';
+import { ExactStore } from './exact/exact-store.js';
 import { SessionTurns } from './session-turns.js';
 import { WindowStats } from './window-stats.js';
 
@@ -78,6 +80,8 @@ export class Collector {
   private newestSecond = -1;
   private readonly seen = new Map<number, Set<string>>();
   private readonly requests: AtomicLineStream;
+  /** Every raw metric value of every (class, window), for the exact figures (bounded in memory). */
+  private readonly exact: ExactStore;
   private readonly hlog: HlogWriter;
   private readonly traffic: TrafficCsvWriter;
   private readonly pending = new Map<number, PendingSecond>();
@@ -100,10 +104,12 @@ export class Collector {
     this.requests = new AtomicLineStream(`${dir}/requests.ndjson`);
     this.hlog = new HlogWriter(`${dir}/histograms.hlog`, startUnixNs);
     this.traffic = new TrafficCsvWriter(`${dir}/traffic.csv`);
+    this.exact = new ExactStore(`${dir}/exact-values.spill.tmp-${process.pid}`);
     const allEnd = Number.POSITIVE_INFINITY;
     for (const [i, cls] of plan.classes.entries()) {
-      const byWindow = new Map<string, WindowStats>([['all', new WindowStats(0, allEnd, cls.slo)]]);
-      for (const w of plan.windows ?? []) byWindow.set(w.name, new WindowStats(w.start_s * NS_PER_S, w.end_s * NS_PER_S, cls.slo));
+      const byWindow = new Map<string, WindowStats>([['all', new WindowStats(0, allEnd, cls.slo, this.exact)]]);
+      for (const w of plan.windows ?? [])
+        byWindow.set(w.name, new WindowStats(w.start_s * NS_PER_S, w.end_s * NS_PER_S, cls.slo, this.exact));
       this.stats.set(cls.name, byWindow);
       this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!)));
       const sessions = schedule.classes[i]!.sessions;
@@ -204,10 +210,17 @@ export class Collector {
     return getOrCreate(this.offered, cls, () => []);
   }
 
-  /** Closes every remaining second and the interval and request files. */
+  /** Closes every remaining second and the interval and request files; computes the exact figures of every window. */
   async close(): Promise<void> {
     for (const second of [...this.pending.keys()].sort((a, b) => a - b)) this.closeSecond(second);
     await Promise.all([this.requests.close(), this.hlog.close(), this.traffic.close()]);
+    const summaries = await this.exact.summaries();
+    for (const byWindow of this.stats.values()) for (const w of byWindow.values()) w.setExact(summaries);
+  }
+
+  /** How the exact figures were computed (after close). */
+  exactMethod(): ExactMethod {
+    return this.exact.method();
   }
 
   private addTo(p: PendingSecond, agent: number, classes: Record<string, IntervalClass>): void {

@@ -3,6 +3,7 @@ import { formatDuration, formatFigure, formatMs, formatNum, formatPct } from '..
 import type { RequestRecord } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
 import type { Slo } from '../shared/plan.js';
+import { SeriesValues } from './exact/series-values.js';
 import { goodputFigures } from './goodput.js';
 import { classVerdict, verdictLine, windowVerdict } from './slo-verdict.js';
 import { WindowStats } from './window-stats.js';
@@ -30,8 +31,10 @@ function rejected(i = 0): RequestRecord {
 }
 
 function window(records: RequestRecord[], slo: Slo = SLO): WindowStats {
-  const w = new WindowStats(0, 10e9, slo);
+  const values = new SeriesValues();
+  const w = new WindowStats(0, 10e9, slo, values);
   for (const r of records) w.add(r);
+  w.setExact(values.summaries());
   return w;
 }
 

@@ -3,10 +3,11 @@
 // nearest rank over the window's own records, so a bound met exactly is met and one request past
 // the rank flips the verdict — no histogram bucket decides a verdict at its boundary.
 import { formatMs, formatPct } from '../shared/format.js';
-import { nearestRank } from '../shared/histogram.js';
 import type { LatencyMetric } from '../shared/metrics.js';
 import type { Slo } from '../shared/plan.js';
 import { sloTtftMetric } from '../shared/plan.js';
+import type { ExactSummary } from './exact/rank-select.js';
+import { exactQuantile } from './exact/rank-select.js';
 
 /** A verdict: `not_evaluable` when the window holds nothing to judge. */
 export type SloVerdictValue = 'met' | 'missed' | 'not_evaluable';
@@ -41,11 +42,11 @@ export interface ClassVerdict {
   windows: Record<string, WindowVerdict>;
 }
 
-/** What the verdict needs of one window: counts and raw values in ns (successful requests only). */
+/** What the verdict needs of one window: counts and the exact figures of its raw values in ns (successful requests only). */
 export interface VerdictWindowInput {
   requests: number;
   completed: number;
-  values: ReadonlyMap<string, readonly number[]>;
+  exact: ReadonlyMap<string, ExactSummary>;
 }
 
 /** The latency bounds a class may declare, with the metric each judges. */
@@ -56,9 +57,8 @@ const LATENCY_BOUNDS: readonly { key: 'ttft_p95_ms' | 'tpot_p95_ms' | 'e2e_p95_m
 ];
 
 /** The exact nearest-rank p95 in ms of raw ns values; null when there are none. */
-export function exactP95Ms(values: readonly number[] | undefined): number | null {
-  if (!values || values.length === 0) return null;
-  return nearestRank(Float64Array.from(values).sort(), 0.95) / 1e6;
+export function exactP95Ms(s: ExactSummary | undefined): number | null {
+  return s ? exactQuantile(s, 0.95) / 1e6 : null;
 }
 
 /** The verdict of one window. */
@@ -67,7 +67,7 @@ export function windowVerdict(slo: Slo, w: VerdictWindowInput): WindowVerdict {
   for (const b of LATENCY_BOUNDS) {
     const bound = slo[b.key];
     if (bound === undefined) continue;
-    const figure = exactP95Ms(w.values.get(b.key === 'ttft_p95_ms' ? sloTtftMetric(slo.basis) : b.metric));
+    const figure = exactP95Ms(w.exact.get(b.key === 'ttft_p95_ms' ? sloTtftMetric(slo.basis) : b.metric));
     // With requests but no successful one there is no latency, and nobody was served: a miss.
     criteria.push({
       criterion: b.key,
@@ -149,7 +149,7 @@ export const SLO_VERDICT_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict.windows.<w>.verdict':
     'met when every declared criterion held in the window, missed when any did not, not_evaluable when no request of the class fell in the window (by intended send time, or send time in a closed loop)',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].figure':
-    'for a *_p95_ms bound, the exact nearest-rank p95 in ms over the window own successful requests (TTFT from the actual send, or from the intended send with slo.basis "intended"; it may differ from the merged-HDR *_p95_ms figures by their bucket error); for success_rate_min, completed / attempted requests (429, 5xx, timeouts and every other failure count against it); null when nothing measured it',
+    'for a *_p95_ms bound, the exact nearest-rank p95 in ms over the window own successful requests, every one of them (held in memory or selected from a spill file, see histograms.exact_method) (TTFT from the actual send, or from the intended send with slo.basis "intended"; it may differ from the merged-HDR *_p95_ms figures by their bucket error); for success_rate_min, completed / attempted requests (429, 5xx, timeouts and every other failure count against it); null when nothing measured it',
   'classes.<c>.slo_verdict.windows.<w>.requests': 'requests of the class in the window, every status (the success rate divides by it)',
   'classes.<c>.slo_verdict.windows.<w>.reason': 'why the window is not_evaluable; null when it was judged',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].criterion':

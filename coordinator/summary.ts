@@ -1,11 +1,12 @@
 // Pure: turns the collector's merged histograms and exact counts into run.json's per-class,
 // per-window figures, the metric population, and the histograms' measured error vs exact.
 import type { Histogram } from '../shared/histogram.js';
-import { HISTOGRAM_CONFIG, nearestRank, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
+import { HISTOGRAM_CONFIG, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
 import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
 import type { Plan, TrafficClass } from '../shared/plan.js';
 import { isClosedLoop } from '../shared/plan.js';
 import type { Collector } from './collector.js';
+import { exactQuantile } from './exact/rank-select.js';
 import { goodputFigures } from './goodput.js';
 import { classVerdict } from './slo-verdict.js';
 import type { WindowStats } from './window-stats.js';
@@ -76,12 +77,11 @@ export function maxRelativeErrorVsExact(plan: Plan, c: Collector): { max: number
   for (const cls of plan.classes) {
     for (const [w, stats] of c.stats.get(cls.name)!) {
       for (const m of EXACT_METRICS) {
-        const values = stats.values.get(m);
-        if (!values || values.length === 0) continue;
-        const sorted = Float64Array.from(values).sort();
+        const s = stats.exact.get(m);
+        if (!s) continue;
         const h = c.mergedHistogram(cls.name, w, m);
         const hdr = percentilesNs(h, [...REPORTED_QUANTILES, 0, 1]);
-        const exact = [...REPORTED_QUANTILES.map((q) => nearestRank(sorted, q)), sorted[0]!, sorted[sorted.length - 1]!];
+        const exact = [...REPORTED_QUANTILES.map((q) => exactQuantile(s, q)), s.min, s.max];
         hdr.forEach((v, i) => {
           const e = exact[i]!;
           // Values below 1 µs are compared absolutely: their relative error is dominated by ns rounding.
@@ -95,9 +95,19 @@ export function maxRelativeErrorVsExact(plan: Plan, c: Collector): { max: number
   return { max: max === null ? null : Number((max as number).toPrecision(4)), compared };
 }
 
+/** One sentence per field of run.json's `histograms` section on how the exact figures were computed. */
+export const EXACT_METHOD_DEFINITIONS: Record<string, string> = {
+  'histograms.exact_values':
+    'raw metric values (ns) the exact figures rest on: one per request, metric computable from its record (all but itl) and window it belongs to',
+  'histograms.exact_method':
+    'how the exact nearest-rank figures (max_relative_error_vs_exact, slo_verdict figures, the schedule lag p99 and max of data_quality) were found over every raw value: "in-memory sort" when at most 4 Mi values were held, else "streamed selection", an exact radix selection over a spill file of every value (the same figures, never estimated)',
+  'histograms.exact_passes': 'sequential passes over the spill file the streamed selection took (0 with in-memory sort)',
+};
+
 /** run.json's `histograms` section. */
 export function histogramSection(plan: Plan, c: Collector): Record<string, unknown> {
   const err = maxRelativeErrorVsExact(plan, c);
+  const exact = c.exactMethod();
   return {
     lowest_ns: HISTOGRAM_CONFIG.lowest_ns,
     highest_ns: HISTOGRAM_CONFIG.highest_ns,
@@ -105,8 +115,11 @@ export function histogramSection(plan: Plan, c: Collector): Record<string, unkno
     merge: 'hdr-add',
     max_relative_error_vs_exact: err.max,
     compared_values: err.compared,
+    exact_values: exact.values,
+    exact_method: exact.method,
+    exact_passes: exact.passes,
     definition:
-      'max_relative_error_vs_exact is the largest |merged-HDR − exact| / max(exact, 1 µs) over p50, p90, p95, p99, min and max of every class, window and metric computable from raw records (all but itl).',
+      'max_relative_error_vs_exact is the largest |merged-HDR − exact| / max(exact, 1 µs) over p50, p90, p95, p99, min and max of every class, window and metric computable from raw records (all but itl), exact being nearest rank over every raw value (exact_method says how it was found).',
   };
 }
 

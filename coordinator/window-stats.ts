@@ -1,16 +1,21 @@
 // Exact per-(class, window) bookkeeping over raw records: counts, tokens, SLO hits, and the raw
-// metric values that the merged histograms are checked against. Pure; no I/O.
+// metric values that the merged histograms are checked against (handed to a sink, one series per
+// metric, whose exact summaries come back once every record is in). Pure; no I/O.
 
-import { getOrCreate } from '../shared/maps.js';
 import type { LatencyMetric, RequestRecord } from '../shared/metrics.js';
 import { LATENCY_METRICS, metricNs } from '../shared/metrics.js';
 import type { Slo } from '../shared/plan.js';
 import { sloTtftMetric } from '../shared/plan.js';
+import type { ExactSummary } from './exact/rank-select.js';
+import type { ExactSink } from './exact/series-values.js';
 
 /** Metrics that raw records determine exactly (ITL gaps are not in records). */
-export const EXACT_METRICS = LATENCY_METRICS.filter((m): m is Exclude<LatencyMetric, 'itl'> => m !== 'itl');
+export const EXACT_METRICS = LATENCY_METRICS.filter((m): m is ExactMetric => m !== 'itl');
 
-/** Counts and raw values of one class in one window. */
+/** One of EXACT_METRICS. */
+export type ExactMetric = Exclude<LatencyMetric, 'itl'>;
+
+/** Counts of one class in one window, and the exact figures of its raw values. */
 export class WindowStats {
   requests = 0;
   completed = 0;
@@ -25,13 +30,27 @@ export class WindowStats {
   readonly statusCounts: Record<string, number> = {};
   /** HTTP status codes ("none" when no response arrived). */
   readonly httpCounts: Record<string, number> = {};
-  readonly values = new Map<Exclude<LatencyMetric, 'itl'>, number[]>();
+  /** Exact figures of each metric's raw values (ns), set once every record is in (setExact); absent without values. */
+  readonly exact = new Map<ExactMetric, ExactSummary>();
+  /** The sink's series of each of EXACT_METRICS, in that order. */
+  private readonly series: number[];
 
   constructor(
     private readonly startNs: number,
     private readonly endNs: number,
     private readonly slo: Slo | undefined,
-  ) {}
+    private readonly sink: ExactSink,
+  ) {
+    this.series = EXACT_METRICS.map(() => sink.newSeries());
+  }
+
+  /** Takes the exact figures of its series from the summaries of every series of the sink. */
+  setExact(summaries: readonly (ExactSummary | null)[]): void {
+    EXACT_METRICS.forEach((m, i) => {
+      const s = summaries[this.series[i]!];
+      if (s) this.exact.set(m, s);
+    });
+  }
 
   /** Adds one record that belongs to this window. */
   add(r: RequestRecord): void {
@@ -41,11 +60,10 @@ export class WindowStats {
     this.httpCounts[http] = (this.httpCounts[http] ?? 0) + 1;
     if (r.http_status === 200) this.http200++;
     if (r.http_status === 429) this.http429++;
-    for (const m of EXACT_METRICS) {
+    EXACT_METRICS.forEach((m, i) => {
       const v = metricNs(r, m);
-      if (v === null) continue;
-      getOrCreate(this.values, m, () => []).push(v);
-    }
+      if (v !== null) this.sink.add(this.series[i]!, v);
+    });
     if (r.status !== 'ok') {
       this.failed++;
       return;
@@ -59,7 +77,7 @@ export class WindowStats {
 
 /** Whether one successful request met every per-request bound its class declares (TTFT on the SLO's basis). */
 export function meetsSlo(r: RequestRecord, slo: Slo): boolean {
-  const within = (metric: Exclude<LatencyMetric, 'itl'>, boundMs: number | undefined): boolean => {
+  const within = (metric: ExactMetric, boundMs: number | undefined): boolean => {
     if (boundMs === undefined) return true;
     const v = metricNs(r, metric);
     return v !== null && v <= boundMs * 1e6;

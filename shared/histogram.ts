@@ -183,10 +183,14 @@ export function nsToMs(ns: number): number {
   return Math.round(ns / 1e3) / 1e3;
 }
 
+/** The 0-based index of the nearest-rank q-quantile among n sorted values: ceil(q·n) − 1, clamped to [0, n−1]. */
+export function nearestRankIndex(n: number, q: number): number {
+  return Math.min(n - 1, Math.max(0, Math.ceil(q * n - 1e-9) - 1));
+}
+
 /** Exact nearest-rank percentile of raw values: index ceil(q·n) − 1, clamped to [0, n−1]. */
 export function nearestRank(sortedAscending: ArrayLike<number>, q: number): number {
   const n = sortedAscending.length;
   if (n === 0) return Number.NaN;
-  const idx = Math.min(n - 1, Math.max(0, Math.ceil(q * n - 1e-9) - 1));
-  return sortedAscending[idx]!;
+  return sortedAscending[nearestRankIndex(n, q)]!;
 }

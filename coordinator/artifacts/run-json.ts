@@ -24,7 +24,7 @@ import { serverBlock } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
 import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
-import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
+import { classSummaries, EXACT_METHOD_DEFINITIONS, histogramSection, metricPopulation } from '../summary.js';
 import { assessRun } from '../validity/index.js';
 import { writeFileAtomic } from './atomic.js';
 
@@ -77,6 +77,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
+  ...EXACT_METHOD_DEFINITIONS,
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
   'metric_population.output_token_sources':

@@ -1,13 +1,13 @@
 // Gathers what the validity gates read from the run's collector, schedule, summaries and scrapes
 // into one plain ValidityInput, so the gates themselves stay pure and testable with known numbers.
 
-import { nearestRank } from '../../shared/histogram.js';
 import { describeLength, isFixedLength } from '../../shared/lengths.js';
 import type { Plan, TrafficClass } from '../../shared/plan.js';
 import { isClosedLoop, TRACE_DEFAULTS } from '../../shared/plan.js';
 import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import type { Collector } from '../collector.js';
+import { exactQuantile } from '../exact/rank-select.js';
 import { fairnessPriorities } from '../scrape/derive.js';
 import { classFairness, toSamples } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
@@ -39,7 +39,7 @@ export function validityInput(f: RunFacts): ValidityInput {
     classes: f.plan.classes.map((cls, i) => {
       const all = f.collector.stats.get(cls.name)!.get('all')!;
       const shape = f.collector.shapes.get(cls.name)!;
-      const lags = Float64Array.from(all.values.get('schedule_lag') ?? []).sort();
+      const lags = all.exact.get('schedule_lag');
       const summary = f.classes[cls.name] as { windows: Record<string, Record<string, unknown>> };
       const evidence: ClassEvidence = {
         name: cls.name,
@@ -48,8 +48,8 @@ export function validityInput(f: RunFacts): ValidityInput {
         dispatched: shape.dispatched,
         statusCounts: all.statusCounts,
         httpCounts: all.httpCounts,
-        scheduleLagP99Ms: lags.length > 0 ? round3(nearestRank(lags, 0.99) / 1e6) : null,
-        scheduleLagMaxMs: lags.length > 0 ? round3(lags[lags.length - 1]! / 1e6) : null,
+        scheduleLagP99Ms: lags ? round3(exactQuantile(lags, 0.99) / 1e6) : null,
+        scheduleLagMaxMs: lags ? round3(lags.max / 1e6) : null,
         startSpreadMs: shape.startSpreadMs(),
         fairnessId: fairness.get(cls.name) ?? null,
         priority: cls.priority ?? null,

@@ -1,0 +1,156 @@
+// coordinator_memory: how much memory one coordinator needs for a long run. A real coordinator is
+// fed a whole open-loop run of distinct requests (1,000,000 by default) by synthetic agents
+// (synthetic-fleet.ts, stream mode): every record, each agent's per-second interval histograms and
+// its final run histograms, as real agents send them, as fast as the coordinator acknowledges.
+// The figure is the coordinator's peak resident set (VmHWM) from first byte to exit, run.json
+// and report.html included; the exact figures it wrote are kept so two builds can be compared.
+import { MAX_IN_MEMORY_ENV } from '../coordinator/exact/exact-store.js';
+import type { Plan } from '../shared/plan.js';
+import { readRun, startFleetRun, stopFleetRun } from './fleet-driver.js';
+import { peakRssKib } from './proc.js';
+import { round3 } from './sampler.js';
+import type { BenchContext, Suite, SuiteResult, TableRow } from './suite.js';
+import { fmt } from './suite.js';
+
+const CLASS = 'bench';
+/** The goal (issue 15): a 1M-request run keeps the coordinator under 1 GB. */
+const GOAL_MIB = 1024;
+
+/** A run's size: requests, their intended rate, and the synthetic agents that send them. */
+export interface Size {
+  requests: number;
+  ratePerS: number;
+  agents: number;
+}
+
+const FULL: Size = { requests: 1_000_000, ratePerS: 5000, agents: 10 };
+/** The --quick size, also the size of the spill check (in memory vs through the spill file). */
+export const QUICK: Size = { requests: 2000, ratePerS: 1000, agents: 2 };
+
+// The coordinator never contacts the target; the plan gives the run its schedule, windows and SLO.
+function plan(s: Size): Plan {
+  const durationS = Math.ceil(s.requests / s.ratePerS);
+  return {
+    schema: 'loadfleet.plan/v1',
+    name: 'bench-memory',
+    seed: 1,
+    duration_s: durationS,
+    drain_timeout_s: 0,
+    target: { base_url: 'http://127.0.0.1:9/v1', api: 'chat', model: 'none', timeout_s: 10 },
+    classes: [
+      {
+        name: CLASS,
+        prompt: { input_tokens: 16, output_tokens: 128 },
+        load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: durationS, rate_per_s: s.ratePerS }] },
+        slo: { ttft_p95_ms: 150, tpot_p95_ms: 25, e2e_p95_ms: 3000, success_rate_min: 0.95 },
+      },
+    ],
+    windows: [
+      { name: 'warmup', start_s: 0, end_s: durationS / 10 },
+      { name: 'steady', start_s: durationS / 10, end_s: (durationS * 9) / 10 },
+    ],
+  };
+}
+
+/** The figures of run.json computed from every raw value exactly: what a change of the exact method must keep. */
+export function exactFigures(run: any): Record<string, unknown> {
+  const verdicts = run?.classes?.[CLASS]?.slo_verdict?.windows ?? {};
+  return {
+    slo_verdict_figures: Object.fromEntries(
+      Object.entries(verdicts).map(([w, v]: [string, any]) => [w, v.criteria.map((c: any) => [c.criterion, c.figure])]),
+    ),
+    max_relative_error_vs_exact: run?.histograms?.max_relative_error_vs_exact ?? null,
+    compared_values: run?.histograms?.compared_values ?? null,
+    schedule_kept: run?.data_quality?.checks?.find((c: any) => c.name === 'schedule_kept')?.evidence?.classes?.[CLASS] ?? null,
+  };
+}
+
+/** One run of `s` through a real coordinator (its environment extended by `env`): peak RSS, times, exact figures. */
+export async function measure(s: Size, env: Record<string, string> = {}) {
+  const p = plan(s);
+  const r = await startFleetRun('loadfleet-bench-memory-', p, s.agents, env);
+  const { coord, fleets } = r;
+  try {
+    let peakKib = 0;
+    const timer = setInterval(() => {
+      peakKib = Math.max(peakKib, peakRssKib(coord.pid) ?? 0);
+    }, 100);
+    const t0 = performance.now();
+    for (const f of fleets)
+      f.command({ cmd: 'stream', requests: s.requests, agents: s.agents, rate_per_s: s.ratePerS, class: CLASS, windows: p.windows! });
+    const streamed = await Promise.all(fleets.map((f) => f.streamed));
+    const ingestS = (performance.now() - t0) / 1000;
+    const peakAtIngestKib = Math.max(peakKib, peakRssKib(coord.pid) ?? 0);
+    // VmHWM only grows: the last reading before the exit holds the peak of everything before it.
+    const done = await coord.exited;
+    clearInterval(timer);
+    const totalS = (performance.now() - t0) / 1000;
+    const run = readRun<any>(r.out);
+    return {
+      requests: s.requests,
+      records_sent: streamed.reduce((n, e) => n + e.records, 0),
+      records_in_run_json: run?.classes?.[CLASS]?.requests ?? null,
+      agents: s.agents,
+      rate_per_s: s.ratePerS,
+      windows: (p.windows ?? []).length + 1,
+      ingest_s: round3(ingestS),
+      summarize_s: round3(totalS - ingestS),
+      total_s: round3(totalS),
+      peak_rss_after_ingest_mib: round3(peakAtIngestKib / 1024),
+      coordinator_peak_rss_mib: round3(peakKib / 1024),
+      run_status: run?.status ?? `no run.json (exit ${done.code}): ${done.stderr.slice(-500)}`,
+      exact_method: run?.histograms?.exact_method ?? null,
+      exact_passes: run?.histograms?.exact_passes ?? null,
+      exact_figures: exactFigures(run),
+      fleet_errors: fleets.flatMap((f) => f.errors).slice(0, 5),
+    };
+  } finally {
+    await stopFleetRun(r);
+  }
+}
+
+async function run(ctx: BenchContext): Promise<SuiteResult> {
+  const size = ctx.quick ? QUICK : FULL;
+  ctx.log(`coordinator_memory: ${size.requests} requests from ${size.agents} synthetic agents`);
+  const m = await measure(size);
+  // The same small run twice, in memory and spilled from the first value: the exact figures must not move.
+  ctx.log(`coordinator_memory: spill check, ${QUICK.requests} requests in memory and spilled`);
+  const inMemory = await measure(QUICK);
+  const spilled = await measure(QUICK, { [MAX_IN_MEMORY_ENV]: '0' });
+  const spillCheck = {
+    methods: [inMemory.exact_method, spilled.exact_method],
+    spill_passes: spilled.exact_passes,
+    identical: JSON.stringify(inMemory.exact_figures) === JSON.stringify(spilled.exact_figures),
+  };
+  const table: TableRow[] = [
+    {
+      figure: `${fmt(m.requests)} requests: coordinator peak RSS`,
+      value: `${fmt(m.coordinator_peak_rss_mib)} MiB`,
+      goal: `< ${fmt(GOAL_MIB)} MiB`,
+    },
+    { figure: `${fmt(m.requests)} requests: ingest + summarize`, value: `${fmt(m.ingest_s, 1)} + ${fmt(m.summarize_s, 1)} s` },
+    { figure: 'exact figures spilled = in memory', value: String(spillCheck.identical), goal: 'true' },
+  ];
+  return {
+    figures: {
+      definitions: {
+        coordinator_peak_rss_mib:
+          'the coordinator process peak resident set (VmHWM in /proc/<pid>/status, read every 100 ms until it exits), from its start to its exit after run.json and report.html',
+        peak_rss_after_ingest_mib: 'the same peak as soon as every record was acknowledged and every agent had sent its final',
+        ingest_s: 'wall seconds from the stream command until every agent had every record acknowledged and had sent its final',
+        summarize_s: 'wall seconds from then until the coordinator exited (run.json, the other artifacts and report.html written)',
+        exact_figures:
+          'the figures run.json computes from every raw value, exactly (SLO verdict p95s, the histograms error against exact, schedule lag p99 and max), for comparing two builds',
+        spill_check: `a ${QUICK.requests}-request run twice, its raw values held in memory and spilled from the first (${MAX_IN_MEMORY_ENV}=0); identical when every exact figure of run.json is the same`,
+      },
+      run: m,
+      spill_check: spillCheck,
+      goal: { coordinator_peak_rss_mib_max: GOAL_MIB, requests: FULL.requests },
+      goal_met: m.requests >= FULL.requests ? m.coordinator_peak_rss_mib < GOAL_MIB : null,
+    },
+    table,
+  };
+}
+
+/** The coordinator_memory suite. */
+export const coordinatorMemory: Suite = { name: 'coordinator_memory', run };
