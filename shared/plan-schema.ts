@@ -3,8 +3,23 @@
 // these definitions; what a schema cannot say (phases inside the duration, a phase matching its
 // load model, fields a trace or session class must not have) is the rules in plan-validate.ts.
 import { type NumberOptions, Type } from '@sinclair/typebox';
-import { PLAN_DEFAULTS, PLAN_SCHEMA, PROMPT_DEFAULTS, TRACE_DEFAULTS } from './plan.js';
 import { closed, fileRoot, oneOf, say } from './schema-problems.js';
+
+/** The only plan schema this version reads. */
+export const PLAN_SCHEMA = 'loadfleet.plan/v1';
+
+/** Defaults applied where a plan is silent. */
+export const PLAN_DEFAULTS = {
+  drain_timeout_s: 30,
+  max_error_share: 0.01,
+  timeout_s: 90,
+} as const;
+
+/** Prompt defaults: the studies always send fixed-length, cache-defeating prompts. */
+export const PROMPT_DEFAULTS = { ignore_eos: true, cache: 'unique' } as const;
+
+/** Defaults of `load.trace`. */
+export const TRACE_DEFAULTS = { time_scale: 1, start_s: 0, block_tokens: 512 } as const;
 
 const NAME_WORDS = { pattern: 'must use only letters, digits, ".", "_" and "-"' };
 

@@ -4,8 +4,8 @@
 import type { Static } from '@sinclair/typebox';
 import type * as D from './plan-schema.js';
 
-/** The only plan schema this version reads. */
-export const PLAN_SCHEMA = 'loadfleet.plan/v1';
+// The defaults live with the definition (its schema publishes them); every caller reads them here.
+export { PLAN_DEFAULTS, PLAN_SCHEMA, PROMPT_DEFAULTS, TRACE_DEFAULTS } from './plan-schema.js';
 
 /** Which OpenAI-compatible endpoint a plan targets. */
 export type ApiKind = Static<typeof D.ApiKind>;
@@ -91,19 +91,6 @@ export type Plan = Omit<Static<typeof D.PlanFile>, '$schema' | 'target' | 'class
    */
   inputs?: WorkloadInputs;
 };
-
-/** Defaults applied where a plan is silent. */
-export const PLAN_DEFAULTS = {
-  drain_timeout_s: 30,
-  max_error_share: 0.01,
-  timeout_s: 90,
-} as const;
-
-/** Prompt defaults: the studies always send fixed-length, cache-defeating prompts. */
-export const PROMPT_DEFAULTS = { ignore_eos: true, cache: 'unique' } as const;
-
-/** Defaults of `load.trace`. */
-export const TRACE_DEFAULTS = { time_scale: 1, start_s: 0, block_tokens: 512 } as const;
 
 /** True when the class runs a closed loop (concurrency) rather than an arrival schedule. */
 export function isClosedLoop(cls: TrafficClass): boolean {
