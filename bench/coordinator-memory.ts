@@ -52,16 +52,25 @@ function plan(s: Size): Plan {
   };
 }
 
+/** The parts of run.json this suite reads. */
+interface RunView {
+  status?: string;
+  classes?: Record<
+    string,
+    { requests?: number; slo_verdict?: { windows?: Record<string, { criteria: { criterion: string; figure: number | null }[] }> } }
+  >;
+  histograms?: { max_relative_error_vs_exact?: number; compared_values?: number; exact_method?: string; exact_passes?: number };
+  data_quality?: { checks?: { name: string; evidence?: { classes?: Record<string, unknown> } }[] };
+}
+
 /** The figures of run.json computed from every raw value exactly: what a change of the exact method must keep. */
-export function exactFigures(run: any): Record<string, unknown> {
+export function exactFigures(run: RunView | null): Record<string, unknown> {
   const verdicts = run?.classes?.[CLASS]?.slo_verdict?.windows ?? {};
   return {
-    slo_verdict_figures: Object.fromEntries(
-      Object.entries(verdicts).map(([w, v]: [string, any]) => [w, v.criteria.map((c: any) => [c.criterion, c.figure])]),
-    ),
+    slo_verdict_figures: Object.fromEntries(Object.entries(verdicts).map(([w, v]) => [w, v.criteria.map((c) => [c.criterion, c.figure])])),
     max_relative_error_vs_exact: run?.histograms?.max_relative_error_vs_exact ?? null,
     compared_values: run?.histograms?.compared_values ?? null,
-    schedule_kept: run?.data_quality?.checks?.find((c: any) => c.name === 'schedule_kept')?.evidence?.classes?.[CLASS] ?? null,
+    schedule_kept: run?.data_quality?.checks?.find((c) => c.name === 'schedule_kept')?.evidence?.classes?.[CLASS] ?? null,
   };
 }
 
@@ -85,7 +94,7 @@ export async function measure(s: Size, env: Record<string, string> = {}) {
     const done = await coord.exited;
     clearInterval(timer);
     const totalS = (performance.now() - t0) / 1000;
-    const run = readRun<any>(r.out);
+    const run = readRun<RunView>(r.out);
     return {
       requests: s.requests,
       records_sent: streamed.reduce((n, e) => n + e.records, 0),
