@@ -5,6 +5,7 @@ import type { RequestRecord, RequestStatus } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { canaryFailure, checkCanary } from './canary.js';
+import { GapList } from './gap-list.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 import { TextCapture } from './text-capture.js';
 
@@ -34,7 +35,8 @@ export interface RequestSpec {
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
 export interface RequestResult {
   record: RequestRecord;
-  contentGapsNs: number[];
+  /** Empty unless the request succeeded; whoever consumes it releases it (gap-list.ts). */
+  contentGaps: GapList;
   /** The reply's content text, when the spec asked for it. */
   content?: string;
 }
@@ -67,7 +69,7 @@ export function sendRequest(
 // The dispatch handler: one per request. Holds the timing state machine.
 class StreamTracker implements Dispatcher.DispatchHandler {
   readonly record: RequestRecord;
-  readonly gaps: number[] = [];
+  private readonly gaps = new GapList();
   onFinish: () => void = () => {};
   private controller: Dispatcher.DispatchController | undefined;
   private readonly parser: SseParser;
@@ -238,10 +240,13 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.onFinish();
     this.record.status = status;
     this.record.error = error;
-    if (status !== 'ok') this.record.done_ns ??= this.nowNs();
+    if (status !== 'ok') {
+      this.record.done_ns ??= this.nowNs();
+      this.gaps.release();
+    }
     this.resolve({
       record: this.record,
-      contentGapsNs: status === 'ok' ? this.gaps : [],
+      contentGaps: this.gaps,
       ...(this.captureContent && { content: this.capture!.text().visible }),
     });
   }

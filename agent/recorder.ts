@@ -47,7 +47,7 @@ export class Recorder {
   }
 
   /** Records a finished request (its record and ITL gaps) into run and interval histograms. */
-  finished(r: RequestRecord, gapsNs: readonly number[]): void {
+  finished(r: RequestRecord, gapsNs: ArrayLike<number>): void {
     this.rotate();
     const iv = this.interval(r.class);
     if (r.status === 'ok') iv.completed++;
@@ -65,7 +65,7 @@ export class Recorder {
     if (gapsNs.length > 0) {
       for (const t of targets) {
         const h = histogram(t, 'itl', this.pool);
-        for (const g of gapsNs) recordNs(h, g);
+        for (let i = 0; i < gapsNs.length; i++) recordNs(h, gapsNs[i]!);
       }
     }
   }

@@ -4,6 +4,7 @@
 import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent as UndiciAgent } from 'undici';
 import type { Clock } from '../shared/clock.js';
+import { perfOffsetToHrtime } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import { newHistogram, nsToMs, percentilesNs, recordNs } from '../shared/histogram.js';
 import type { RequestRecord } from '../shared/metrics.js';
@@ -15,6 +16,7 @@ import { buildSchedule } from '../shared/schedule.js';
 import type { ClassStripe, Share } from '../shared/shares.js';
 import { takeStripe } from '../shared/shares.js';
 import { loadTokenizerFile } from '../shared/tokenizer-file.js';
+import { AfterReads } from './after-reads.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { endpointPaths } from './api/adapter.js';
 import { API_ADAPTERS } from './api/index.js';
@@ -77,7 +79,10 @@ export class AgentRun implements ShareRunner {
   /** Event-loop utilisation is counted from the start instant (preparation is not load). */
   private eluStart: EventLoopUtilization | undefined;
   private recorder: Recorder | undefined;
-  private startMono = 0n;
+  /** The start instant as performance.now() × 1e6 (see nowNs). */
+  private startPerfNs = 0;
+  /** Finished requests wait here for their bookkeeping until the current poll's reads are stamped. */
+  private readonly finishing = new AfterReads<RequestResult>((batch) => this.record(batch));
   private rows: RequestRecord[] = [];
   private unacked = 0;
   private batchSeq = 0;
@@ -154,12 +159,16 @@ export class AgentRun implements ShareRunner {
     return this.classes.reduce((n, c) => n + c.stripe.arrivalsNs.length, 0);
   }
 
-  /** ns since the shared start instant on this agent's monotonic clock. */
-  private readonly nowNs = (): number => Number(process.hrtime.bigint() - this.startMono);
+  /**
+   * ns since the shared start instant on this agent's monotonic clock, read as a float (no BigInt
+   * per chunk; shared/clock.ts perfOffsetToHrtime says why that is the same clock).
+   */
+  private readonly nowNs = (): number => Math.round(performance.now() * 1e6 - this.startPerfNs);
 
   /** Waits for the start instant (given in this agent's wall clock), runs to the end, sends `final`. */
   async start(startLocalNs: bigint): Promise<void> {
-    this.startMono = process.hrtime.bigint() + (startLocalNs - this.clock.nowNs());
+    const startMono = process.hrtime.bigint() + (startLocalNs - this.clock.nowNs());
+    this.startPerfNs = Number(startMono) - perfOffsetToHrtime().offsetNs;
     this.recorder = new Recorder(this.plan.windows ?? [], this.nowNs, (second, classes) =>
       this.send({ type: 'interval', second, classes }),
     );
@@ -269,14 +278,23 @@ export class AgentRun implements ShareRunner {
     return result;
   }
 
-  private completed({ record, contentGapsNs }: RequestResult): void {
+  private completed(result: RequestResult): void {
     this.inFlight--;
     this.done++;
-    if (record.status !== 'ok') this.errors++;
-    if (record.intended_ns !== null) recordNs(this.lag, record.sent_ns - record.intended_ns);
-    this.recorder!.finished(record, contentGapsNs);
-    this.spool?.append(record, contentGapsNs);
-    this.rows.push(record);
+    if (result.record.status !== 'ok') this.errors++;
+    this.finishing.push(result);
+  }
+
+  // A batch of finished requests, after the reads of their poll phase (after-reads.ts): into the
+  // histograms, the spool (one write) and the next record batch.
+  private record(batch: readonly RequestResult[]): void {
+    for (const { record, contentGaps } of batch) {
+      if (record.intended_ns !== null) recordNs(this.lag, record.sent_ns - record.intended_ns);
+      this.recorder!.finished(record, contentGaps.view());
+      this.rows.push(record);
+    }
+    this.spool?.append(batch.map((r) => ({ record: r.record, gaps: r.contentGaps.view() })));
+    for (const r of batch) r.contentGaps.release();
     if (this.rows.length >= RECORD_BATCH_ROWS) this.flushRecords();
   }
 
@@ -290,6 +308,7 @@ export class AgentRun implements ShareRunner {
 
   private async finish(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    this.finishing.drain();
     this.recorder!.flushAll();
     await this.recorder!.drained();
     this.flushRecords();

@@ -1,12 +1,13 @@
 // Preloaded with `node --import` (NODE_OPTIONS, which may not carry --cpu-prof itself): profiles
 // an agent process with the inspector and writes <dir>/agent.<pid>.cpuprofile as it exits.
-// Only agents are profiled; the directory comes from LOADFLEET_CPU_PROF_DIR.
+// Only agents (and the bare undici client, to compare) are profiled; the directory comes from LOADFLEET_CPU_PROF_DIR.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
 
 const dir = process.env.LOADFLEET_CPU_PROF_DIR;
-if (dir && process.argv[1]?.includes('agent/main.js')) {
+const script = process.argv[1] ?? '';
+if (dir && (script.includes('agent/main.js') || script.includes('bare-undici-client'))) {
   const session = new Session();
   session.connect();
   session.post('Profiler.enable');

@@ -3,13 +3,16 @@
 // `--cpu-prof` of the agent process the main thread's JavaScript by file group (undici, agent,
 // shared, Node internals), garbage collection, and the top functions by self time.
 //
-// Usage: node dist/bench/profile-agent.js [--dist <dist dir>]… [--rounds 1] [--duration 12]
+// Usage: node dist/bench/profile-agent.js [--dist <dist dir>]… [--bare] [--rounds 1] [--duration 12]
 //   Each --dist is a compiled tree whose coordinator and agent are profiled (default: this one);
 //   with several, rounds alternate between them so they meet the same machine (before/after).
+//   --bare adds bench/bare-undici-client.js on the same load to each round, profiled the same way.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ClientLoad } from './client-args.js';
+import { clientArgv } from './client-args.js';
 import { startPacedServer } from './paced-server.js';
 import { closedLoopPlan } from './plans.js';
 import { childPids, machineCpuMs } from './proc.js';
@@ -102,38 +105,52 @@ function summarise(profile: CpuProfile) {
   return { groups: Object.fromEntries(Object.entries(groups).map(([g, ms]) => [g, Math.round(ms)])), top, ours_inclusive: ours };
 }
 
-async function profileOnce(dist: string, baseUrl: string, opts: { concurrency: number; tokens: number; durationS: number }) {
+type Load = ClientLoad;
+
+// The agent runs under a coordinator (the pid to watch is its child); the bare client is the pid itself.
+async function profileOnce(what: string, dist: string, load: Load) {
   const root = mkdtempSync(join(tmpdir(), 'loadfleet-prof-'));
-  const plan = closedLoopPlan({ name: 'bench-profile', baseUrl, gapMs: GAP_MS, firstMs: GAP_MS, drainS: 30, ...opts });
-  writeFileSync(join(root, 'plan.json'), JSON.stringify(plan));
   const profDir = join(root, 'prof');
   mkdirSync(profDir);
+  const env = { NODE_OPTIONS: `--import=${distFile('bench/cpu-profile-preload.js')}`, LOADFLEET_CPU_PROF_DIR: profDir };
+  let argv: string[];
+  if (what === 'agent') {
+    const plan = closedLoopPlan({ name: 'bench-profile', drainS: 30, ...load });
+    writeFileSync(join(root, 'plan.json'), JSON.stringify(plan));
+    argv = [
+      join(dist, 'coordinator/main.js'),
+      'start',
+      '--agents',
+      '1',
+      '--plan',
+      join(root, 'plan.json'),
+      '--out',
+      join(root, 'out'),
+      '--quiet',
+    ];
+  } else argv = [distFile('bench/bare-undici-client.js'), ...clientArgv(load)];
   const machine0 = machineCpuMs();
   const t0 = performance.now();
-  const coord = startChild(
-    process.execPath,
-    [join(dist, 'coordinator/main.js'), 'start', '--agents', '1', '--plan', join(root, 'plan.json'), '--out', join(root, 'out'), '--quiet'],
-    { NODE_OPTIONS: `--import=${distFile('bench/cpu-profile-preload.js')}`, LOADFLEET_CPU_PROF_DIR: profDir },
-  );
-  let agentPid: number | undefined;
+  const child = startChild(process.execPath, argv, env);
+  let pid: number | undefined = what === 'agent' ? undefined : child.pid;
   let last: CpuSplit | null = null;
   let running = true;
-  void coord.exited.then(() => (running = false));
+  void child.exited.then(() => (running = false));
   while (running) {
-    agentPid ??= childPids(coord.pid, 'agent/main.js')[0];
-    if (agentPid !== undefined) last = cpuSplit(agentPid) ?? last;
+    pid ??= childPids(child.pid, 'agent/main.js')[0];
+    if (pid !== undefined) last = cpuSplit(pid) ?? last;
     await sleep(100);
   }
   const wallMs = performance.now() - t0;
-  const done = await coord.exited;
-  if (done.code !== 0) process.stderr.write(`[profile] coordinator exited ${done.code}: ${done.stderr.slice(-2000)}\n`);
+  const done = await child.exited;
+  if (done.code !== 0) process.stderr.write(`[profile] ${what} exited ${done.code}: ${done.stderr.slice(-2000)}\n`);
   const machine1 = machineCpuMs();
-  const file = (existsSync(profDir) ? readdirSync(profDir) : []).find((f) => agentPid !== undefined && f.includes(`.${agentPid}.`));
+  const file = (existsSync(profDir) ? readdirSync(profDir) : []).find((f) => pid !== undefined && f.includes(`.${pid}.`));
   const prof = file ? summarise(JSON.parse(readFileSync(join(profDir, file), 'utf8')) as CpuProfile) : null;
   rmSync(root, { recursive: true, force: true });
   return {
-    dist,
-    agent_cpu_ms: last && { user: last.userMs, system: last.systemMs, main_thread: last.mainThreadMs },
+    client: what === 'agent' ? `agent (${dist})` : 'bare undici',
+    cpu_ms: last && { user: last.userMs, system: last.systemMs, main_thread: last.mainThreadMs },
     machine_busy_cores: round3((machine1.busyMs - machine0.busyMs) / wallMs),
     profile_ms: prof,
   };
@@ -143,6 +160,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       dist: { type: 'string', multiple: true, default: [] },
+      bare: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '1' },
       duration: { type: 'string', default: '12' },
       concurrency: { type: 'string', default: '400' },
@@ -151,17 +169,28 @@ async function main(): Promise<void> {
   });
   const dists = values.dist.length > 0 ? values.dist.map((d) => resolve(d)) : [distFile('')];
   const server = await startPacedServer(GAP_MS, GAP_MS);
-  const load = { concurrency: Number(values.concurrency), tokens: Number(values.tokens), durationS: Number(values.duration) };
+  const load: Load = {
+    baseUrl: server.baseUrl,
+    concurrency: Number(values.concurrency),
+    tokens: Number(values.tokens),
+    durationS: Number(values.duration),
+    gapMs: GAP_MS,
+    firstMs: GAP_MS,
+  };
+  const clients: [string, string][] = [
+    ...dists.map((d): [string, string] => ['agent', d]),
+    ...(values.bare ? [['bare', ''] as [string, string]] : []),
+  ];
   const out = [];
   try {
     for (let r = 0; r < Number(values.rounds); r++) {
-      for (const dist of dists) {
+      for (const [what, dist] of clients) {
         const s0 = await server.stats();
-        const one = await profileOnce(dist, server.baseUrl, load);
+        const one = await profileOnce(what, dist, load);
         const chunks = (await server.stats()).tokens_written - s0.tokens_written;
-        const cpuMs = one.agent_cpu_ms ? one.agent_cpu_ms.user + one.agent_cpu_ms.system : null;
+        const cpuMs = one.cpu_ms ? one.cpu_ms.user + one.cpu_ms.system : null;
         out.push({ round: r + 1, ...one, chunks, chunks_per_cpu_s: cpuMs ? Math.round(chunks / (cpuMs / 1000)) : null });
-        process.stderr.write(`[profile] ${dist}: ${chunks} chunks, cpu ${JSON.stringify(one.agent_cpu_ms)}\n`);
+        process.stderr.write(`[profile] ${one.client}: ${chunks} chunks, cpu ${JSON.stringify(one.cpu_ms)}\n`);
       }
     }
   } finally {
