@@ -6,6 +6,7 @@ import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { canaryFailure, checkCanary } from './canary.js';
 import { GapList } from './gap-list.js';
+import { loopBusy } from './loop-busy.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 import { TextCapture } from './text-capture.js';
 
@@ -75,6 +76,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private readonly parser: SseParser;
   private readonly timer: NodeJS.Timeout;
   private chunkNs = 0;
+  /** How long the event loop had been busy without waiting at chunkNs (loop-busy.ts). */
+  private chunkDelayBoundNs = 0;
   private lastContentNs: number | null = null;
   private flags = 0;
   private errorBody = '';
@@ -126,6 +129,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     this.chunkNs = this.nowNs();
+    this.chunkDelayBoundNs = loopBusy.readDelayBoundNs();
     if (this.record.http_status !== 200) {
       if (this.errorBody.length < MAX_ERROR_BYTES) this.errorBody += chunk.toString('utf8', 0, MAX_ERROR_BYTES);
       return;
@@ -210,7 +214,10 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     }
     if (f & EventFlag.REASONING) r.reasoning_chunks++;
     if (f & EventFlag.CONTENT) {
-      r.first_content_ns ??= t;
+      if (r.first_content_ns === null) {
+        r.first_content_ns = t;
+        r.first_content_uncertainty_ns = this.chunkDelayBoundNs;
+      }
       r.content_chunks++;
       if (this.lastContentNs !== null) this.gaps.push(t - this.lastContentNs);
       this.lastContentNs = t;

@@ -25,6 +25,7 @@ import { sendRequest } from './client.js';
 import { Conversations } from './conversations.js';
 import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
+import { loopBusy } from './loop-busy.js';
 import { PromptBuilder } from './prompt.js';
 import { Recorder } from './recorder.js';
 import type { ShareRunner, SpoolTarget } from './share-runner.js';
@@ -173,6 +174,7 @@ export class AgentRun implements ShareRunner {
       this.send({ type: 'interval', second, classes }),
     );
     await sleepUntil(this.nowNs, 0);
+    loopBusy.settle(); // preparing the run is not part of any stamp's bound
     this.send({ type: 'started', first_send_error_ns: this.nowNs() });
     this.eventLoop.enable();
     this.eluStart = performance.eventLoopUtilization();
@@ -253,7 +255,7 @@ export class AgentRun implements ShareRunner {
     this.inFlight++;
     this.sent++;
     this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
-    const result = await sendRequest(
+    const sending = sendRequest(
       this.dispatcher,
       this.adapter,
       {
@@ -273,6 +275,8 @@ export class AgentRun implements ShareRunner {
       this.nowNs,
       this.stopper.signal,
     );
+    loopBusy.settle(); // building and writing a request is no stamp's delay (loop-busy.ts)
+    const result = await sending;
     if (turn) Object.assign(result.record, turn.session);
     this.completed(result);
     return result;
@@ -296,6 +300,7 @@ export class AgentRun implements ShareRunner {
     this.spool?.append(batch.map((r) => ({ record: r.record, gaps: r.contentGaps.view() })));
     for (const r of batch) r.contentGaps.release();
     if (this.rows.length >= RECORD_BATCH_ROWS) this.flushRecords();
+    loopBusy.settle(); // keeps this work out of the next wake's bound (loop-busy.ts)
   }
 
   private flushRecords(): void {
@@ -303,6 +308,7 @@ export class AgentRun implements ShareRunner {
       const rows = this.rows.splice(0, RECORD_BATCH_ROWS);
       this.unacked++;
       this.send({ type: 'records', seq: this.batchSeq++, rows });
+      loopBusy.settle(); // encoding a batch takes a while: keep it out of the next wake's bound
     }
   }
 
@@ -353,8 +359,14 @@ export class AgentRun implements ShareRunner {
     };
   }
 
+  // Periodic work settles the loop-busy bound after it runs (loop-busy.ts: no stamp should carry it).
   private every(ms: number, fn: () => void): void {
-    this.timers.push(setInterval(fn, ms));
+    this.timers.push(
+      setInterval(() => {
+        fn();
+        loopBusy.settle();
+      }, ms),
+    );
   }
 
   private commonHeaders(target: Target): Record<string, string> {

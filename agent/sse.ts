@@ -79,8 +79,6 @@ export interface DeltaPatterns {
   content: RegExp;
   /** Matches a non-empty reasoning delta, or null for APIs without reasoning. */
   reasoning: RegExp | null;
-  /** A substring every reasoning delta contains: a plain search for it rules most events out before the regex runs. */
-  reasoningMarker?: string;
 }
 
 const USAGE = /"usage":\s*\{/;
@@ -98,10 +96,7 @@ export function classifyEvent(data: string, patterns: DeltaPatterns): number {
   if (ERROR_EVENT.test(trimmed)) return EventFlag.ERROR;
   let flags = 0;
   if (patterns.content.test(trimmed)) flags |= EventFlag.CONTENT;
-  // A plain substring search rules most events out before the rarer patterns run.
-  const { reasoning, reasoningMarker } = patterns;
-  if (reasoning && (reasoningMarker === undefined || trimmed.includes(reasoningMarker)) && reasoning.test(trimmed))
-    flags |= EventFlag.REASONING;
-  if (trimmed.includes('"usage"') && USAGE.test(trimmed)) flags |= EventFlag.USAGE;
+  if (patterns.reasoning?.test(trimmed)) flags |= EventFlag.REASONING;
+  if (USAGE.test(trimmed)) flags |= EventFlag.USAGE;
   return flags;
 }

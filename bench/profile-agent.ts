@@ -96,7 +96,7 @@ function summarise(profile: CpuProfile) {
   }
   const top = [...fns]
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 20)
+    .slice(0, 60)
     .map(([fn, ms]) => ({ fn, ms: Math.round(ms) }));
   const ours = [...inclusive]
     .sort((a, b) => b[1] - a[1])

@@ -21,6 +21,7 @@ import { formatRequestRow } from './artifacts/requests-ndjson.js';
 import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
 import { ClassShape, expectedShape } from './class-shape.js';
 import { SessionTurns } from './session-turns.js';
+import { TtftUncertainty } from './timing-uncertainty.js';
 import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
@@ -68,6 +69,8 @@ export class Collector {
   /** Sessions classes → their figures by turn. */
   readonly sessionTurns = new Map<string, SessionTurns>();
   readonly agentTotals = new Map<number, AgentTotals>();
+  /** First-token stamp uncertainty per agent and class (timing-uncertainty.ts). */
+  readonly ttftUncertainty = new TtftUncertainty();
   /** Seconds written to the interval artifacts, and which agents contributed to each. */
   readonly intervalContributors: { second: number; agents: number[] }[] = [];
   lastDoneNs = 0;
@@ -136,6 +139,7 @@ export class Collector {
       if (r.status === 'ok') totals.completed++;
       else totals.failed++;
       this.listener?.finished(r);
+      this.ttftUncertainty.add(agent, r);
       if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
       if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
       this.shapes.get(r.class)?.add(agent, r);

@@ -9,7 +9,6 @@ export const openaiChat: ApiAdapter = {
   patterns: {
     content: /"content":\s*"[^"]/,
     reasoning: /"(?:reasoning_content|reasoning)":\s*"[^"]/,
-    reasoningMarker: '"reasoning',
   },
   bodyTemplate: (input) => splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: text }] }), input),
   deltaText: (event) => {
