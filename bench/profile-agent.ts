@@ -7,6 +7,7 @@
 //   Each --dist is a compiled tree whose coordinator and agent are profiled (default: this one);
 //   with several, rounds alternate between them so they meet the same machine (before/after).
 //   --bare adds bench/bare-undici-client.js on the same load to each round, profiled the same way.
+//   --rate N profiles schedule_fidelity's open loop at N requests/s instead (4-token streams).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +15,7 @@ import { parseArgs } from 'node:util';
 import type { ClientLoad } from './client-args.js';
 import { clientArgv } from './client-args.js';
 import { startPacedServer } from './paced-server.js';
-import { closedLoopPlan } from './plans.js';
+import { closedLoopPlan, constantRatePlan } from './plans.js';
 import { childPids, machineCpuMs } from './proc.js';
 import { round3 } from './sampler.js';
 import { distFile, sleep, startChild } from './spawn.js';
@@ -102,10 +103,57 @@ function summarise(profile: CpuProfile) {
     .sort((a, b) => b[1] - a[1])
     .slice(0, 25)
     .map(([fn, ms]) => ({ fn, ms: Math.round(ms) }));
-  return { groups: Object.fromEntries(Object.entries(groups).map(([g, ms]) => [g, Math.round(ms)])), top, ours_inclusive: ours };
+  return {
+    groups: Object.fromEntries(Object.entries(groups).map(([g, ms]) => [g, Math.round(ms)])),
+    top,
+    ours_inclusive: ours,
+    long_blocks: longBlocks(profile, byId, parent),
+  };
 }
 
-type Load = ClientLoad;
+// Runs of JavaScript without an idle sample, 2 ms or longer: what keeps the loop from reading
+// sockets (and sending on time), each with the functions most often on its stacks.
+function longBlocks(profile: CpuProfile, byId: Map<number, ProfileNode>, parent: Map<number, number>) {
+  const blocks: { ms: number; stacks: number[] }[] = [];
+  let run: { us: number; stacks: number[] } = { us: 0, stacks: [] };
+  for (const [i, id] of profile.samples.entries()) {
+    if (byId.get(id)!.callFrame.functionName === '(idle)') {
+      if (run.us >= 2000) blocks.push({ ms: run.us / 1000, stacks: run.stacks });
+      run = { us: 0, stacks: [] };
+    } else {
+      run.us += profile.timeDeltas[i] ?? 0;
+      run.stacks.push(id);
+    }
+  }
+  const frames = (stacks: number[]): string[] => {
+    const counts = new Map<string, number>();
+    for (const id of stacks) {
+      const seen = new Set<string>();
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const f = byId.get(at)!.callFrame;
+        const k = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+        if (f.functionName === '(root)' || seen.has(k)) continue;
+        seen.add(k);
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+      }
+    }
+    return [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([k, n]) => `${n}× ${k}`);
+  };
+  return {
+    count: blocks.length,
+    total_ms: Math.round(blocks.reduce((t, b) => t + b.ms, 0)),
+    longest: blocks
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5)
+      .map((b) => ({ ms: Math.round(b.ms * 10) / 10, frames: frames(b.stacks) })),
+  };
+}
+
+/** The closed loop of agent_hot_path, or with `ratePerS` the open loop of schedule_fidelity. */
+type Load = ClientLoad & { ratePerS?: number };
 
 // The agent runs under a coordinator (the pid to watch is its child); the bare client is the pid itself.
 async function profileOnce(what: string, dist: string, load: Load) {
@@ -115,7 +163,10 @@ async function profileOnce(what: string, dist: string, load: Load) {
   const env = { NODE_OPTIONS: `--import=${distFile('bench/cpu-profile-preload.js')}`, LOADFLEET_CPU_PROF_DIR: profDir };
   let argv: string[];
   if (what === 'agent') {
-    const plan = closedLoopPlan({ name: 'bench-profile', drainS: 30, ...load });
+    const plan =
+      load.ratePerS !== undefined
+        ? constantRatePlan({ name: 'bench-profile', drainS: 10, ...load, ratePerS: load.ratePerS })
+        : closedLoopPlan({ name: 'bench-profile', drainS: 30, ...load });
     writeFileSync(join(root, 'plan.json'), JSON.stringify(plan));
     argv = [
       join(dist, 'coordinator/main.js'),
@@ -161,6 +212,7 @@ async function main(): Promise<void> {
     options: {
       dist: { type: 'string', multiple: true, default: [] },
       bare: { type: 'boolean', default: false },
+      rate: { type: 'string' },
       rounds: { type: 'string', default: '1' },
       duration: { type: 'string', default: '12' },
       concurrency: { type: 'string', default: '400' },
@@ -169,14 +221,26 @@ async function main(): Promise<void> {
   });
   const dists = values.dist.length > 0 ? values.dist.map((d) => resolve(d)) : [distFile('')];
   const server = await startPacedServer(GAP_MS, GAP_MS);
-  const load: Load = {
-    baseUrl: server.baseUrl,
-    concurrency: Number(values.concurrency),
-    tokens: Number(values.tokens),
-    durationS: Number(values.duration),
-    gapMs: GAP_MS,
-    firstMs: GAP_MS,
-  };
+  const load: Load =
+    values.rate === undefined
+      ? {
+          baseUrl: server.baseUrl,
+          concurrency: Number(values.concurrency),
+          tokens: Number(values.tokens),
+          durationS: Number(values.duration),
+          gapMs: GAP_MS,
+          firstMs: GAP_MS,
+        }
+      : // schedule_fidelity's streams: 4 tokens, 5 ms apart.
+        {
+          baseUrl: server.baseUrl,
+          concurrency: 0,
+          tokens: 4,
+          durationS: Number(values.duration),
+          gapMs: 5,
+          firstMs: 5,
+          ratePerS: Number(values.rate),
+        };
   const clients: [string, string][] = [
     ...dists.map((d): [string, string] => ['agent', d]),
     ...(values.bare ? [['bare', ''] as [string, string]] : []),
