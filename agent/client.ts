@@ -76,7 +76,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private readonly parser: SseParser;
   private readonly timer: NodeJS.Timeout;
   private chunkNs = 0;
-  /** How long the event loop had been busy without waiting at chunkNs (loop-busy.ts). */
+  /** A bound on how long the bytes stamped at chunkNs had waited unread (loop-busy.ts). */
   private chunkDelayBoundNs = 0;
   private lastContentNs: number | null = null;
   private flags = 0;
