@@ -5,6 +5,8 @@ import type { RequestRecord, RequestStatus } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { canaryFailure, checkCanary } from './canary.js';
+import { GapList } from './gap-list.js';
+import { loopBusy } from './loop-busy.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 import { TextCapture } from './text-capture.js';
 
@@ -34,7 +36,8 @@ export interface RequestSpec {
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
 export interface RequestResult {
   record: RequestRecord;
-  contentGapsNs: number[];
+  /** Empty unless the request succeeded; whoever consumes it releases it (gap-list.ts). */
+  contentGaps: GapList;
   /** The reply's content text, when the spec asked for it. */
   content?: string;
 }
@@ -67,12 +70,14 @@ export function sendRequest(
 // The dispatch handler: one per request. Holds the timing state machine.
 class StreamTracker implements Dispatcher.DispatchHandler {
   readonly record: RequestRecord;
-  readonly gaps: number[] = [];
+  private readonly gaps = new GapList();
   onFinish: () => void = () => {};
   private controller: Dispatcher.DispatchController | undefined;
   private readonly parser: SseParser;
   private readonly timer: NodeJS.Timeout;
   private chunkNs = 0;
+  /** A bound on how long the bytes stamped at chunkNs had waited unread (loop-busy.ts). */
+  private chunkDelayBoundNs = 0;
   private lastContentNs: number | null = null;
   private flags = 0;
   private errorBody = '';
@@ -124,6 +129,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     this.chunkNs = this.nowNs();
+    this.chunkDelayBoundNs = loopBusy.readDelayBoundNs();
     if (this.record.http_status !== 200) {
       if (this.errorBody.length < MAX_ERROR_BYTES) this.errorBody += chunk.toString('utf8', 0, MAX_ERROR_BYTES);
       return;
@@ -208,7 +214,10 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     }
     if (f & EventFlag.REASONING) r.reasoning_chunks++;
     if (f & EventFlag.CONTENT) {
-      r.first_content_ns ??= t;
+      if (r.first_content_ns === null) {
+        r.first_content_ns = t;
+        r.first_content_uncertainty_ns = this.chunkDelayBoundNs;
+      }
       r.content_chunks++;
       if (this.lastContentNs !== null) this.gaps.push(t - this.lastContentNs);
       this.lastContentNs = t;
@@ -238,10 +247,13 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.onFinish();
     this.record.status = status;
     this.record.error = error;
-    if (status !== 'ok') this.record.done_ns ??= this.nowNs();
+    if (status !== 'ok') {
+      this.record.done_ns ??= this.nowNs();
+      this.gaps.release();
+    }
     this.resolve({
       record: this.record,
-      contentGapsNs: status === 'ok' ? this.gaps : [],
+      contentGaps: this.gaps,
       ...(this.captureContent && { content: this.capture!.text().visible }),
     });
   }

@@ -9,6 +9,7 @@ import type { LatencyMetric, RequestRecord } from '../shared/metrics.js';
 import { LATENCY_METRICS, metricNs, windowsAt, windowTimeNs } from '../shared/metrics.js';
 import type { Window } from '../shared/plan.js';
 import type { IntervalClass } from '../shared/protocol.js';
+import { loopBusy } from './loop-busy.js';
 
 type MetricHistograms = Map<LatencyMetric, Histogram>;
 
@@ -47,7 +48,7 @@ export class Recorder {
   }
 
   /** Records a finished request (its record and ITL gaps) into run and interval histograms. */
-  finished(r: RequestRecord, gapsNs: readonly number[]): void {
+  finished(r: RequestRecord, gapsNs: ArrayLike<number>): void {
     this.rotate();
     const iv = this.interval(r.class);
     if (r.status === 'ok') iv.completed++;
@@ -65,7 +66,7 @@ export class Recorder {
     if (gapsNs.length > 0) {
       for (const t of targets) {
         const h = histogram(t, 'itl', this.pool);
-        for (const g of gapsNs) recordNs(h, g);
+        for (let i = 0; i < gapsNs.length; i++) recordNs(h, gapsNs[i]!);
       }
     }
   }
@@ -99,7 +100,9 @@ export class Recorder {
 
   // Swaps in fresh histograms at once (so new records land in the next second), then encodes
   // the closed ones one per event-loop turn: an encode costs ~0.4 ms, and two dozen of them in
-  // one turn would show up as schedule lag on the requests due meanwhile.
+  // one turn would show up as schedule lag on the requests due meanwhile. Each waits for a timer,
+  // not setImmediate, so the loop may wait for I/O between them: a chain of immediates never
+  // lets it, and every stamp taken during the chain would carry the whole chain as its bound.
   private flush(second: number): void {
     const closed: { cls: string; counts: Omit<IntervalClass, 'histograms'>; histograms: MetricHistograms }[] = [];
     for (const [cls, iv] of this.intervals) {
@@ -113,8 +116,9 @@ export class Recorder {
         const histograms: Record<string, string> = {};
         for (const [m, h] of c.histograms) {
           if (h.totalCount > 0) {
-            await new Promise<void>((r) => setImmediate(r));
+            await new Promise<void>((r) => setTimeout(r, 0));
             histograms[m] = encodeHistogram(h);
+            loopBusy.settle(); // an encode is no stamp's delay (loop-busy.ts)
           }
           h.reset();
           this.pool.push(h);

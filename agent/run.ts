@@ -4,6 +4,7 @@
 import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent as UndiciAgent } from 'undici';
 import type { Clock } from '../shared/clock.js';
+import { perfOffsetToHrtime } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import { newHistogram, nsToMs, percentilesNs, recordNs } from '../shared/histogram.js';
 import type { RequestRecord } from '../shared/metrics.js';
@@ -15,6 +16,7 @@ import { buildSchedule } from '../shared/schedule.js';
 import type { ClassStripe, Share } from '../shared/shares.js';
 import { takeStripe } from '../shared/shares.js';
 import { loadTokenizerFile } from '../shared/tokenizer-file.js';
+import { AfterReads } from './after-reads.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { endpointPaths } from './api/adapter.js';
 import { API_ADAPTERS } from './api/index.js';
@@ -23,6 +25,7 @@ import { sendRequest } from './client.js';
 import { Conversations } from './conversations.js';
 import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
+import { loopBusy } from './loop-busy.js';
 import { PromptBuilder } from './prompt.js';
 import { Recorder } from './recorder.js';
 import type { ShareRunner, SpoolTarget } from './share-runner.js';
@@ -77,7 +80,10 @@ export class AgentRun implements ShareRunner {
   /** Event-loop utilisation is counted from the start instant (preparation is not load). */
   private eluStart: EventLoopUtilization | undefined;
   private recorder: Recorder | undefined;
-  private startMono = 0n;
+  /** The start instant as performance.now() × 1e6 (see nowNs). */
+  private startPerfNs = 0;
+  /** Finished requests wait here for their bookkeeping until the current poll's reads are stamped. */
+  private readonly finishing = new AfterReads<RequestResult>((batch) => this.record(batch));
   private rows: RequestRecord[] = [];
   private unacked = 0;
   private batchSeq = 0;
@@ -154,16 +160,21 @@ export class AgentRun implements ShareRunner {
     return this.classes.reduce((n, c) => n + c.stripe.arrivalsNs.length, 0);
   }
 
-  /** ns since the shared start instant on this agent's monotonic clock. */
-  private readonly nowNs = (): number => Number(process.hrtime.bigint() - this.startMono);
+  /**
+   * ns since the shared start instant on this agent's monotonic clock, read as a float (no BigInt
+   * per chunk; shared/clock.ts perfOffsetToHrtime says why that is the same clock).
+   */
+  private readonly nowNs = (): number => Math.round(performance.now() * 1e6 - this.startPerfNs);
 
   /** Waits for the start instant (given in this agent's wall clock), runs to the end, sends `final`. */
   async start(startLocalNs: bigint): Promise<void> {
-    this.startMono = process.hrtime.bigint() + (startLocalNs - this.clock.nowNs());
+    const startMono = process.hrtime.bigint() + (startLocalNs - this.clock.nowNs());
+    this.startPerfNs = Number(startMono) - perfOffsetToHrtime().offsetNs;
     this.recorder = new Recorder(this.plan.windows ?? [], this.nowNs, (second, classes) =>
       this.send({ type: 'interval', second, classes }),
     );
     await sleepUntil(this.nowNs, 0);
+    loopBusy.settle(); // preparing the run is not part of any stamp's bound
     this.send({ type: 'started', first_send_error_ns: this.nowNs() });
     this.eventLoop.enable();
     this.eluStart = performance.eventLoopUtilization();
@@ -244,7 +255,7 @@ export class AgentRun implements ShareRunner {
     this.inFlight++;
     this.sent++;
     this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
-    const result = await sendRequest(
+    const sending = sendRequest(
       this.dispatcher,
       this.adapter,
       {
@@ -264,20 +275,32 @@ export class AgentRun implements ShareRunner {
       this.nowNs,
       this.stopper.signal,
     );
+    loopBusy.settle(); // building and writing a request is no stamp's delay (loop-busy.ts)
+    const result = await sending;
     if (turn) Object.assign(result.record, turn.session);
     this.completed(result);
     return result;
   }
 
-  private completed({ record, contentGapsNs }: RequestResult): void {
+  private completed(result: RequestResult): void {
     this.inFlight--;
     this.done++;
-    if (record.status !== 'ok') this.errors++;
-    if (record.intended_ns !== null) recordNs(this.lag, record.sent_ns - record.intended_ns);
-    this.recorder!.finished(record, contentGapsNs);
-    this.spool?.append(record, contentGapsNs);
-    this.rows.push(record);
+    if (result.record.status !== 'ok') this.errors++;
+    this.finishing.push(result);
+  }
+
+  // A batch of finished requests, after the reads of their poll phase (after-reads.ts): into the
+  // histograms, the spool (one write) and the next record batch.
+  private record(batch: readonly RequestResult[]): void {
+    for (const { record, contentGaps } of batch) {
+      if (record.intended_ns !== null) recordNs(this.lag, record.sent_ns - record.intended_ns);
+      this.recorder!.finished(record, contentGaps.view());
+      this.rows.push(record);
+    }
+    this.spool?.append(batch.map((r) => ({ record: r.record, gaps: r.contentGaps.view() })));
+    for (const r of batch) r.contentGaps.release();
     if (this.rows.length >= RECORD_BATCH_ROWS) this.flushRecords();
+    loopBusy.settle(); // keeps this work out of the next wake's bound (loop-busy.ts)
   }
 
   private flushRecords(): void {
@@ -285,11 +308,13 @@ export class AgentRun implements ShareRunner {
       const rows = this.rows.splice(0, RECORD_BATCH_ROWS);
       this.unacked++;
       this.send({ type: 'records', seq: this.batchSeq++, rows });
+      loopBusy.settle(); // encoding a batch takes a while: keep it out of the next wake's bound
     }
   }
 
   private async finish(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    this.finishing.drain();
     this.recorder!.flushAll();
     await this.recorder!.drained();
     this.flushRecords();
@@ -334,8 +359,14 @@ export class AgentRun implements ShareRunner {
     };
   }
 
+  // Periodic work settles the loop-busy bound after it runs (loop-busy.ts: no stamp should carry it).
   private every(ms: number, fn: () => void): void {
-    this.timers.push(setInterval(fn, ms));
+    this.timers.push(
+      setInterval(() => {
+        fn();
+        loopBusy.settle();
+      }, ms),
+    );
   }
 
   private commonHeaders(target: Target): Record<string, string> {

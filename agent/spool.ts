@@ -40,9 +40,14 @@ export class Spool {
     return spool;
   }
 
-  /** Appends one finished request (buffered; written off the timing path). */
-  append(record: RequestRecord, gaps: readonly number[]): void {
-    this.out.write(`${stringifyExact({ record, gaps })}\n`);
+  /**
+   * Appends finished requests in one write (the caller batches them off the timing path). Records
+   * hold no bigint (their times are ns offsets from the start), so plain JSON.stringify does.
+   */
+  append(entries: readonly { record: RequestRecord; gaps: ArrayLike<number> }[]): void {
+    let text = '';
+    for (const { record, gaps } of entries) text += `${JSON.stringify({ record, gaps: Array.from(gaps) })}\n`;
+    this.out.write(text);
   }
 
   /** Closes the file; once the coordinator has every record (`handedOver`) it is deleted. */

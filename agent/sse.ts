@@ -1,40 +1,65 @@
 // A pure server-sent-events parser: bytes in, `data` payloads out. It is fed raw chunks as they
-// arrive (timestamps are taken by the caller before it runs) and never parses JSON.
-import { StringDecoder } from 'node:string_decoder';
+// arrive (timestamps are taken by the caller before it runs) and never parses JSON. It scans the
+// bytes for line ends and builds one string per data line, nothing else: no decoded copy of the
+// chunk, no per-event slices or line arrays (at tens of thousands of chunks a second, those were
+// most of the parser's cost and garbage).
+
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const EMPTY = Buffer.alloc(0);
 
 /** Splits a byte stream into SSE events and hands each event's data (lines joined by \n) to `onData`. */
 export class SseParser {
-  private readonly decoder = new StringDecoder('utf8');
-  private pending = '';
+  /** The bytes of an unfinished line (only they are copied, so a split line is whole when decoded). */
+  private partialLine: Buffer = EMPTY;
+  /** The data lines of the event being read, joined; undefined before its first one. */
+  private data: string | undefined;
+  /** Whether the event being read has any line yet (a stream cut there was cut mid-event). */
+  private inEvent = false;
 
   constructor(private readonly onData: (data: string) => void) {}
 
   /** Feeds one chunk; complete events are delivered synchronously, a partial one is kept. */
   push(chunk: Uint8Array): void {
-    let text = this.pending + this.decoder.write(chunk as Buffer);
-    // CRLF streams are normalised; a CR left at a chunk's end meets its LF on the next push.
-    if (text.includes('\r')) text = text.replace(/\r\n/g, '\n');
-    let start = 0;
-    for (let end = text.indexOf('\n\n'); end !== -1; end = text.indexOf('\n\n', start)) {
-      this.dispatch(text.slice(start, end));
-      start = end + 2;
+    let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.partialLine.length > 0) {
+      buf = Buffer.concat([this.partialLine, buf]);
+      this.partialLine = EMPTY;
     }
-    this.pending = text.slice(start);
+    let pos = 0;
+    while (pos < buf.length) {
+      const lf = buf.indexOf(LF, pos);
+      if (lf === -1) break;
+      // CRLF streams: the CR before an LF is not part of the line (a CR at a chunk's end stays
+      // with the unfinished line and meets its LF on the next push).
+      this.line(buf, pos, lf > pos && buf[lf - 1] === CR ? lf - 1 : lf);
+      pos = lf + 1;
+    }
+    if (pos < buf.length) this.partialLine = Buffer.from(buf.subarray(pos));
   }
 
   /** Whether bytes of an unfinished event are buffered (a stream ending here was cut mid-event). */
   hasPartial(): boolean {
-    return this.pending.trim().length > 0;
+    return this.inEvent || this.partialLine.toString('latin1').trim().length > 0;
   }
 
-  private dispatch(block: string): void {
-    let data: string | undefined;
-    for (const line of block.split('\n')) {
-      if (!line.startsWith('data:')) continue; // comments, event:, id:, retry: carry no tokens
-      const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
-      data = data === undefined ? value : `${data}\n${value}`;
+  // One line [start, end): a blank line ends the event; `data:` lines carry it; comments, event:,
+  // id: and retry: carry no tokens.
+  private line(buf: Buffer, start: number, end: number): void {
+    if (start === end) {
+      const data = this.data;
+      this.data = undefined;
+      this.inEvent = false;
+      if (data !== undefined) this.onData(data);
+      return;
     }
-    if (data !== undefined) this.onData(data);
+    this.inEvent = true;
+    if (end - start < 5 || buf[start] !== 0x64 || buf[start + 1] !== 0x61 || buf[start + 2] !== 0x74 || buf[start + 3] !== 0x61) return;
+    if (buf[start + 4] !== 0x3a) return; // "data:"
+    const from = buf[start + 5] === SPACE && start + 5 < end ? start + 6 : start + 5;
+    const value = buf.toString('utf8', from, end);
+    this.data = this.data === undefined ? value : `${this.data}\n${value}`;
   }
 }
 
@@ -67,7 +92,7 @@ const ERROR_EVENT = /^\{\s*"error"\s*:/;
 export function classifyEvent(data: string, patterns: DeltaPatterns): number {
   if (data === '[DONE]') return EventFlag.DONE;
   const trimmed = data.trim();
-  if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return EventFlag.MALFORMED;
+  if (trimmed.charCodeAt(0) !== 0x7b || trimmed.charCodeAt(trimmed.length - 1) !== 0x7d) return EventFlag.MALFORMED; // { … }
   if (ERROR_EVENT.test(trimmed)) return EventFlag.ERROR;
   let flags = 0;
   if (patterns.content.test(trimmed)) flags |= EventFlag.CONTENT;

@@ -25,7 +25,17 @@ export interface RunView {
     schedule_lag_p99_ms: number | null;
     event_loop_delay_p99_ms: number | null;
   }[];
-  classes: Record<string, { requests: number; completed: number; failed: number; windows: Record<string, Record<string, unknown>> }>;
+  classes: Record<
+    string,
+    {
+      requests: number;
+      completed: number;
+      failed: number;
+      windows: Record<string, Record<string, unknown>>;
+      /** Absent from runs of older coordinators. */
+      ttft_uncertainty_p99_ms?: number | null;
+    }
+  >;
   client_health: { client_limited: boolean; reasons: string[] };
 }
 
@@ -36,6 +46,8 @@ export interface RequestRow {
   status: string;
   sent_unix_ns: bigint;
   first_content_unix_ns: bigint | null;
+  /** A bound on how late first_content may be (absent from older agents' rows). */
+  first_content_uncertainty_ns?: number | null;
   done_unix_ns: bigint | null;
   content_chunks: number;
 }

@@ -2,6 +2,7 @@
 // (many streams, short token gaps: more chunks than one event loop can take) runs through one
 // agent with one and then two worker threads; chunks are counted by the paced server, per wall
 // second, so the figure is throughput, and the machine's busy cores say how full the box was.
+import { availableParallelism } from 'node:os';
 import { startPacedServer } from './paced-server.js';
 import { closedLoopPlan } from './plans.js';
 import { machineCpuMs } from './proc.js';
@@ -9,6 +10,14 @@ import { runOutcome, runPlan } from './run-plan.js';
 import { round3 } from './sampler.js';
 import type { BenchContext, Suite, SuiteResult, TableRow } from './suite.js';
 import { fmt } from './suite.js';
+
+/** Busy cores of the whole machine over `ms` before a run: what else (other people's tests) was using it. */
+async function busyCoresOver(ms: number): Promise<number> {
+  const before = machineCpuMs().busyMs;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, ms));
+  return round3((machineCpuMs().busyMs - before) / (performance.now() - t0));
+}
 
 interface WorkersFigures {
   workers: number;
@@ -18,6 +27,8 @@ interface WorkersFigures {
   schedule_lag_p99_ms: number | null;
   event_loop_delay_p99_ms: number | null;
   machine_busy_cores: number;
+  /** The machine's cores minus its busy cores in the second before the run (the paced server idles then). */
+  free_cores_before: number;
   run_status: string;
   status_reason: string | null;
 }
@@ -38,6 +49,7 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
         firstMs: gapMs,
         drainS: 30,
       });
+      const freeBefore = round3(Math.max(0, availableParallelism() - (await busyCoresOver(1000))));
       const tokens0 = (await server.stats()).tokens_written;
       const machine0 = machineCpuMs().busyMs;
       const t0 = performance.now();
@@ -54,6 +66,7 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
         schedule_lag_p99_ms: a.schedule_lag_p99_ms,
         event_loop_delay_p99_ms: a.event_loop_delay_p99_ms,
         machine_busy_cores: round3((machineCpuMs().busyMs - machine0) / wallMs),
+        free_cores_before: freeBefore,
         ...runOutcome(result.run),
       });
       result.cleanup();
@@ -67,6 +80,10 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
     { figure: 'chunks/s, --workers 1', value: fmt(one.chunks_per_s) },
     { figure: 'chunks/s, --workers 2', value: fmt(two.chunks_per_s) },
     { figure: 'speed-up 2 vs 1 worker', value: fmt(speedup, 3), goal: 'near-linear while cores are free' },
+    {
+      figure: 'cores; free before --workers 1 / 2',
+      value: `${availableParallelism()}; ${fmt(one.free_cores_before, 2)} / ${fmt(two.free_cores_before, 2)}`,
+    },
   ];
   return {
     figures: {
@@ -74,7 +91,13 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
         chunks_per_s: 'token SSE events the paced server wrote during the run, per second of the run (start instant to last request done)',
         speedup_2_vs_1: 'chunks_per_s with two worker threads over chunks_per_s with one; the paced server shares the same cores',
         machine_busy_cores: 'busy CPU cores of the whole machine meanwhile (2.0 = full): near 2 the server and agent compete',
+        cores: 'os.availableParallelism() of the machine',
+        free_cores_before: 'cores minus the busy cores of the whole machine in the second before each run (other load on a shared machine)',
       },
+      cores: availableParallelism(),
+      // Why the agent's default stays --workers 1 where this suite runs (README, Performance).
+      default_workers_note:
+        'a second worker needs a core nobody else uses: the paced server takes one of the two cores here and the main thread relays every record batch and merges every second, so on 2 cores --workers 2 costs more than it gains and the default stays 1',
       offered_load: { ...load, gap_ms: gapMs },
       workers_1: one,
       workers_2: two,

@@ -23,6 +23,7 @@ import { ClassShape, expectedShape } from './class-shape.js';
 import type { ExactMethod } from './exact/exact-store.js';
 import { ExactStore } from './exact/exact-store.js';
 import { SessionTurns } from './session-turns.js';
+import { TtftUncertainty } from './timing-uncertainty.js';
 import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
@@ -70,6 +71,8 @@ export class Collector {
   /** Sessions classes → their figures by turn. */
   readonly sessionTurns = new Map<string, SessionTurns>();
   readonly agentTotals = new Map<number, AgentTotals>();
+  /** First-token stamp uncertainty per agent and class (timing-uncertainty.ts). */
+  readonly ttftUncertainty = new TtftUncertainty();
   /** Seconds written to the interval artifacts, and which agents contributed to each. */
   readonly intervalContributors: { second: number; agents: number[] }[] = [];
   lastDoneNs = 0;
@@ -142,6 +145,7 @@ export class Collector {
       if (r.status === 'ok') totals.completed++;
       else totals.failed++;
       this.listener?.finished(r);
+      this.ttftUncertainty.add(agent, r);
       if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
       if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
       this.shapes.get(r.class)?.add(agent, r);

@@ -89,7 +89,26 @@ describe('clientHealth', () => {
 
   it('is not limited when no agent reported', () => {
     const h = clientHealth([{ id: 'a', health: null }]);
-    expect(h).toMatchObject({ client_limited: false, schedule_lag_p99_ms: null, event_loop_delay_p99_ms: null });
+    expect(h).toMatchObject({
+      client_limited: false,
+      schedule_lag_p99_ms: null,
+      event_loop_delay_p99_ms: null,
+      ttft_uncertainty_p99_ms: null,
+    });
+  });
+
+  it('is limited by a class whose first-token stamps may be late by too much of its TTFT', () => {
+    const agents = [{ id: 'a', health: healthy }];
+    const timing = (u: number | null, ttft: number | null) => [{ name: 'chat', ttft_uncertainty_p99_ms: u, ttft_p50_ms: ttft }];
+    // 10% of a 900 ms TTFT: 90 ms is tolerated, 91 ms is not.
+    expect(clientHealth(agents, timing(90, 900)).client_limited).toBe(false);
+    const h = clientHealth(agents, timing(91, 900));
+    expect(h.reasons).toEqual(['class chat TTFT timing uncertainty p99 91 ms > 90 ms (the larger of 50 ms and 10% of its TTFT p50)']);
+    expect(h.ttft_uncertainty_p99_ms).toBe(91);
+    // A fast class is held to the floor, a class without the figure (old agents) to nothing.
+    expect(clientHealth(agents, timing(49.9, 10)).client_limited).toBe(false);
+    expect(clientHealth(agents, timing(50.1, 10)).client_limited).toBe(true);
+    expect(clientHealth(agents, timing(null, 10)).client_limited).toBe(false);
   });
 });
 

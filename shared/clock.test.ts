@@ -1,5 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { anchoredClock, fitOffset, probeOffset } from './clock.js';
+import { anchoredClock, fitOffset, perfOffsetToHrtime, probeOffset } from './clock.js';
 
 describe('clock probes', () => {
   it('computes θ and δ from the four timestamps', () => {
@@ -23,5 +24,19 @@ describe('clock probes', () => {
     expect(Math.abs(Number(c.nowNs() - BigInt(Date.now()) * 1_000_000n))).toBeLessThan(2_000_000);
     const shifted = anchoredClock(250_000_000n);
     expect(Number(shifted.nowNs() - c.nowNs())).toBeGreaterThan(245_000_000);
+  });
+
+  it('maps performance.now() onto hrtime within its stated bound', () => {
+    const { offsetNs, boundNs } = perfOffsetToHrtime();
+    expect(boundNs).toBeGreaterThan(0);
+    // A reading bracketed by two hrtime reads lands inside the bracket, give or take the bound.
+    let worstNs = 0;
+    for (let i = 0; i < 200; i++) {
+      const before = process.hrtime.bigint();
+      const mapped = Math.round(performance.now() * 1e6 + offsetNs);
+      const after = process.hrtime.bigint();
+      worstNs = Math.max(worstNs, Number(before) - mapped, mapped - Number(after));
+    }
+    expect(worstNs).toBeLessThanOrEqual(boundNs + 1); // + rounding to the ns
   });
 });

@@ -48,6 +48,11 @@ export interface RequestRecord {
   headers_ns: number | null;
   first_output_ns: number | null;
   first_content_ns: number | null;
+  /**
+   * How late first_content_ns may be: a bound on how long its bytes waited unread
+   * (agent/loop-busy.ts; absent from records of older agents).
+   */
+  first_content_uncertainty_ns?: number | null;
   last_token_ns: number | null;
   done_ns: number | null;
   prompt_tokens: number | null;
@@ -79,6 +84,7 @@ export function blankRecord(className: string, requestIndex: number, intendedNs:
     headers_ns: null,
     first_output_ns: null,
     first_content_ns: null,
+    first_content_uncertainty_ns: null,
     last_token_ns: null,
     done_ns: null,
     prompt_tokens: null,
@@ -117,14 +123,15 @@ export type LatencyMetric = (typeof LATENCY_METRICS)[number];
 /** One-sentence definitions written into run.json's `timing_methodology`. */
 export const TIMING_METHODOLOGY: Record<string, string> = {
   clock:
-    'Every timestamp is process.hrtime.bigint() on the agent, anchored once to its wall clock at a millisecond edge, written as integer ns since the Unix epoch in the run clock domain.',
+    'Every timestamp is the agent monotonic clock (hrtime; on the request path read as performance.now(), the same clock in float ms with ns resolution, mapped onto hrtime once within about 100 ns), anchored once to its wall clock at a millisecond edge, written as integer ns since the Unix epoch in the run clock domain.',
   intended: 'intended_unix_ns is the send time the global seeded schedule assigned to the request (open-loop classes only).',
   sent: 'sent_unix_ns is taken immediately before the request is handed to undici for writing.',
   headers: 'headers_unix_ns is taken when the response status line and headers have been parsed.',
   first_output:
     'first_output_unix_ns is the arrival of the first SSE event carrying a non-empty reasoning or content delta, timestamped at the byte level before any JSON parsing.',
   first_content: 'first_content_unix_ns is the arrival of the first SSE event carrying a non-empty content (or completions text) delta.',
-  done: 'done_unix_ns is the arrival of the `data: [DONE]` event (never the connection close).',
+  ttft_uncertainty:
+    "first_content_uncertainty_ns bounds how long the first token's bytes may have waited unread before the agent stamped them: the smaller of the time its event loop had been busy since it last waited for I/O and the time since the end of the loop turn before the previous one that read a socket (whose poll would have read bytes already there), beyond the kernel's wake-up; ttft_uncertainty_p99_ms is its p99 over successful requests.",
   ttft: 'ttft is first_content − sent for successful requests.',
   ttfo: 'ttfo (time to first output) is first_output − sent for successful requests; it includes reasoning.',
   tpot: 'tpot is (done − first_output) / (completion_tokens − 1) for successful requests with at least 2 completion tokens counted by the server usage or a tokenizer (never from chunk counts, which are not token counts).',

@@ -133,6 +133,24 @@ describe('coordinator + 3 agents + engine-sim', () => {
     for (const a of run3.agents) expect(a.rtt_ns).toBeGreaterThan(0);
   });
 
+  it('states how late each first-token stamp may be, per request, agent and class', () => {
+    const ok = rows3.filter((r) => r.status === 'ok');
+    const u = ok.map((r) => r.first_content_uncertainty_ns as number);
+    for (const v of u) expect(Number.isInteger(v) && v >= 0).toBe(true);
+    // On a quiet run most stamps are taken soon after the loop last waited or turned: far less
+    // than a TTFT (a bound measured from the agent's start, or in the wrong unit, would not be).
+    const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    expect(median(u)).toBeLessThan(median(ok.map((r) => Number(r.first_content_unix_ns - r.sent_unix_ns))));
+    const figures = [
+      ...run3.agents.map((a: any) => a.ttft_uncertainty_p99_ms),
+      ...['realtime', 'steady', 'batch'].map((c) => run3.classes[c].ttft_uncertainty_p99_ms),
+    ];
+    for (const f of figures) expect(f >= 0 && f < 1000).toBe(true);
+    expect(run3.client_health.ttft_uncertainty_p99_ms).toBe(Math.max(...figures.slice(3)));
+    expect(run3.timing_methodology.ttft_uncertainty).toMatch(/waited unread/);
+    expect(run3.field_definitions['classes.<class>.ttft_uncertainty_p99_ms']).toMatch(/p99/);
+  });
+
   it('writes the interval log and traffic table', () => {
     const hlog = readFileSync(join(dir3, 'histograms.hlog'), 'utf8');
     expect(hlog).toMatch(/^#\[BaseTime: \d+\.\d{3} \(seconds since epoch\)\]$/m);

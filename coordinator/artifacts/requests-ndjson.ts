@@ -40,6 +40,7 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
     local[`${name}_local_ns`] = localNs;
   }
   Object.assign(row, {
+    first_content_uncertainty_ns: r.first_content_uncertainty_ns ?? null,
     prompt_tokens: r.prompt_tokens,
     completion_tokens: r.completion_tokens,
     output_token_source: r.output_token_source,

@@ -17,7 +17,7 @@ import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import { PROBES_AT_JOIN } from '../probe.js';
-import type { RunStatus } from '../run-status.js';
+import type { ClassTiming, RunStatus } from '../run-status.js';
 import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
 import { runSummaryLines } from '../run-summary.js';
 import { serverBlock } from '../scrape/server-block.js';
@@ -73,6 +73,12 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].clock_anchor_uncertainty_ns':
     "half the width of the bracket that placed the agent's hrtime anchor on its wall clock: how far its clock may sit from the wall clock it read (the offsets already include it)",
   'clock.coordinator_anchor_uncertainty_ns': 'the same bound for the coordinator clock that every aligned time is mapped into',
+  'agents[].ttft_uncertainty_p99_ms':
+    "the p99 over the agent's successful requests of first_content_uncertainty_ns (see timing_methodology.ttft_uncertainty), in ms; null when its records do not carry it",
+  'classes.<class>.ttft_uncertainty_p99_ms':
+    "the same p99 over the class's successful requests from every agent: TTFT stamps may be late by up to this much (p99), beyond the kernel's wake-up",
+  'client_health.ttft_uncertainty_p99_ms':
+    'the largest class ttft_uncertainty_p99_ms; a class whose figure exceeds the larger of limits.ttft_uncertainty_p99_floor_ms and limits.ttft_uncertainty_p99_share_of_ttft_p50 × its TTFT p50 makes the run client_limited',
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
@@ -150,7 +156,10 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     const all = c.stats.get(cls.name)!.get('all')!;
     for (const [code, n] of Object.entries(all.httpCounts)) statusCounts[code] = (statusCounts[code] ?? 0) + n;
   }
-  const health = clientHealth(states.map((s) => ({ id: s.conn.hello.agent_id, health: s.health })));
+  const health = clientHealth(
+    states.map((s) => ({ id: s.conn.hello.agent_id, health: s.health })),
+    plan.classes.map((cls) => classTiming(cls.name, classes[cls.name])),
+  );
   const skewNs = startSkewNs(states.map((s) => s.firstSendErrorNs));
   const { status, reasons } = decideRunStatus({
     abortReason: input.abortReason,
@@ -238,6 +247,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         event_loop_delay_p99_ms: s.health?.event_loop_delay_p99_ms ?? null,
         cpu_ms: s.health?.cpu_ms ?? null,
         event_loop_utilization: s.health?.elu ?? null,
+        ttft_uncertainty_p99_ms: c.ttftUncertainty.agentP99Ms(s.index),
         status: s.lost ? 'lost' : 'ok',
         outages: s.outages,
         recovered_from_spool: s.recoveredRecords,
@@ -285,10 +295,17 @@ function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, u
       prompt_length_method: cal?.method ?? 'words-unverified',
       calibrated_prompt_tokens: cal?.counted_prompt_tokens ?? null,
       output_token_sources: { ...c.shapes.get(cls.name)!.outputSources },
+      ttft_uncertainty_p99_ms: c.ttftUncertainty.classP99Ms(cls.name),
       ...(cls.prompt.canary ? canaryCounts([c.shapes.get(cls.name)!]) : {}),
     };
   }
   return out;
+}
+
+// What the client-health policy needs of a class: its TTFT timing uncertainty and its TTFT p50.
+function classTiming(name: string, summary: unknown): ClassTiming {
+  const s = summary as { ttft_uncertainty_p99_ms: number | null; windows: { all?: { ttft_p50_ms?: number | null } } };
+  return { name, ttft_uncertainty_p99_ms: s.ttft_uncertainty_p99_ms, ttft_p50_ms: s.windows.all?.ttft_p50_ms ?? null };
 }
 
 function canaryCounts(shapes: readonly ClassShape[]): { request_canary_samples: number; request_canary_passed: number } {
