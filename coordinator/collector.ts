@@ -80,6 +80,8 @@ export class Collector {
   duplicatesDropped = 0;
   /** Agent intervals that arrived after their second was written (beyond the lateness bound). */
   lateIntervals = 0;
+  /** Agent intervals received twice (an agent resends its recent ones after a reconnect): dropped. */
+  duplicateIntervals = 0;
   private newestSecond = -1;
   private readonly seen = new Map<number, Set<string>>();
   private readonly requests: AtomicLineStream;
@@ -89,7 +91,8 @@ export class Collector {
   private readonly traffic: TrafficCsvWriter;
   private readonly pending = new Map<number, PendingSecond>();
   private readonly outstanding = new Map<string, number>();
-  private readonly finalSeconds = new Set<number>();
+  /** Written seconds → the agents whose interval they contain. */
+  private readonly finalSeconds = new Map<number, ReadonlySet<number>>();
   /** Open-loop class → intended time by request_index, as the agents dispatched them. */
   private readonly offered = new Map<string, number[]>();
 
@@ -160,12 +163,18 @@ export class Collector {
 
   /** One agent's interval `second`; closes seconds every live agent has now sent. */
   interval(agent: number, second: number, classes: Record<string, IntervalClass>): void {
-    if (this.finalSeconds.has(second)) {
+    const p = this.pending.get(second) ?? { contributors: new Set<number>(), classes: new Map() };
+    const written = this.finalSeconds.get(second);
+    if (written?.has(agent) || p.contributors.has(agent)) {
+      // A resent interval (the agent cannot know whether a frame sent as its link died arrived).
+      this.duplicateIntervals++;
+      return;
+    }
+    if (written) {
       // Its records and run histograms still count; the interval files keep one row per second.
       this.lateIntervals++;
       return;
     }
-    const p = this.pending.get(second) ?? { contributors: new Set<number>(), classes: new Map() };
     this.pending.set(second, p);
     this.addTo(p, agent, classes);
     if (second > this.newestSecond) this.newestSecond = second;
@@ -254,7 +263,7 @@ export class Collector {
     const p = this.pending.get(second);
     if (!p) return;
     this.pending.delete(second);
-    this.finalSeconds.add(second);
+    this.finalSeconds.set(second, p.contributors);
     this.intervalContributors.push({ second, agents: [...p.contributors].sort((a, b) => a - b) });
     this.writeSecond(second, p);
   }

@@ -40,8 +40,13 @@ describe('APIs and targets', () => {
       expect(row.reasoning_chunks).toBe(3);
       expect(row.content_chunks).toBe(9);
       expect(row.completion_tokens).toBe(12);
-      expect(row.first_content_unix_ns - row.first_output_unix_ns).toBeGreaterThan(25_000_000n); // 3 steps of 10 ms
+      // Reasoning first, by at least one of engine-sim's 10 ms steps in every row.
+      expect(row.first_content_unix_ns - row.first_output_unix_ns).toBeGreaterThan(10_000_000n);
     }
+    // Typically 3 steps of 10 ms; one row's gap can be shorter when engine-sim's step timer fires
+    // late on a loaded machine (24.1 ms seen in CI), so the 3-step claim is on the median.
+    const gaps = rows.map((row) => Number(row.first_content_unix_ns - row.first_output_unix_ns)).sort((a, b) => a - b);
+    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(25_000_000);
     const all = r.classes.rt.windows.all;
     expect(all.ttft_p50_ms - all.ttfo_p50_ms).toBeGreaterThan(25);
     // The visible answer: 9 content tokens after the first one, ~10 ms apart.

@@ -22,7 +22,9 @@ describe('coordinator sweep', () => {
     const done = await runSweep(file, join(dir, 'out')).done;
     expect(done.code, done.stderr).toBe(0);
     const s = readSweep(join(dir, 'out'));
-    expect(s.stop_rule, s.stop_reason).toBe('done');
+    // On failure, say which stage was limited by what (agents and reasons), not only that it was.
+    const why = JSON.stringify(s.stages.map((x: any) => [x.value, x.verdict, x.client_limited_agents, x.run_status_reason]));
+    expect(s.stop_rule, `${s.stop_reason}; stages: ${why}`).toBe('done');
     expect(s.stages.map((x: any) => x.verdict)).not.toContain('client_limited');
     expect(Math.abs(s.capacity - COMPUTED_CAPACITY) / COMPUTED_CAPACITY, `capacity ${s.capacity} vs ${COMPUTED_CAPACITY}`).toBeLessThan(
       0.15,

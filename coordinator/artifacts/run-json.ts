@@ -49,6 +49,8 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].outages':
     'each time the agent link was down during the run: from_s and to_s in seconds after the start (coordinator clock), why, and whether it reconnected and resumed (true) or was lost when its grace ran out (false)',
   'agents[].status': 'ok when the agent handed over its results (also after reconnecting), lost when it was not back within its grace',
+  'intervals.duplicates':
+    'agent intervals received a second time and dropped: after a reconnect an agent resends its last intervals, since a frame sent as its link died may never have arrived',
   'intervals.late':
     'agent intervals that arrived after their second had been written (beyond the lateness bound, --agent-grace-s + 2 s): counted in the records and run histograms, not written to the interval files',
   'agents[].recovered_from_spool':
@@ -264,7 +266,13 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     histograms: histogramSection(plan, c),
     client_health: health,
     duplicates_dropped: c.duplicatesDropped,
-    intervals: { length_s: 1, written: c.intervalContributors.length, late: c.lateIntervals, contributors: c.intervalContributors },
+    intervals: {
+      length_s: 1,
+      written: c.intervalContributors.length,
+      late: c.lateIntervals,
+      duplicates: c.duplicateIntervals,
+      contributors: c.intervalContributors,
+    },
     server,
     data_quality: gates.data_quality,
     slo_proof: gates.slo_proof,
