@@ -3,7 +3,9 @@
 // so far — every earlier user message and the reply the server really sent — plus a new user
 // message, sent the think time after the previous reply ended. Only the first turn has an
 // intended time (it is the open-loop arrival); later turns depend on their replies.
-import type { ApiKind, ChatMessage, TrafficClass } from '../shared/plan.js';
+import type { ApiKind, ChatMessage, Plan, TrafficClass } from '../shared/plan.js';
+import { requestId } from '../shared/prompt-text.js';
+import { completionPrompt, RequestText } from '../shared/request-text.js';
 import type { ClassSchedule } from '../shared/schedule.js';
 import { turnRequestIndex } from '../shared/session-shape.js';
 import type { ClassStripe } from '../shared/shares.js';
@@ -11,7 +13,6 @@ import { commonFields } from './api/adapter.js';
 import type { RequestResult } from './client.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { sleepUntil } from './timing.js';
-import { WordPool } from './words.js';
 
 /** Sends one turn: its request index, intended time (first turns only) and body; resolves with the reply. */
 export type SendTurn = (
@@ -23,22 +24,22 @@ export type SendTurn = (
 
 /** The sessions of one class on this agent. */
 export class Conversations {
-  private readonly words: WordPool;
+  private readonly text: RequestText;
 
   constructor(
     private readonly runId: string,
-    seed: number,
+    plan: Plan,
     private readonly cls: TrafficClass,
     private readonly schedule: ClassSchedule,
     private readonly api: ApiKind,
     private readonly model: string,
   ) {
-    this.words = new WordPool(seed, cls.name);
+    this.text = new RequestText(plan, cls, runId);
   }
 
-  /** The x-request-id of a request; a session's first message starts with its turn-1 head, so sessions never share a prefix. */
-  head(requestIndex: number): string {
-    return `lf-${this.runId}-${this.cls.name}-${requestIndex}`;
+  /** The x-request-id of a request (a session's first message starts with its turn-1 head, so sessions never share a prefix). */
+  requestId(requestIndex: number): string {
+    return requestId(this.runId, this.cls.name, requestIndex);
   }
 
   /** Session turns are sent only through run(), with the body their history makes. */
@@ -60,7 +61,7 @@ export class Conversations {
     let intended: number | null = firstIntendedNs;
     for (let turn = 1; turn <= shapes.turns[s]! && !signal.aborted; turn++) {
       const index = turnRequestIndex(s, turn, count);
-      messages.push({ role: 'user', content: this.userText(index, turn, shapes.userTokens[s]![turn - 1]!) });
+      messages.push({ role: 'user', content: this.text.userMessage(index, turn, shapes.userTokens[s]![turn - 1]!) });
       const result = await send(index, intended, this.body(messages, shapes.outputTokens[s]![turn - 1]!), { session_id: s, turn });
       // A failed turn ends its session: the next turn would need the reply it did not get.
       if (result.record.status !== 'ok' || result.record.done_ns === null) return;
@@ -68,11 +69,6 @@ export class Conversations {
       if (turn < shapes.turns[s]!) await sleepUntil(nowNs, result.record.done_ns + shapes.thinkNs[s]![turn - 1]!, signal);
       intended = null;
     }
-  }
-
-  // The first message starts with the session's unique head; every message is N words (N tokens on engine-sim).
-  private userText(index: number, turn: number, tokens: number): string {
-    return turn === 1 ? [this.head(index), ...this.words.words(0, tokens - 1)].join(' ') : this.words.words(0, tokens).join(' ');
   }
 
   private body(messages: readonly ChatMessage[], outputTokens: number): string {
@@ -84,8 +80,7 @@ export class Conversations {
       ignoreEos: this.cls.prompt.ignore_eos ?? true,
       canary: false,
     });
-    // The completions API has no roles: the conversation is its messages' text, one per line.
-    if (this.api === 'completions') return JSON.stringify({ ...common, prompt: messages.map((m) => m.content).join('\n') });
+    if (this.api === 'completions') return JSON.stringify({ ...common, prompt: completionPrompt(messages) });
     return JSON.stringify({ ...common, messages });
   }
 }

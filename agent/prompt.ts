@@ -4,7 +4,7 @@
 // module the calibration counted with. A unique head per request defeats prefix caching unless
 // `shared` is declared.
 import type { TrafficClass } from '../shared/plan.js';
-import { canaryMarker, promptFill, promptHead, uncalibratedWords } from '../shared/prompt-text.js';
+import { canaryMarker, promptFill, promptHead, requestId, uncalibratedWords } from '../shared/prompt-text.js';
 import type { ApiAdapter } from './api/adapter.js';
 
 /** Builds request bodies for one class: the template is made once, each request adds its head. */
@@ -44,7 +44,7 @@ export class PromptBuilder {
 
   /** The request's id (x-request-id): long and readable, it costs no prompt tokens in a header. */
   requestId(requestIndex: number): string {
-    return `lf-${this.runId}-${this.cls.name}-${requestIndex}`;
+    return requestId(this.runId, this.cls.name, requestIndex);
   }
 
   /** The unique head word of a request inside its prompt (short: it costs prompt tokens); its canary marker with `canary`. */

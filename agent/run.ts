@@ -50,7 +50,7 @@ type RequestPrompts = Pick<PromptBuilder, 'requestId' | 'body' | 'marker'>;
 
 // A workload class names its requests by their head and carries no canary (canaries need calibration).
 function workloadPrompts(b: WorkloadPromptBuilder): RequestPrompts {
-  return { requestId: (i) => b.head(i), body: (i) => b.body(i), marker: () => null };
+  return { requestId: (i) => b.requestId(i), body: (i) => b.body(i), marker: () => null };
 }
 
 interface ClassRuntime {
@@ -118,9 +118,9 @@ export class AgentRun implements ShareRunner {
       const runtime = { cls, stripe: takeStripe(schedule.classes[i]!, share, i), headers: { ...commonHeaders, ...(cls.headers ?? {}) } };
       if (cls.load.model === 'sessions') {
         // A turn's body comes from its conversation; the builder only names its requests.
-        const conversations = new Conversations(runId, plan.seed, cls, schedule.classes[i]!, this.target.api, this.target.model);
+        const conversations = new Conversations(runId, plan, cls, schedule.classes[i]!, this.target.api, this.target.model);
         const prompts: RequestPrompts = {
-          requestId: (idx) => conversations.head(idx),
+          requestId: (idx) => conversations.requestId(idx),
           body: () => conversations.noBody(),
           marker: () => null,
         };

@@ -5,34 +5,51 @@
 import type { OutputTokenSource, RequestRecord } from '../shared/metrics.js';
 import type { Plan, TrafficClass } from '../shared/plan.js';
 import { ClassRequests, variesPerRequest } from '../shared/request-shape.js';
+import { RequestText, sessionTurnTokens } from '../shared/request-text.js';
 import type { ClassSchedule } from '../shared/schedule.js';
-import { sessionOfRequest, turnPromptTokens } from '../shared/session-shape.js';
+import { sessionOfRequest } from '../shared/session-shape.js';
 
-/** The prompt and output tokens request `index` of a class asked for. */
-export type ExpectedShape = (requestIndex: number) => { inputTokens: number; outputTokens: number };
+/**
+ * The prompt tokens request `index` of a class is planned to count on the target and the output it
+ * asks for; `exact` unless its prompt holds replies the server re-tokenizes (a session's later turns).
+ */
+export type ExpectedShape = (requestIndex: number) => { inputTokens: number; outputTokens: number; exact?: boolean };
 
-/** Per-request targets: the class's fixed lengths, or each request's own from the schedule (or drawn for it, closed loop). */
+/** Per-request plans: the class's fixed lengths (as counted), or each request's own from the schedule (or drawn for it, closed loop). */
 export function expectedShape(plan: Plan, cls: TrafficClass, schedule: ClassSchedule): ExpectedShape {
   const sessions = schedule.sessions;
+  const text = new RequestText(plan, cls, '');
   if (sessions) {
-    // Turn k's prompt is every user message so far and every earlier reply (each exactly its length with ignore_eos).
+    // Turn k's prompt is the template, every user message so far and every earlier reply (each
+    // its asked length with ignore_eos; the server's count of the reply's text may differ).
     const count = schedule.arrivalsNs.length;
     return (i) => {
       const { session, turn } = sessionOfRequest(i, count);
+      const users = (sessions.userTokens[session] ?? []).map((u, k) => text.userMessageTokens(k + 1, u));
       return {
-        inputTokens: turnPromptTokens(sessions, session, turn),
+        inputTokens: sessionTurnTokens(text.vocab, users, sessions.outputTokens[session] ?? [], turn),
         outputTokens: sessions.outputTokens[session]?.[turn - 1] ?? Number.NaN,
+        exact: turn === 1,
       };
     };
   }
   if (!variesPerRequest(cls)) {
-    const fixed = { inputTokens: cls.prompt.input_tokens as number, outputTokens: cls.prompt.output_tokens as number };
+    const counted = plan.prompt_calibration?.[cls.name]?.counted_prompt_tokens;
+    const fixed = { inputTokens: counted ?? (cls.prompt.input_tokens as number), outputTokens: cls.prompt.output_tokens as number };
     return () => fixed;
   }
   const r = schedule.requests;
-  if (r) return (i) => ({ inputTokens: r.inputTokens[i] ?? Number.NaN, outputTokens: r.outputTokens[i] ?? Number.NaN });
   const shapes = new ClassRequests(plan, cls);
-  return (i) => shapes.at(i);
+  return (i) => {
+    const shape = r
+      ? {
+          inputTokens: r.inputTokens[i] ?? Number.NaN,
+          outputTokens: r.outputTokens[i] ?? Number.NaN,
+          ...(r.records.length > 0 && { record: r.records[i]! }),
+        }
+      : shapes.at(i);
+    return { inputTokens: text.planned(shape), outputTokens: shape.outputTokens };
+  };
 }
 
 /** A prompt within this share of its target length has the planned shape (domain.md §5). */
@@ -48,6 +65,15 @@ export class ClassShape {
   promptOutside = 0;
   /** Successful requests without a reported prompt_tokens (the server sent no usage). */
   promptUnreported = 0;
+  /** Successful requests with usage whose prompt_tokens is not exactly their planned tokens, and the largest difference. */
+  promptDiffer = 0;
+  promptMaxDifference = 0;
+  /** Of those, requests planned exactly (the rest hold re-tokenized replies: a session's later turns). */
+  promptDifferExact = 0;
+  /** Successful requests with usage planned exactly. */
+  promptExactPlanned = 0;
+  /** Requests not planned exactly (a session's later turns) outside PROMPT_TOLERANCE. */
+  promptOutsideInexact = 0;
   /** Successful requests whose usage completion_tokens differs from the requested output_tokens. */
   completionMismatch = 0;
   /** Successful requests by where their completion_tokens came from. */
@@ -87,16 +113,31 @@ export class ClassShape {
     if (r.http_status === 200 && r.status !== 'ok' && r.status !== 'canary_failed') this.http200NotOk++;
     if (r.status !== 'ok') return;
     this.ok++;
-    const { inputTokens: target, outputTokens } = this.expected(r.request_index);
+    const { inputTokens: target, outputTokens, exact = true } = this.expected(r.request_index);
     if (r.prompt_tokens !== null) {
       this.promptTokensMin = Math.min(this.promptTokensMin ?? r.prompt_tokens, r.prompt_tokens);
       this.promptTokensMax = Math.max(this.promptTokensMax ?? r.prompt_tokens, r.prompt_tokens);
+      if (exact) this.promptExactPlanned++;
+      const d = Math.abs(r.prompt_tokens - target);
+      if (d !== 0) {
+        this.promptDiffer++;
+        if (exact) this.promptDifferExact++;
+        this.promptMaxDifference = Math.max(this.promptMaxDifference, d);
+      }
     }
     if (r.prompt_tokens === null) this.promptUnreported++;
-    else if (Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
+    else if (Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) {
+      this.promptOutside++;
+      if (!exact) this.promptOutsideInexact++;
+    }
     if (r.output_token_source !== null) this.outputSources[r.output_token_source]++;
     // Only the server's own count can prove the output length: a text re-count or a chunk count cannot.
     if (r.output_token_source === 'usage' && r.completion_tokens !== outputTokens) this.completionMismatch++;
+  }
+
+  /** The prompt tokens request `index` is planned to count. */
+  planned(index: number): number {
+    return this.expected(index).inputTokens;
   }
 
   /** Max − min over agents of their first-request lateness, ms (null before any request). */

@@ -143,7 +143,7 @@ export class Collector {
       }
       seen.add(key);
       added++;
-      text += formatRequestRow(r, tb);
+      text += formatRequestRow(r, tb, this.shapes.get(r.class)?.planned(r.request_index) ?? null);
       totals.requests++;
       if (r.status === 'ok') totals.completed++;
       else totals.failed++;

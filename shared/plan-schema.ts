@@ -358,5 +358,10 @@ export const PlanFile = say(
     { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
   ),
   // The coordinator sizes prompts against the target itself; a plan that carried sizes would skip that.
-  { unknown: { prompt_calibration: 'is written by the coordinator, not in a plan' } },
+  {
+    unknown: {
+      prompt_calibration: 'is written by the coordinator, not in a plan',
+      prompt_vocabulary: 'is written by the coordinator, not in a plan',
+    },
+  },
 );

@@ -3,6 +3,7 @@
 // data that travels to agents unchanged.
 import type { Static } from '@sinclair/typebox';
 import type * as D from './plan-schema.js';
+import type { PromptVocabulary } from './prompt-vocabulary.js';
 
 // The defaults live with the definition (its schema publishes them); every caller reads them here.
 export { PLAN_DEFAULTS, PLAN_SCHEMA, PROMPT_DEFAULTS, TRACE_DEFAULTS } from './plan-schema.js';
@@ -77,6 +78,24 @@ export interface PromptCalibration {
   attempts: number;
   /** What was asked and why this method (e.g. the endpoint that answered, or why none did). */
   note: string;
+  /** Dataset classes: each record's tokens as the target counted it (head included), index = record. */
+  record_tokens?: number[];
+  /** Before load: a seeded sample of the class's real request bodies counted on the target. */
+  check?: PromptLengthCheck;
+}
+
+/** run.json `prompt_length_check`: a sample of real bodies counted on the target before any load. */
+export interface PromptLengthCheck {
+  /** Requests whose bodies were counted (all of them when the class has few). */
+  sampled: number;
+  /** Of those, how many counted exactly their planned prompt tokens. */
+  exact: number;
+  /** exact / sampled. */
+  exact_share: number;
+  /** Largest |counted − planned| over the sample. */
+  max_abs_difference: number;
+  /** Sampled requests whose planned tokens differ from the length they asked for (too short for the fixed costs). */
+  unreachable: number;
 }
 
 /** A whole load plan, as validated (defaults filled in). */
@@ -85,6 +104,8 @@ export type Plan = Omit<Static<typeof D.PlanFile>, '$schema' | 'target' | 'class
   classes: TrafficClass[];
   /** Per class: filled in by the coordinator before the run (calibrate.ts); refused in a written plan. */
   prompt_calibration?: Record<string, PromptCalibration>;
+  /** The target's token-exact vocabulary (prompt-vocabulary.ts): filled in by the coordinator, refused in a written plan. */
+  prompt_vocabulary?: PromptVocabulary;
   /**
    * Never written in a plan file (validation refuses it): the trace and dataset files the plan
    * names, read and checked by the coordinator and sent to the agents with the plan.
@@ -158,6 +179,11 @@ export interface WorkloadInputs {
   files: WorkloadFile[];
   traces: Record<string, TraceRow[]>;
   datasets: Record<string, DatasetRecord[]>;
+  /**
+   * Datasets with length filters: every record, so the coordinator can filter on the target's own
+   * counts (calibrate/); dropped from the plan before it is sent.
+   */
+  unfiltered_datasets?: Record<string, DatasetRecord[]>;
 }
 
 /** `load.session`: multi-turn conversations; each session arrives open loop and is pinned to one agent. */

@@ -39,6 +39,11 @@ export function promptFill(seed: number, className: string, prefixWords: number,
   };
 }
 
+/** A request's id (x-request-id, never in the prompt where it would cost tokens): the one format, for every load model. */
+export function requestId(runId: string, className: string, requestIndex: number): string {
+  return `lf-${runId}-${className}-${requestIndex}`;
+}
+
 /** Digits of the request index in a head: fixed, so every head of a run has the same length. */
 const HEAD_INDEX_DIGITS = 6;
 const TAG_LETTERS = 'abcdefghijklmnopqrstuvwxyz';

@@ -4,17 +4,30 @@
 import { recordWords } from './dataset-parse.js';
 import { isFixedLength, lengthAt } from './lengths.js';
 import type { Plan, TrafficClass } from './plan.js';
+import { uncountedVocabulary } from './prompt-vocabulary.js';
 import { rngFromKey } from './rng.js';
 
 /** One request's shape. */
 export interface RequestShape {
-  /** Prompt tokens as engine-sim counts them (words; with a dataset, the record's words). */
+  /** Prompt tokens the request asks for (a dataset record: its tokens as counted, see recordTokens). */
   inputTokens: number;
   outputTokens: number;
   /** Index of the dataset record drawn (into plan.inputs.datasets[class]). */
   record?: number;
   /** Trace rows: the row's Mooncake hash ids (empty for formats without them). */
   hashIds?: readonly number[];
+}
+
+/**
+ * Prompt tokens of a dataset record as sent (request-text.ts): as the target counted it before the
+ * run, else one token per word with the head's and the template's tokens (engine-sim's rule).
+ */
+export function recordTokens(plan: Plan, cls: TrafficClass, record: number): number {
+  const counted = plan.prompt_calibration?.[cls.name]?.record_tokens?.[record];
+  if (counted !== undefined) return counted;
+  const v = plan.prompt_vocabulary ?? uncountedVocabulary('');
+  const head = (cls.prompt.cache ?? 'unique') === 'unique' ? v.opener_tokens + v.head_words : 0;
+  return recordWords(plan.inputs!.datasets[cls.name]![record]!) + head + v.request_tokens;
 }
 
 /** True when requests of the class differ from each other (so the schedule carries per-request shapes); sessions have their own (session-shape.ts). */
@@ -52,10 +65,7 @@ export class ClassRequests {
       const records = plan.inputs?.datasets[cls.name];
       if (!records || records.length === 0) throw new Error(`dataset class ${cls.name} has no records (were plan.inputs attached?)`);
       const record = this.recordIndex(index, records.length);
-      const r = records[record]!;
-      // A unique head word is prepended unless the class declares its prompts shared (see agent/workload-prompt.ts).
-      const head = (cls.prompt.cache ?? 'unique') === 'unique' ? 1 : 0;
-      return { inputTokens: recordWords(r) + head, outputTokens: output(r.output_tokens), record };
+      return { inputTokens: recordTokens(plan, cls, record), outputTokens: output(records[record]!.output_tokens), record };
     }
     return { inputTokens: lengthAt(cls.prompt.input_tokens!, plan.seed, cls.name, 'input_tokens', index), outputTokens: output() };
   }

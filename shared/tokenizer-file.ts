@@ -8,12 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
-import type { ApiKind } from './plan.js';
+import type { ApiKind, ChatMessage } from './plan.js';
+import { completionPrompt } from './request-text.js';
 
 /** A tokenizer loaded from files. */
 export interface TokenizerFile {
-  /** Tokens of one whole request whose prompt text is `text` (chat: template applied). */
-  countRequest(text: string, api: ApiKind): number;
+  /** Tokens of one whole request whose prompt text is `text`, or whose messages are these (chat: template applied). */
+  countRequest(text: string | readonly ChatMessage[], api: ApiKind): number;
   /** Tokens of generated text (no special tokens added). */
   countOutput(text: string): number;
   /** What was loaded, e.g. whether a chat template was found. */
@@ -35,9 +36,10 @@ export async function loadTokenizerFile(path: string): Promise<TokenizerFile> {
   const count = (text: string, addSpecial: boolean): number => tokenizer.encode(text, { add_special_tokens: addSpecial }).ids.length;
   return {
     countRequest(text, api) {
-      if (api !== 'chat' || !template) return count(text, true);
+      const messages = typeof text === 'string' ? [{ role: 'user', content: text }] : text;
+      if (api !== 'chat' || !template) return count(completionPrompt(messages), true);
       // Like the servers: the rendered template carries its own special tokens.
-      return count(template.render({ messages: [{ role: 'user', content: text }], add_generation_prompt: true, ...special }), false);
+      return count(template.render({ messages: messages as ChatMessage[], add_generation_prompt: true, ...special }), false);
     },
     countOutput: (text) => count(text, false),
     note: `${path}${template ? ' with its chat template' : ' (no chat template found: a chat request counts its text alone)'}`,

@@ -67,6 +67,9 @@ export async function readWorkloadInputs(plan: Plan): Promise<{ inputs: Workload
         if (parsed.problems.length === 0 && records.length === 0)
           problems.push(`${at}: ${dataset.file}: no record passes the length filters`);
         inputs.datasets[cls.name] = records;
+        // The filters count words here; where the target can count, calibration filters on its tokens.
+        if (dataset.min_input_tokens !== undefined || dataset.max_input_tokens !== undefined)
+          inputs.unfiltered_datasets = { ...inputs.unfiltered_datasets, [cls.name]: parsed.records };
         inputs.files.push(fileEntry(cls.name, 'dataset', dataset.file, bytes, parsed.inFile, records.length));
       }
     }

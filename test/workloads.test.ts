@@ -86,7 +86,9 @@ describe('per-request workloads on 2 agents', () => {
     const dir = onlyRunDir(out);
     run = readRunJson(dir);
     rows = readRequests(dir);
-    local = await attachWorkloadInputs(resolveWorkloadPaths(PLAN, work));
+    // The plan as run: its records counted on the target and the vocabulary its prompts were built from.
+    const attached = await attachWorkloadInputs(resolveWorkloadPaths(PLAN, work));
+    local = { ...attached, prompt_calibration: run.plan.prompt_calibration, prompt_vocabulary: run.plan.prompt_vocabulary };
   });
 
   const ok = (cls: string): any[] => rows.filter((r) => r.class === cls && r.status === 'ok');
@@ -118,9 +120,13 @@ describe('per-request workloads on 2 agents', () => {
   it('sends dataset records as drawn: their words (+ the unique head), their output_tokens or the fallback', () => {
     const schedule = buildSchedule(local).classes[2]!;
     const records = local.inputs!.datasets.jsonl!;
+    const v = run.plan.prompt_vocabulary;
+    // engine-sim: one token a word and no template; the head is the opener and its head words.
+    expect(v).toMatchObject({ method: 'server-tokenize', request_tokens: 0, opener_tokens: 1 });
     for (const r of ok('jsonl')) {
       const rec = records[schedule.requests!.records[r.request_index]!]!;
-      expect(r.prompt_tokens).toBe(recordWords(rec) + 1);
+      expect(r.prompt_tokens).toBe(recordWords(rec) + 1 + v.head_words);
+      expect(r.planned_prompt_tokens).toBe(r.prompt_tokens);
       expect(r.completion_tokens).toBe(rec.output_tokens ?? 6);
     }
   });

@@ -24,7 +24,7 @@ const TIME_FIELDS = [
 ] as const;
 
 /** The ndjson line (with newline) of one record. */
-export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
+export function formatRequestRow(r: RequestRecord, tb: AgentTimebase, plannedPromptTokens: number | null = null): string {
   const row: Record<string, unknown> = {
     agent_id: tb.agentId,
     class: r.class,
@@ -42,6 +42,7 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
   Object.assign(row, {
     first_content_uncertainty_ns: r.first_content_uncertainty_ns ?? null,
     prompt_tokens: r.prompt_tokens,
+    planned_prompt_tokens: plannedPromptTokens,
     completion_tokens: r.completion_tokens,
     output_token_source: r.output_token_source,
     cached_tokens: r.cached_tokens,

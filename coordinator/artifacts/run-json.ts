@@ -92,7 +92,15 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     'successful requests by where their completion_tokens came from (usage, tokenizer, chunks; see timing_methodology.output_token_source); only usage and tokenizer counts enter tpot, ntpot and decode_tok_s',
   'classes.<class>.output_token_sources': 'the same count for one class',
   'classes.<class>.prompt_length_method':
-    "how the class's prompts were sized to input_tokens before any load: server-tokenize (the whole request counted by the target's tokenize endpoint), tokenizer-file (counted with the tokenizer file the plan names) or words-unverified (filler words, one per intended token, never counted); plan.prompt_calibration holds the sizes and the count",
+    "how the class's prompts were sized before any load: server-tokenize (the whole request counted by the target's tokenize endpoint), tokenizer-file (counted with the tokenizer file the plan names) or words-unverified (filler words, one per intended token, never counted); a class of identical requests is sized to input_tokens (plan.prompt_calibration holds the sizes and the count), a class whose requests differ is built per request from the target's one-token words (plan.prompt_vocabulary)",
+  'classes.<class>.prompt_length_check':
+    "before any load, a seeded sample of the class's real request bodies (all of them up to 48) counted on the target: sampled, exact (counted exactly their planned prompt tokens), exact_share, max_abs_difference (largest |counted − planned|) and unreachable (planned above the asked length because the fixed costs alone exceed it); null when nothing could count; sessions count each sampled session's first turn, or a later user message alone",
+  'classes.<class>.prompt_tokens_differ':
+    'successful requests whose usage.prompt_tokens is not exactly their planned_prompt_tokens (requests.ndjson), and the largest difference; a session turn after the first holds replies the server re-tokenizes, so it is counted here but judged by request_shape within ±10%',
+  'plan.prompt_vocabulary':
+    "the target's token-exact vocabulary found before any load: words that each count one token after a space in running text, the opener that starts every message and its tokens, the tokens of an empty request (template, BOS) and of a further conversation turn's template, and the head's words",
+  'requests.ndjson planned_prompt_tokens':
+    "the prompt tokens the request was built to count on the target (a class of identical requests: its calibrated count; a session's later turn: with each earlier reply counted as its asked length), beside prompt_tokens, the server's usage.prompt_tokens",
   request_canary_samples:
     'responses whose canary was checked: clean streams of classes with prompt.canary (each row of requests.ndjson carries its request_canary); per class in classes.<class> too',
   request_canary_passed:
@@ -302,6 +310,11 @@ function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, u
       ...(classes[cls.name] as Record<string, unknown>),
       prompt_length_method: cal?.method ?? 'words-unverified',
       calibrated_prompt_tokens: cal?.counted_prompt_tokens ?? null,
+      prompt_length_check: cal?.check ?? null,
+      prompt_tokens_differ: {
+        requests: c.shapes.get(cls.name)!.promptDiffer,
+        max_abs_difference: c.shapes.get(cls.name)!.promptMaxDifference,
+      },
       output_token_sources: { ...c.shapes.get(cls.name)!.outputSources },
       ttft_uncertainty_p99_ms: c.ttftUncertainty.classP99Ms(cls.name),
       ...(cls.prompt.canary ? canaryCounts([c.shapes.get(cls.name)!]) : {}),

@@ -1,36 +1,65 @@
-// Prompt-length calibration, before any load: each class's filler is sized so that one whole
-// request counts its input_tokens on the target's tokenizer — the server's tokenize endpoint where
-// it has one, else the tokenizer file the plan names, else words (one per intended token, unverified). The result travels in the plan as
-// run (`prompt_calibration`), so every agent builds exactly the text that was counted.
+// Prompt-length calibration, before any load, through the target's own tokenizer — its tokenize
+// endpoint where it has one, else the tokenizer file the plan names, else words (one per intended
+// token, unverified):
+// - classes of identical requests: the filler is sized so one whole request counts input_tokens;
+// - classes whose requests differ (distributions, traces, datasets, sessions): a token-exact
+//   vocabulary is found (vocabulary.ts), so each request's text counts its own planned tokens;
+//   dataset records are counted and filtered on those counts;
+// - then a seeded sample of every class's real bodies is counted (length-check.ts).
+// The results travel in the plan as run (`prompt_calibration`, `prompt_vocabulary`), so every
+// agent builds exactly the text that was counted.
 
-import type { Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
+import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import type { DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
+import type { PromptVocabulary } from '../../shared/prompt-vocabulary.js';
+import { uncountedVocabulary } from '../../shared/prompt-vocabulary.js';
 import { variesPerRequest } from '../../shared/request-shape.js';
+import { datasetMessages, RequestText } from '../../shared/request-text.js';
+import { buildSchedule } from '../../shared/schedule.js';
 import { loadTokenizerFile } from '../../shared/tokenizer-file.js';
+import { checkClass, countAll } from './length-check.js';
 import { searchWords } from './search.js';
 import type { CountText } from './server-tokenize.js';
 import { serverCounter } from './server-tokenize.js';
+import { findVocabulary } from './vocabulary.js';
 
 /** A way to count a whole request, or why there is none. */
-type Working = { method: PromptLengthMethod; count: CountText; note: string };
+type Working = { method: Exclude<PromptLengthMethod, 'words-unverified'>; count: CountText; note: string };
 type Counter = Working | { method: null; note: string };
 
-/** The plan with `prompt_calibration` filled in for every class. */
+/** Dataset records counted one by one at most: beyond, the class is sized in words (unverified). */
+export const MAX_COUNTED_RECORDS = 20_000;
+
+/** The plan with `prompt_calibration` filled in for every class (and `prompt_vocabulary` where requests differ). */
 export async function calibratePlan(plan: Plan, runId: string, log: (line: string) => void): Promise<Plan> {
   if (!plan.target) throw new Error('calibration needs the resolved target');
   const counter = await findCounter(plan.target, promptText(promptFill(plan.seed, 'probe', 0, 8), promptHead(runId, 'probe', 0)));
+  let out: Plan = plan;
+  if (plan.classes.some(perRequest)) {
+    const found = counter.method === null ? null : await findVocabulary(counter.count, counter.method, counter.note);
+    const vocabulary = found?.vocabulary ?? uncountedVocabulary(found ? found.note : counter.note);
+    log(`prompt vocabulary: ${vocabulary.method}, ${vocabulary.note}`);
+    out = { ...plan, prompt_vocabulary: vocabulary };
+  }
   const calibration: Record<string, PromptCalibration> = {};
   for (const cls of plan.classes) {
-    calibration[cls.name] = perRequest(cls)
-      ? PER_REQUEST
-      : counter.method === null
-        ? unverified(cls, counter.note)
-        : await countedClass(plan, runId, cls, counter).catch((err: unknown) =>
-            unverified(cls, `calibration failed: ${(err as Error).message}`),
-          );
-    log(describe(cls, calibration[cls.name]!));
+    if (perRequest(cls)) {
+      const c = await perRequestClass(out, runId, cls, out.prompt_vocabulary!, counter);
+      calibration[cls.name] = c.calibration;
+      if (c.records) out = withRecords(out, cls.name, c.records);
+    } else
+      calibration[cls.name] =
+        counter.method === null
+          ? unverified(cls, counter.note)
+          : await countedClass(plan, runId, cls, counter).catch((err: unknown) =>
+              unverified(cls, `calibration failed: ${(err as Error).message}`),
+            );
   }
-  return { ...plan, prompt_calibration: calibration };
+  out = dropUnfiltered({ ...out, prompt_calibration: calibration });
+  if (counter.method !== null) await checkClasses(out, runId, counter);
+  for (const cls of plan.classes) log(describe(cls, out.prompt_calibration![cls.name]!));
+  return out;
 }
 
 // The server's tokenize endpoint first (it is what counts usage), then the plan's tokenizer file.
@@ -65,20 +94,92 @@ async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counte
 }
 
 // Classes whose requests each have their own length (a distribution, dataset, trace or sessions)
-// are sized word by word per request (agent/workload-prompt.ts), so there is no one length to calibrate.
+// are built per request from the vocabulary, so there is no one length to calibrate.
 function perRequest(cls: TrafficClass): boolean {
   return variesPerRequest(cls) || cls.load.model === 'sessions';
 }
 
-const PER_REQUEST: PromptCalibration = {
-  method: 'words-unverified',
-  prefix_words: 0,
-  words: 0,
-  pad_words: 0,
-  counted_prompt_tokens: null,
-  attempts: 0,
-  note: "each request is sized in words from its own length (distribution, dataset, trace or sessions): not calibrated on the target's tokenizer",
-};
+// A per-request class is as exact as the vocabulary: counted words, or words assumed one token
+// each. A dataset's records are counted as sent (head included) and filtered on those counts.
+async function perRequestClass(
+  plan: Plan,
+  runId: string,
+  cls: TrafficClass,
+  vocabulary: PromptVocabulary,
+  counter: Counter,
+): Promise<{ calibration: PromptCalibration; records?: { records: DatasetRecord[]; tokens: number[] } }> {
+  const base = {
+    method: vocabulary.method,
+    prefix_words: 0,
+    words: 0,
+    pad_words: 0,
+    counted_prompt_tokens: null,
+    attempts: 0,
+    note:
+      vocabulary.method === 'words-unverified'
+        ? `each request sized in words, one per intended token (${vocabulary.note})`
+        : `each request built from the target's one-token words: ${vocabulary.request_tokens} tokens for an empty request, ${vocabulary.opener_tokens} for the opener, ${vocabulary.head_words} head words, ${vocabulary.turn_tokens} per further turn (${vocabulary.note})`,
+  };
+  const dataset = cls.prompt.dataset;
+  if (!dataset || counter.method === null) return { calibration: base };
+  const all = plan.inputs!.unfiltered_datasets?.[cls.name] ?? plan.inputs!.datasets[cls.name]!;
+  if (all.length > MAX_COUNTED_RECORDS)
+    return {
+      calibration: {
+        ...base,
+        method: 'words-unverified',
+        note: `${all.length} records: more than ${MAX_COUNTED_RECORDS} are not counted one by one; sized in words`,
+      },
+    };
+  const head = (cls.prompt.cache ?? 'unique') === 'unique' ? new RequestText(plan, cls, runId).head(0) : null;
+  const counts = await countAll(
+    all.map((r) => datasetMessages(r, head)),
+    counter.count,
+  );
+  const min = dataset.min_input_tokens ?? 1;
+  const max = dataset.max_input_tokens ?? Number.MAX_SAFE_INTEGER;
+  const keep = all.map((_, i) => i).filter((i) => counts[i]! >= min && counts[i]! <= max);
+  if (keep.length === 0)
+    throw new LoadfleetError(
+      ErrorCode.PLAN_INVALID,
+      `class ${cls.name}: no record of ${dataset.file} passes the length filters on the target's counts (${Math.min(...counts)}–${Math.max(...counts)} tokens)`,
+      { exitCode: ExitCode.INVALID_INPUT },
+    );
+  const tokens = keep.map((i) => counts[i]!);
+  return {
+    calibration: {
+      ...base,
+      method: counter.method,
+      attempts: all.length,
+      record_tokens: tokens,
+      note: `${all.length} records counted on the target (${keep.length} within the length filters), head and template included; ${base.note}`,
+    },
+    records: { records: keep.map((i) => all[i]!), tokens },
+  };
+}
+
+function withRecords(plan: Plan, cls: string, r: { records: DatasetRecord[] }): Plan {
+  const inputs = plan.inputs!;
+  const files = inputs.files.map((f) => (f.class === cls && f.kind === 'dataset' ? { ...f, rows_used: r.records.length } : f));
+  return { ...plan, inputs: { ...inputs, files, datasets: { ...inputs.datasets, [cls]: r.records } } };
+}
+
+// Every record was only needed to filter on the target's counts.
+function dropUnfiltered(plan: Plan): Plan {
+  if (!plan.inputs?.unfiltered_datasets) return plan;
+  const { unfiltered_datasets: _, ...inputs } = plan.inputs;
+  return { ...plan, inputs };
+}
+
+// A sample of each class's real bodies, counted: the result joins the class's calibration.
+async function checkClasses(plan: Plan, runId: string, counter: Working): Promise<void> {
+  const schedule = buildSchedule(plan);
+  for (const [i, cls] of plan.classes.entries()) {
+    const c = plan.prompt_calibration![cls.name]!;
+    const check = await checkClass(plan, runId, cls, schedule.classes[i]!, counter.count).catch(() => undefined);
+    if (check) c.check = check;
+  }
+}
 
 function unverified(cls: TrafficClass, note: string): PromptCalibration {
   const { prefixWords, words } = uncalibratedWords(cls.prompt.input_tokens as number, sharedTokens(cls));
@@ -90,6 +191,10 @@ function sharedTokens(cls: TrafficClass): number {
 }
 
 function describe(cls: TrafficClass, c: PromptCalibration): string {
+  const check = c.check
+    ? `; ${c.check.exact} of ${c.check.sampled} sampled bodies exact on the target, largest difference ${c.check.max_abs_difference}`
+    : '';
+  if (perRequest(cls)) return `prompt length of ${cls.name}: ${c.method}, per request${check} (${c.note})`;
   const counted = c.counted_prompt_tokens === null ? 'not counted' : `counted ${c.counted_prompt_tokens} tokens in ${c.attempts} call(s)`;
-  return `prompt length of ${cls.name}: ${c.method}, ${c.prefix_words + c.words + c.pad_words} filler words for ${cls.prompt.input_tokens} tokens, ${counted} (${c.note})`;
+  return `prompt length of ${cls.name}: ${c.method}, ${c.prefix_words + c.words + c.pad_words} filler words for ${cls.prompt.input_tokens} tokens, ${counted}${check} (${c.note})`;
 }

@@ -4,13 +4,27 @@
 // `count` (or `tokens`); llama.cpp's server takes `content` and answers `tokens`, with its chat
 // template applied first by `POST /apply-template`. The dialect is found by asking, once.
 import { request } from 'undici';
-import type { ApiKind, Target } from '../../shared/plan.js';
+import type { ApiKind, ChatMessage, Target } from '../../shared/plan.js';
+import { completionPrompt } from '../../shared/request-text.js';
 
 /** One tokenize call may take this long before the method is given up. */
 const CALL_TIMEOUT_MS = 15_000;
 
-/** Counts the tokens of a whole request whose prompt text is `text`. */
-export type CountText = (text: string) => Promise<number>;
+/** What one request carries: a prompt text (a chat request's one user message), or its messages. */
+export type RequestContent = string | readonly ChatMessage[];
+
+/** Counts the tokens of a whole request whose prompt is `content`. */
+export type CountText = (content: RequestContent) => Promise<number>;
+
+/** The messages of `content` (a text is one user message). */
+export function messagesOf(content: RequestContent): readonly ChatMessage[] {
+  return typeof content === 'string' ? [{ role: 'user', content }] : content;
+}
+
+/** The prompt a completions request sends for `content`. */
+export function promptOf(content: RequestContent): string {
+  return typeof content === 'string' ? content : completionPrompt(content);
+}
 
 /** A working counter and how it asks, or why there is none. */
 export type ServerCounter = { count: CountText; note: string } | { count: null; note: string };
@@ -27,7 +41,7 @@ export async function serverCounter(target: Target, probeText: string): Promise<
   const headers = requestHeaders(target);
   const vllm: CountText = (text) => post(root, '/tokenize', vllmBody(target.api, target.model, text), headers).then(countOf);
   const llamaCpp: CountText = async (text) => {
-    const prompt = target.api === 'chat' ? await applyTemplate(root, text, headers) : text;
+    const prompt = target.api === 'chat' ? await applyTemplate(root, messagesOf(text), headers) : promptOf(text);
     return countOf(await post(root, '/tokenize', { content: prompt, add_special: true }, headers));
   };
   const tried: string[] = [];
@@ -47,13 +61,13 @@ export async function serverCounter(target: Target, probeText: string): Promise<
   return { count: null, note: `no tokenize endpoint at ${root}/tokenize (${tried.join('; ')})` };
 }
 
-function vllmBody(api: ApiKind, model: string, text: string): Record<string, unknown> {
-  if (api === 'completions') return { model, prompt: text };
-  return { model, messages: [{ role: 'user', content: text }], add_generation_prompt: true };
+function vllmBody(api: ApiKind, model: string, content: RequestContent): Record<string, unknown> {
+  if (api === 'completions') return { model, prompt: promptOf(content) };
+  return { model, messages: messagesOf(content), add_generation_prompt: true };
 }
 
-async function applyTemplate(root: string, text: string, headers: Record<string, string>): Promise<string> {
-  const body = await post(root, '/apply-template', { messages: [{ role: 'user', content: text }] }, headers);
+async function applyTemplate(root: string, messages: readonly ChatMessage[], headers: Record<string, string>): Promise<string> {
+  const body = await post(root, '/apply-template', { messages }, headers);
   const prompt = (body as { prompt?: unknown }).prompt;
   if (typeof prompt !== 'string') throw new Error('/apply-template answered without a prompt');
   return prompt;

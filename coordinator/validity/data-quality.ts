@@ -18,7 +18,7 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
   stream_integrity:
     'no HTTP 200 ended without a clean stream ([DONE], and usage where target.require_usage is true), and every successful request of an ignore_eos class whose server reported usage returned exactly its output_tokens as completion_tokens (a tokenizer re-count or a chunk count cannot prove an output length)',
   request_shape:
-    "every successful request's prompt tokens are within ±10% of its class input_tokens: the server's usage.prompt_tokens where it reported them, else the whole request as the target's tokenizer counted it before the run (prompt_length_method server-tokenize or tokenizer-file); not evaluated when a prompt was neither reported nor counted",
+    "every successful request's prompt tokens are as planned: for a class sized on the target's tokenizer (prompt_length_method server-tokenize or tokenizer-file) the server's usage.prompt_tokens equals the request's planned_prompt_tokens exactly (a session's later turns hold the server's re-tokenized replies, which no client can plan: they are reported as later_turns_outside_tolerance, ±10%, not judged), without usage the count made before the run (the calibrated count, or the sampled bodies of prompt_length_check) stands in; for a class sized in words, within ±10% of input_tokens; not evaluated when a prompt was neither reported nor counted",
   output_token_counts:
     'states per class how many successful requests took completion_tokens from usage, from a tokenizer over the streamed text, or from chunk counts, and the share estimated from chunks; it passes when every successful request has a count, since chunk estimates never enter tpot, ntpot or decode_tok_s (they enter throughput_tok_s only); not evaluated without a successful request',
   request_canaries:
@@ -193,13 +193,19 @@ export function streamIntegrity(input: ValidityInput): Check {
   return decide('stream_integrity', problems, { classes });
 }
 
-/** Prompt tokens within ±10% of the class target: reported by usage, or counted at calibration. */
+/**
+ * Prompt tokens as planned. A class sized on the target's tokenizer is held to its plan exactly:
+ * every request with usage must count its planned tokens (a session's later turns, which hold
+ * replies the server re-tokenizes, are reported only). A class sized in words is held within ±10% of its
+ * input_tokens, as is a request without usage against the count made at calibration.
+ */
 export function requestShape(input: ValidityInput): Check {
   const problems: string[] = [];
   const unverifiable: string[] = [];
   const classes: Record<string, unknown> = {};
   for (const c of input.classes) {
     const counted = c.calibratedPromptTokens;
+    const exact = c.promptLengthMethod !== 'words-unverified';
     // A class whose requests differ has no one target to hold a calibrated count against.
     const target = typeof c.inputTokens === 'number' ? c.inputTokens : null;
     const countedInside = counted !== null && target !== null && Math.abs(counted - target) <= PROMPT_TOLERANCE * target;
@@ -207,17 +213,38 @@ export function requestShape(input: ValidityInput): Check {
       input_tokens: c.inputTokens,
       successful: c.ok,
       prompt_length_method: c.promptLengthMethod,
+      compared: exact ? 'exactly' : 'within ±10%',
       calibrated_prompt_tokens: counted,
+      prompt_length_check: c.promptLengthCheck ?? null,
       prompt_tokens_min: c.promptTokensMin,
       prompt_tokens_max: c.promptTokensMax,
+      planned_exactly: c.promptExactPlanned ?? null,
+      differ_from_planned: c.promptDifferExact ?? null,
+      max_abs_difference: c.promptMaxDifference ?? null,
       outside_tolerance: c.promptOutside,
+      later_turns_outside_tolerance: c.promptOutsideInexact ?? null,
       prompt_tokens_unreported: c.promptUnreported,
     };
-    if (c.promptOutside > 0) problems.push(`${c.name}: ${c.promptOutside} request(s) with prompt tokens outside ±10% of ${c.inputTokens}`);
+    // A session's later turn holds the server's reply as it re-tokenizes the text: no client can
+    // plan that count, so those turns are reported, not judged (their new message was counted
+    // before load, prompt_length_check).
+    if (exact) {
+      if ((c.promptDifferExact ?? 0) > 0)
+        problems.push(
+          `${c.name}: ${c.promptDifferExact} of ${c.promptExactPlanned} request(s) differ from their planned prompt tokens (by up to ${c.promptMaxDifference})`,
+        );
+    } else if (c.promptOutside > 0)
+      problems.push(`${c.name}: ${c.promptOutside} request(s) with prompt tokens outside ±10% of ${c.inputTokens}`);
     if (c.promptUnreported === 0) continue;
-    if (counted === null)
+    if (counted === null && !exact)
       unverifiable.push(`${c.name}: ${c.promptUnreported} request(s) without usage and a prompt length never counted (words-unverified)`);
-    else if (!countedInside)
+    else if (counted === null) {
+      const check = c.promptLengthCheck;
+      if (check && check.exact < check.sampled)
+        problems.push(
+          `${c.name}: ${c.promptUnreported} request(s) without usage; ${check.sampled - check.exact} of ${check.sampled} sampled bodies differed from their plan on the target`,
+        );
+    } else if (!countedInside)
       problems.push(
         `${c.name}: the target's tokenizer counted ${counted} prompt tokens for ${c.promptUnreported} request(s) without usage, outside ±10% of ${c.inputTokens}`,
       );

@@ -35,6 +35,11 @@ function cls(over: Partial<ClassEvidence> = {}): ClassEvidence {
     promptTokensMax: 4096,
     promptOutside: 0,
     promptUnreported: 0,
+    promptExactPlanned: 100,
+    promptDifferExact: 0,
+    promptMaxDifference: 0,
+    promptOutsideInexact: 0,
+    promptLengthCheck: { sampled: 48, exact: 48, exact_share: 1, max_abs_difference: 0, unreachable: 0 },
     promptLengthMethod: 'server-tokenize',
     calibratedPromptTokens: 4096,
     completionMismatch: 0,
@@ -187,20 +192,33 @@ describe('data quality', () => {
     );
     expect(streamIntegrity(input({ classes: [cls({ completionMismatch: 2, ignoreEos: false })] })).status).toBe('pass');
     expect(streamIntegrity(input({ classes: [cls({ httpCounts: { '429': 5 } })] })).status).toBe('not_evaluated');
-    const r = requestShape(input({ classes: [cls({ promptOutside: 3, promptTokensMin: 3000 })] }));
+    // Counted on the target: exactly, so one token off fails.
+    const r = requestShape(input({ classes: [cls({ promptDifferExact: 3, promptMaxDifference: 1, promptTokensMin: 4095 })] }));
     expect(r.status).toBe('fail');
+    expect(r.reason).toBe('realtime: 3 of 100 request(s) differ from their planned prompt tokens (by up to 1)');
     expect(r.evidence.classes).toEqual({
       realtime: {
         input_tokens: 4096,
         successful: 100,
         prompt_length_method: 'server-tokenize',
+        compared: 'exactly',
         calibrated_prompt_tokens: 4096,
-        prompt_tokens_min: 3000,
+        prompt_length_check: { sampled: 48, exact: 48, exact_share: 1, max_abs_difference: 0, unreachable: 0 },
+        prompt_tokens_min: 4095,
         prompt_tokens_max: 4096,
-        outside_tolerance: 3,
+        planned_exactly: 100,
+        differ_from_planned: 3,
+        max_abs_difference: 1,
+        outside_tolerance: 0,
+        later_turns_outside_tolerance: 0,
         prompt_tokens_unreported: 0,
       },
     });
+    // Sized in words: within ±10% of input_tokens.
+    const words = { promptLengthMethod: 'words-unverified', calibratedPromptTokens: null } as const;
+    expect(requestShape(input({ classes: [cls({ ...words, promptDifferExact: 3, promptMaxDifference: 1 })] })).status).toBe('pass');
+    const outside = requestShape(input({ classes: [cls({ ...words, promptOutside: 3, promptTokensMin: 3000 })] }));
+    expect(outside.reason).toBe('realtime: 3 request(s) with prompt tokens outside ±10% of 4096');
     expect(requestShape(input({ classes: [cls({ ok: 0 })] })).status).toBe('not_evaluated');
   });
 

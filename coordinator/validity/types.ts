@@ -1,7 +1,7 @@
 // The validity gates' shapes (domain.md §5): each gate is a list of named checks, each decided by
 // the evidence it carries. A check that cannot be evaluated says so and never counts as a pass.
 import type { OutputTokenSource } from '../../shared/metrics.js';
-import type { PromptLengthMethod, Slo } from '../../shared/plan.js';
+import type { PromptLengthCheck, PromptLengthMethod, Slo } from '../../shared/plan.js';
 
 /** How a check came out. */
 export type CheckStatus = 'pass' | 'fail' | 'not_evaluated';
@@ -59,6 +59,14 @@ export interface ClassEvidence {
   promptTokensMin: number | null;
   promptTokensMax: number | null;
   promptOutside: number;
+  /** Successful requests with usage planned exactly, those whose prompt_tokens differ from the plan, and the largest difference. */
+  promptExactPlanned?: number;
+  promptDifferExact?: number;
+  promptMaxDifference?: number;
+  /** Requests planned within a tolerance only (a session's later turns) outside it. */
+  promptOutsideInexact?: number;
+  /** The sample of real bodies counted before load (null: not counted). */
+  promptLengthCheck?: PromptLengthCheck | null;
   /** Successful requests whose server reported no prompt_tokens. */
   promptUnreported: number;
   /** How the class's prompts were sized, and what the target's tokenizer counted (null: not counted). */
