@@ -213,6 +213,18 @@ export const TraceSpec = closed(
         },
       ),
     ),
+    models: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description: 'CSV traces: replay only rows whose Model column is one of these (BurstGPT: "ChatGPT", "GPT-4").',
+      }),
+    ),
+    log_types: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description: 'CSV traces: replay only rows whose Log Type column is one of these (BurstGPT: "Conversation log", "API log").',
+      }),
+    ),
   },
   { description: 'load.trace, with model "trace" (no phases: the rows are the arrivals and give both lengths).' },
 );

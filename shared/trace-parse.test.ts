@@ -62,6 +62,48 @@ describe('trace files', () => {
     ]);
   });
 
+  it('reads quoted fields with newlines and commas (csv-parse), naming the line each row starts on', () => {
+    const csv = [
+      'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type,Note',
+      '1,ChatGPT,10,5,15,Conversation log,"two',
+      'lines, and a comma"',
+      '2,GPT-4,20,6,26,API log,plain',
+      '',
+      '3,ChatGPT,x,7,37,API log,"""quoted"""',
+    ].join('\r\n');
+    const t = parseTrace(csv, 'burstgpt');
+    expect(t.rows.map((r) => [r.t_ms, r.input_tokens, r.line])).toEqual([
+      [1000, 10, 2],
+      [2000, 20, 4],
+    ]);
+    expect(t.problems).toEqual(['line 6: "Request tokens" must be an integer >= 1']);
+    expect(parseTrace('Timestamp,Model,Request tokens,Response tokens\n1,"open,5,5\n', 'burstgpt').problems[0]).toMatch(
+      /^line \d+: not CSV: /,
+    );
+  });
+
+  it('filters BurstGPT rows by Model and Log Type, as a plan sets them', () => {
+    const rows = [
+      '1,ChatGPT,10,5,15,Conversation log',
+      '2,GPT-4,20,6,26,Conversation log',
+      '3,ChatGPT,30,7,37,API log',
+      '4,ChatGPT,40,0,40,Conversation log',
+    ];
+    const csv = `Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n${rows.join('\n')}\n`;
+    const chatConversations = parseTrace(csv, 'burstgpt', { models: ['ChatGPT'], log_types: ['Conversation log'] });
+    expect(chatConversations.rows.map((r) => r.input_tokens)).toEqual([10]);
+    expect([chatConversations.filtered, chatConversations.skipped, chatConversations.rowsInFile]).toEqual([2, 1, 4]);
+    expect(parseTrace(csv, 'burstgpt', { models: ['GPT-4', 'ChatGPT'] }).rows.map((r) => r.input_tokens)).toEqual([10, 20, 30]);
+    expect(parseTrace(csv, 'burstgpt', { log_types: ['API log'] }).rows.map((r) => r.t_ms)).toEqual([3000]);
+    // Azure's 2023 files have no Model column: a filter on it says so, as does one on a Mooncake trace.
+    expect(parseTrace('TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,1,1\n', 'azure', { models: ['x'] }).problems).toEqual([
+      'line 1: header lacks column "Model"',
+    ]);
+    expect(parseTrace(MOONCAKE, 'mooncake', { log_types: ['API log'] }).problems).toEqual([
+      'line 1: a Mooncake trace has no Model or Log Type column to filter on',
+    ]);
+  });
+
   it('slices from start_s, scales time, stops at limit and at the run end', () => {
     const rows = parseTrace(MOONCAKE, 'mooncake').rows;
     expect(sliceTrace(rows, { file: '', format: 'mooncake', time_scale: 0.5 }, 60).map((r) => r.at_ns)).toEqual([0, 0, 750_250_000]);

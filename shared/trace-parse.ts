@@ -2,8 +2,14 @@
 // BurstGPT CSV. Every problem names the file's line, so a bad row can be found and fixed; nothing
 // is guessed (an unsorted or negative timestamp is an error, not something we reorder).
 
-import { csvFields } from './csv.js';
-import type { TraceFormat } from './plan.js';
+import { csvRecords } from './csv.js';
+import type { TraceFormat, TraceSpec } from './plan.js';
+
+/** Row filters a plan can set on a CSV trace's columns (load.trace.models, log_types). */
+export type TraceFilters = Pick<TraceSpec, 'models' | 'log_types'>;
+
+/** The column each filter reads. */
+const FILTER_COLUMNS = { models: 'Model', log_types: 'Log Type' } as const;
 
 /** A row as the file says it, before slicing and scaling: trace time in ms from the trace's origin. */
 export interface RawTraceRow {
@@ -22,14 +28,17 @@ export interface ParsedTrace {
   rowsInFile: number;
   /** Rows the format says were not served (BurstGPT failures: 0 response tokens); never replayed. */
   skipped: number;
+  /** Rows the plan's filters (models, log_types) left out. */
+  filtered: number;
   problems: string[];
 }
 
 /** Parses `text` of `format`; problems read "line N: …". */
-export function parseTrace(text: string, format: TraceFormat): ParsedTrace {
-  const out: ParsedTrace = { rows: [], rowsInFile: 0, skipped: 0, problems: [] };
-  if (format === 'mooncake') parseMooncake(text, out);
-  else parseCsvTrace(text, format, out);
+export function parseTrace(text: string, format: TraceFormat, filters: TraceFilters = {}): ParsedTrace {
+  const out: ParsedTrace = { rows: [], rowsInFile: 0, skipped: 0, filtered: 0, problems: [] };
+  if (format !== 'mooncake') parseCsvTrace(text, format, filters, out);
+  else if (filters.models || filters.log_types) problem(out, 1, 'a Mooncake trace has no Model or Log Type column to filter on');
+  else parseMooncake(text, out);
   checkOrder(out);
   return out;
 }
@@ -99,23 +108,31 @@ const CSV_COLUMNS: Record<Exclude<TraceFormat, 'mooncake'>, { time: string; inpu
   burstgpt: { time: 'Timestamp', input: 'Request tokens', output: 'Response tokens' },
 };
 
-function parseCsvTrace(text: string, format: Exclude<TraceFormat, 'mooncake'>, out: ParsedTrace): void {
-  const all = lines(text);
-  const header = csvFields(all[0] ?? '');
+function parseCsvTrace(text: string, format: Exclude<TraceFormat, 'mooncake'>, filters: TraceFilters, out: ParsedTrace): void {
+  let records: ReturnType<typeof csvRecords>;
+  try {
+    records = csvRecords(text);
+  } catch (err) {
+    // csv-parse names the line of a malformed record (an unclosed quote, say).
+    problem(out, (err as { lines?: number }).lines ?? 1, `not CSV: ${(err as Error).message}`);
+    return;
+  }
+  const header = (records.shift()?.fields ?? []).map((h) => h.trim());
   const cols = CSV_COLUMNS[format];
-  const at = (name: string): number => header.findIndex((h) => h.trim() === name);
+  const at = (name: string): number => header.indexOf(name);
   const [ti, ii, oi] = [at(cols.time), at(cols.input), at(cols.output)];
-  const missing = [cols.time, cols.input, cols.output].filter((_, k) => [ti, ii, oi][k]! < 0);
+  const keep = (Object.keys(FILTER_COLUMNS) as (keyof typeof FILTER_COLUMNS)[]).flatMap((key) =>
+    filters[key] ? [{ column: FILTER_COLUMNS[key], index: at(FILTER_COLUMNS[key]), values: new Set(filters[key]) }] : [],
+  );
+  const missing = [cols.time, cols.input, cols.output, ...keep.map((k) => k.column)].filter((name) => at(name) < 0);
   if (missing.length > 0) {
     problem(out, 1, `header lacks column${missing.length > 1 ? 's' : ''} ${missing.map((m) => JSON.stringify(m)).join(', ')}`);
     return;
   }
   let originMs: number | undefined;
-  for (let i = 1; i < all.length; i++) {
-    const line = i + 1;
-    if (all[i]!.trim() === '') continue;
+  for (const { fields: f, line } of records) {
+    if (f.length === 1 && f[0]!.trim() === '') continue;
     out.rowsInFile++;
-    const f = csvFields(all[i]!);
     if (f.length < header.length) {
       problem(out, line, `has ${f.length} fields, the header ${header.length}`);
       continue;
@@ -133,8 +150,12 @@ function parseCsvTrace(text: string, format: Exclude<TraceFormat, 'mooncake'>, o
       problem(out, line, bad.join('; '));
       continue;
     }
-    // Azure times are wall-clock dates: the trace's origin is its first row.
+    // Azure times are wall-clock dates: the trace's origin is its first row (before any filter).
     if (format === 'azure') originMs ??= t!;
+    if (!keep.every((k) => k.values.has(f[k.index]!.trim()))) {
+      out.filtered++;
+      continue;
+    }
     // A request that produced nothing was not served (BurstGPT logs failures so); it cannot be asked for.
     if (output === 0) {
       out.skipped++;

@@ -47,11 +47,13 @@ export async function readWorkloadInputs(plan: Plan): Promise<{ inputs: Workload
       const at = `classes[${i}].load.trace.file`;
       const bytes = await readBytes(trace.file, at, problems);
       if (bytes) {
-        const parsed = parseTrace(bytes.toString('utf8'), trace.format);
+        const parsed = parseTrace(bytes.toString('utf8'), trace.format, trace);
         problems.push(...parsed.problems.map((p) => `${at}: ${trace.file} ${p}`));
         const rows = sliceTrace(parsed.rows, trace, plan.duration_s);
         if (parsed.problems.length === 0 && rows.length === 0)
-          problems.push(`${at}: ${trace.file}: no row falls inside the run (start_s, limit and duration_s leave none)`);
+          problems.push(
+            `${at}: ${trace.file}: no row falls inside the run (start_s, limit and duration_s leave none${parsed.filtered > 0 ? `; the models/log_types filters left out ${parsed.filtered}` : ''})`,
+          );
         inputs.traces[cls.name] = rows;
         inputs.files.push(fileEntry(cls.name, 'trace', trace.file, bytes, parsed.rowsInFile, rows.length));
       }
