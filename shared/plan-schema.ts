@@ -84,10 +84,11 @@ export const Target = closed(
       say(
         Type.String({
           pattern: '\\S',
-          description: "Path of the model's Hugging Face tokenizer.json, for sizing prompts and counting output.",
+          description:
+            "The model's Hugging Face tokenizer.json (a path), or its model id (org/name or org/name@revision: fetched once into the Hugging Face cache, HF_ENDPOINT and HF_TOKEN honoured, HF_HUB_OFFLINE=1 reads only the cache), for sizing prompts and counting output.",
         }),
         {
-          pattern: 'must be the path of a tokenizer.json',
+          pattern: 'must be the path of a tokenizer.json or a Hugging Face model id',
         },
       ),
     ),

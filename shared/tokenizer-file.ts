@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { hubTokenizer, modelIdOf } from './hf-hub.js';
 import type { ApiKind, ChatMessage } from './plan.js';
 import { completionPrompt } from './request-text.js';
 
@@ -21,8 +22,14 @@ export interface TokenizerFile {
   note: string;
 }
 
-/** Loads `path` (a tokenizer.json) and the tokenizer_config.json beside it, if any; throws a readable error. */
-export async function loadTokenizerFile(path: string): Promise<TokenizerFile> {
+/**
+ * Loads `spec` — a tokenizer.json path, or a Hugging Face model id fetched once into the hub cache
+ * (hf-hub.ts) — and the tokenizer_config.json beside it, if any; throws a readable error.
+ */
+export async function loadTokenizerFile(spec: string): Promise<TokenizerFile> {
+  const id = modelIdOf(spec);
+  const hub = id ? await hubTokenizer(id) : undefined;
+  const path = hub?.path ?? spec;
   const tokenizerJson = await readJson(path, true);
   const config = (await readJson(join(dirname(path), 'tokenizer_config.json'), false)) ?? {};
   let tokenizer: Tokenizer;
@@ -42,7 +49,7 @@ export async function loadTokenizerFile(path: string): Promise<TokenizerFile> {
       return count(template.render({ messages: messages as ChatMessage[], add_generation_prompt: true, ...special }), false);
     },
     countOutput: (text) => count(text, false),
-    note: `${path}${template ? ' with its chat template' : ' (no chat template found: a chat request counts its text alone)'}`,
+    note: `${hub ? hub.note : path}${template ? ' with its chat template' : ' (no chat template found: a chat request counts its text alone)'}`,
   };
 }
 
