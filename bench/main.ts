@@ -9,6 +9,7 @@ import { agentHotPath } from './agent-hot-path.js';
 import { coordinatorIngest } from './coordinator-ingest.js';
 import { coordinatorMemory } from './coordinator-memory.js';
 import { engineSim } from './engine-sim.js';
+import { longContext } from './long-context.js';
 import { scale } from './scale.js';
 import { scheduleFidelity } from './schedule-fidelity.js';
 import type { Suite, SuiteResult } from './suite.js';
@@ -26,6 +27,7 @@ const SUITES: readonly Suite[] = [
   coordinatorIngest,
   coordinatorMemory,
   engineSim,
+  longContext,
 ];
 
 function selected(only: readonly string[]): Suite[] {

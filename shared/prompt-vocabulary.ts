@@ -74,9 +74,14 @@ export function drawFrom(words: readonly string[], rng: Rng, count: number): str
   return Array.from({ length: count }, () => words[Math.floor(rng.next() * words.length)]!);
 }
 
-/** A seeded stream of vocabulary words, kept as a growing pool (text of N words is its first N). */
+/**
+ * A seeded stream of vocabulary words, kept as one growing text (text of N words is its first N):
+ * a long context's filler is then a slice of that text, not a join of 100,000 strings per request.
+ */
 export class WordStream {
-  private readonly pool: string[] = [];
+  private joined = '';
+  /** ends[i]: where word i ends in `joined`. */
+  private readonly ends: number[] = [];
   private readonly rng: Rng;
 
   constructor(
@@ -86,11 +91,16 @@ export class WordStream {
     this.rng = rngFromKey(key);
   }
 
-  /** `count` words starting at word `from`. */
-  take(from: number, count: number): string[] {
-    if (count <= 0) return [];
-    if (this.pool.length < from + count) this.pool.push(...drawFrom(this.words, this.rng, from + count - this.pool.length));
-    return this.pool.slice(from, from + count);
+  /** Words `from` … `from + count − 1`, joined by spaces ("" for none). */
+  text(from: number, count: number): string {
+    if (count <= 0) return '';
+    let joined = this.joined;
+    while (this.ends.length < from + count) {
+      joined += (joined === '' ? '' : ' ') + this.words[Math.floor(this.rng.next() * this.words.length)]!;
+      this.ends.push(joined.length);
+    }
+    this.joined = joined;
+    return joined.slice(from === 0 ? 0 : this.ends[from - 1]! + 1, this.ends[from + count - 1]);
   }
 }
 

@@ -40,7 +40,7 @@ export class RequestText {
   readonly vocab: PromptVocabulary;
   private readonly stream: WordStream;
   private readonly blockTokens: number;
-  private readonly blocks = new Map<number, string[]>();
+  private readonly blocks = new Map<number, { words: string[]; text: string }>();
 
   constructor(
     private readonly plan: Plan,
@@ -82,13 +82,13 @@ export class RequestText {
     const room = Math.max(0, n - this.tokens(0) - v.head_words);
     const shared =
       this.cls.prompt.cache === 'shared' ? Math.min(room, Math.max(0, (this.cls.prompt.shared_prefix_tokens ?? 0) - v.opener_tokens)) : 0;
-    const words = [
+    const text = spaced([
       v.opener,
-      ...this.stream.take(0, shared),
-      ...headOf(v, this.runId, this.cls.name, index),
-      ...this.stream.take(shared, room - shared),
-    ];
-    return { messages: [{ role: 'user', content: words.join(' ') }], planned: this.tokens(words.length - 1) };
+      this.stream.text(0, shared),
+      headOf(v, this.runId, this.cls.name, index).join(' '),
+      this.stream.text(shared, room - shared),
+    ]);
+    return { messages: [{ role: 'user', content: text }], planned: this.tokens(v.head_words + room) };
   }
 
   // The row's blocks up to its length; past its hash ids, a head and filler (or, with no room for a
@@ -96,28 +96,31 @@ export class RequestText {
   private traceRow(index: number, shape: RequestShape): BuiltRequest {
     const v = this.vocab;
     const room = Math.max(0, shape.inputTokens - this.tokens(0));
-    const words = [v.opener];
+    const parts = [v.opener];
+    let have = 0;
     for (const [i, id] of (shape.hashIds ?? []).entries()) {
-      const have = words.length - 1;
       if (have >= room) break;
-      const size = i === 0 ? Math.max(0, this.blockTokens - v.opener_tokens) : this.blockTokens;
-      words.push(...this.block(id).slice(0, Math.min(size, room - have)));
+      const size = Math.min(i === 0 ? Math.max(0, this.blockTokens - v.opener_tokens) : this.blockTokens, room - have);
+      const block = this.block(id);
+      parts.push(size === block.words.length ? block.text : block.words.slice(0, size).join(' '));
+      have += size;
     }
-    const rest = room - (words.length - 1);
-    if (rest >= v.head_words) words.push(...headOf(v, this.runId, this.cls.name, index), ...this.stream.take(0, rest - v.head_words));
-    else words.push(...drawFrom(v.words, rngFromKey(`${this.plan.seed}:${this.cls.name}:tail:${index}`), rest));
-    return { messages: [{ role: 'user', content: words.join(' ') }], planned: this.tokens(words.length - 1) };
+    const rest = room - have;
+    if (rest >= v.head_words) parts.push(headOf(v, this.runId, this.cls.name, index).join(' '), this.stream.text(0, rest - v.head_words));
+    else parts.push(drawFrom(v.words, rngFromKey(`${this.plan.seed}:${this.cls.name}:tail:${index}`), rest).join(' '));
+    return { messages: [{ role: 'user', content: spaced(parts) }], planned: this.tokens(room) };
   }
 
   /** The words of hash id `id`'s block: the same on every row, agent and run of this seed. */
-  private block(id: number): string[] {
-    let words = this.blocks.get(id);
-    if (!words) {
-      words = drawFrom(this.vocab.words, rngFromKey(`${this.plan.seed}:trace-block:${id}`), this.blockTokens);
+  private block(id: number): { words: string[]; text: string } {
+    let block = this.blocks.get(id);
+    if (!block) {
+      const words = drawFrom(this.vocab.words, rngFromKey(`${this.plan.seed}:trace-block:${id}`), this.blockTokens);
+      block = { words, text: words.join(' ') };
       if (this.blocks.size >= MAX_CACHED_BLOCKS) this.blocks.clear();
-      this.blocks.set(id, words);
+      this.blocks.set(id, block);
     }
-    return words;
+    return block;
   }
 
   // A unique head starts the first message (whatever its role: a repeated system prompt would
@@ -133,13 +136,18 @@ export class RequestText {
     const v = this.vocab;
     const head = turn === 1 ? headOf(v, this.runId, this.cls.name, index) : [];
     const fill = Math.max(0, tokens - v.opener_tokens - head.length);
-    return [v.opener, ...head, ...this.stream.take(0, fill)].join(' ');
+    return spaced([v.opener, head.join(' '), this.stream.text(0, fill)]);
   }
 
   /** Tokens of that message: `tokens`, unless the opener (and on turn 1 the head) alone cost more. */
   userMessageTokens(turn: number, tokens: number): number {
     return Math.max(tokens, this.vocab.opener_tokens + (turn === 1 ? this.vocab.head_words : 0));
   }
+}
+
+/** Non-empty parts joined by single spaces. */
+function spaced(parts: readonly string[]): string {
+  return parts.filter((p) => p !== '').join(' ');
 }
 
 /** A dataset record's messages with `head` (or nothing) in front of the first one. */

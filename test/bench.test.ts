@@ -14,6 +14,7 @@ const SUITES = [
   'coordinator_ingest',
   'coordinator_memory',
   'engine_sim',
+  'long_context',
 ];
 
 function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -14,6 +14,11 @@ import type { CountText, RequestContent } from './server-tokenize.js';
 
 /** Requests counted per class at most; a class with fewer is counted whole. */
 export const CHECK_SAMPLE = 48;
+/**
+ * Planned prompt tokens counted per class at most (at least one request is): long contexts stay
+ * bounded in time and memory (a tokenizer file counts a 128k-token body in about 2 s).
+ */
+export const CHECK_TOKENS = 524_288;
 const PARALLEL = 8;
 
 /** One request to count: its content, the tokens planned for it and the tokens it asked for. */
@@ -31,7 +36,7 @@ export async function checkClass(
   schedule: ClassSchedule,
   count: CountText,
 ): Promise<PromptLengthCheck> {
-  const samples = samplesOf(plan, runId, cls, schedule);
+  const samples = withinBudget(samplesOf(plan, runId, cls, schedule));
   const counts = await countAll(
     samples.map((s) => s.content),
     count,
@@ -52,6 +57,18 @@ export async function checkClass(
   };
 }
 
+// The samples in order until CHECK_TOKENS planned tokens are reached (at least one).
+function withinBudget(samples: Iterable<Sample>): Sample[] {
+  let tokens = 0;
+  const out: Sample[] = [];
+  for (const s of samples) {
+    if (out.length > 0 && tokens + s.planned > CHECK_TOKENS) break;
+    out.push(s);
+    tokens += s.planned;
+  }
+  return out;
+}
+
 /** Counts each content with at most PARALLEL counts in flight; results in order. */
 export async function countAll(contents: readonly RequestContent[], count: CountText): Promise<number[]> {
   const out: number[] = new Array(contents.length);
@@ -64,7 +81,7 @@ export async function countAll(contents: readonly RequestContent[], count: Count
 }
 
 // The requests a class will send (open loop: its schedule; closed loop: the first indices), sampled.
-function samplesOf(plan: Plan, runId: string, cls: TrafficClass, schedule: ClassSchedule): Sample[] {
+function samplesOf(plan: Plan, runId: string, cls: TrafficClass, schedule: ClassSchedule): Iterable<Sample> {
   const total = schedule.closedLoop ? CHECK_SAMPLE : schedule.arrivalsNs.length;
   const indices = sampleIndices(`${plan.seed}:${cls.name}:length-check`, total);
   if (schedule.sessions) return sessionSamples(plan, runId, cls, schedule, indices);
@@ -72,7 +89,7 @@ function samplesOf(plan: Plan, runId: string, cls: TrafficClass, schedule: Class
   const text = new RequestText(plan, cls, runId);
   const shapes = new ClassRequests(plan, cls);
   const r = schedule.requests;
-  return indices.map((i) => {
+  return lazy(indices, (i) => {
     const shape = r
       ? {
           inputTokens: r.inputTokens[i]!,
@@ -113,11 +130,16 @@ function sessionSamples(plan: Plan, runId: string, cls: TrafficClass, schedule: 
   });
 }
 
-/** `min(total, CHECK_SAMPLE)` distinct indices below `total`, seeded, in ascending order. */
+/** `min(total, CHECK_SAMPLE)` distinct indices below `total`, seeded, in the order drawn (all of them, in order, when few). */
 export function sampleIndices(key: string, total: number): number[] {
   if (total <= CHECK_SAMPLE) return Array.from({ length: total }, (_, i) => i);
   const rng = rngFromKey(key);
   const chosen = new Set<number>();
   while (chosen.size < CHECK_SAMPLE) chosen.add(Math.floor(rng.next() * total));
-  return [...chosen].sort((a, b) => a - b);
+  return [...chosen];
+}
+
+// Samples built one at a time as they are taken, so a long context's bodies past the budget are never made.
+function* lazy(indices: readonly number[], build: (i: number) => Sample): Iterable<Sample> {
+  for (const i of indices) yield build(i);
 }
