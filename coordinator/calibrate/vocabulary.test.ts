@@ -2,6 +2,7 @@
 // space plus a short word is one token; its chat template adds seven), and every per-request text
 // built from it counting exactly its planned tokens on that tokenizer.
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { RequestText, sessionTurnTokens } from '../../shared/request-text.js';
 import { sessionShapes } from '../../shared/session-shape.js';
 import { loadTokenizerFile } from '../../shared/tokenizer-file.js';
 import { TINY_TEMPLATE_TOKENS, writeTinyTokenizer } from '../../test/tiny-tokenizer.js';
+import { calibratePlan } from './index.js';
 import { CANDIDATE_WORDS, findVocabulary, oneTokenWords } from './vocabulary.js';
 
 const TINY_ONE_TOKEN =
@@ -129,5 +131,41 @@ describe('the token-exact vocabulary', () => {
     });
     expect(good).toEqual(CANDIDATE_WORDS.filter((w) => w.length <= 2));
     expect(uncountedVocabulary('x').method).toBe('words-unverified');
+  });
+});
+
+describe('a target with no one-token words', () => {
+  it('the run says so: per-request classes words-unverified, and the sample check states how far off', async () => {
+    // vLLM's dialect; every word costs two tokens and the template three (a character-level vocabulary, say).
+    const count = (text: string): number => 3 + 2 * text.split(/\s+/).filter(Boolean).length;
+    const server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        const body = JSON.parse(raw || '{}');
+        if (req.url !== '/tokenize') return res.writeHead(404).end();
+        const text = (body.messages as { content: string }[]).map((m) => m.content).join(' ');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count: count(text) }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+      const p = await calibratePlan(
+        { ...plan('chat'), target: { base_url: base, api: 'chat', model: 'm', timeout_s: 5 } },
+        'run-9',
+        () => {},
+      );
+      expect(p.prompt_vocabulary).toMatchObject({ method: 'words-unverified' });
+      expect(p.prompt_vocabulary!.note).toMatch(/^0 of 309 candidate words count one token after a space \(2 needed\)/);
+      const dist = p.prompt_calibration!.dist!;
+      expect(dist.method).toBe('words-unverified');
+      // Counting works, so the bodies were still counted: none exact, about twice as long as planned.
+      expect(dist.check!.sampled).toBeGreaterThan(10);
+      expect(dist.check!.exact).toBe(0);
+      expect(dist.check!.max_abs_difference).toBeGreaterThan(100);
+    } finally {
+      server.close();
+    }
   });
 });
