@@ -59,7 +59,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'intervals.contributors':
     'for each 1 s interval written to histograms.hlog and traffic.csv, the agent indices (order of agents[]) whose data it holds',
   wall_clock_ms: 'finished_at − started_at: from the shared start instant to the last request done',
-  plan_sha256: 'SHA-256 of the plan as run (target resolved, prompt_calibration added), serialised as in this file',
+  plan_sha256: 'SHA-256 of the plan as run (target resolved, prompt_calibration and prompt_vocabulary added), serialised as in this file',
   'plan.prompt_calibration':
     "per class, written by the coordinator before any load: the method, the filler words before (prefix_words) and after (words) the unique head, the pad words that top it up (pad_words), the whole request's prompt tokens as the target's tokenizer counted them (counted_prompt_tokens), the tokenize calls made (attempts) and a note on what answered",
   schedule_sha256:
