@@ -34,6 +34,19 @@ describe('the loadfleet command', () => {
     expect(run(link, ['bogus']).status).toBe(2);
   });
 
+  it('every part answers --version with the package version, and its --help shows examples', () => {
+    const entry = join(ROOT, 'loadfleet');
+    expect(run(entry, ['--version']).stdout.trim()).toBe(pkg.version);
+    expect(run(entry, ['--help']).stdout).toContain('loadfleet doctor http://localhost:8000/v1');
+    const parts = [['coordinator'], ['coordinator', 'start'], ['coordinator', 'sweep'], ['agent'], ['sim'], ['doctor'], ['init']];
+    for (const part of parts) {
+      expect(run(entry, [...part, '--version']).stdout.trim(), part.join(' ')).toBe(pkg.version);
+      const help = run(entry, [...part, '--help']);
+      expect(help.status, part.join(' ')).toBe(0);
+      expect(help.stdout, part.join(' ')).toMatch(/\nExamples:\n {2}(LOADFLEET_TOKEN=\S+ )?\.\/loadfleet /);
+    }
+  });
+
   it('the package tarball carries the compiled parts and the command, no tests', () => {
     const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
     const files: string[] = JSON.parse(packed.stdout)[0].files.map((f: { path: string }) => f.path);

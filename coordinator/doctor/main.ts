@@ -9,6 +9,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError, PlanInvalidError } from '../../shared/errors.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import { VERSION } from '../../shared/version.js';
+import { COMMAND } from '../cli-help.js';
 import { DEFAULT_PLAN_FILE } from '../default-plan.js';
 import { classify, type DoctorReport } from './classify.js';
 import { formatReport } from './format.js';
@@ -26,9 +27,6 @@ interface DoctorFlags {
   durationS: number;
   force?: boolean;
 }
-
-/** How the user typed loadfleet (the bin script says; `./loadfleet` in a clone). */
-const COMMAND = process.env.LOADFLEET_ARGV0 ?? 'loadfleet';
 
 function positive(value: string): number {
   const n = Number(value);
@@ -134,6 +132,7 @@ const program = new Command('loadfleet').version(VERSION).exitOverride();
 probeOptions(
   program
     .command('doctor')
+    .version(VERSION)
     .description(
       `a few small requests (at most ${DOCTOR_MAX_REQUESTS}, plus one per --metrics URL, each bounded by --timeout-s) to an OpenAI-compatible endpoint, then what it is and what loadfleet will do with it; exit 1 when it cannot be loaded`,
     ),
