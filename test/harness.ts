@@ -160,9 +160,16 @@ export async function runPlanToEnd(plan: Plan, args: readonly string[] = []): Pr
   return { run: readRunJson(dir), rows: readRequests(dir) };
 }
 
-/** Runs the `loadfleet` command of this clone (`./loadfleet ARGS`, in `cwd`) to completion. */
-export function loadfleet(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Promise<Finished> {
-  const entry = fileURLToPath(new URL('../loadfleet', import.meta.url));
+/** This clone's `loadfleet` command. */
+export const CLONE_LOADFLEET = fileURLToPath(new URL('../loadfleet', import.meta.url));
+
+/** Runs a `loadfleet` command (this clone's `./loadfleet` unless `entry` names another) with ARGS, in `cwd`, to completion. */
+export function loadfleet(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+  entry = CLONE_LOADFLEET,
+): Promise<Finished> {
   const child = spawn(entry, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd && { cwd }) });
   let stdout = '';
   let stderr = '';
