@@ -56,6 +56,18 @@ describe('the loadfleet command', () => {
     expect(files.filter((f) => f.includes('.test.'))).toEqual([]);
   });
 
+  it("a user's npm ci carries no test-only heavyweight: node-llama-cpp is pinned in test/llama with its own lock", () => {
+    const all = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
+    expect(Object.keys(all)).not.toContain('node-llama-cpp');
+    expect(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).not.toContain('node_modules/node-llama-cpp');
+    const llama = JSON.parse(readFileSync(join(ROOT, 'test/llama/package.json'), 'utf8'));
+    expect(llama.dependencies['node-llama-cpp']).toMatch(/^\d+\.\d+\.\d+$/);
+    const lock = JSON.parse(readFileSync(join(ROOT, 'test/llama/package-lock.json'), 'utf8'));
+    expect(lock.packages['node_modules/node-llama-cpp'].version).toBe(llama.dependencies['node-llama-cpp']);
+    expect(pkg.scripts['test:deps']).toBe('npm ci --prefix test/llama --no-audit --no-fund');
+    expect(readFileSync(join(ROOT, '.ci/run'), 'utf8')).toMatch(/npm ci --no-audit --no-fund\n(#.*\n)*npm run test:deps\n/);
+  });
+
   it('the documentation never tells anyone to npx a bare coordinator, agent or engine-sim', () => {
     for (const doc of ['README.md', 'docs/sweep.md', 'docs/experiments.md', 'docs/live.md', 'deploy/README.md']) {
       expect(readFileSync(join(ROOT, doc), 'utf8'), doc).not.toMatch(/npx (coordinator|agent|engine-sim)\b/);

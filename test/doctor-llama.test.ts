@@ -5,9 +5,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distPath, loadfleet, tempDir } from './harness.js';
+import { nodeLlamaCppMissing } from './node-llama-cpp.js';
+import { skipFor } from './require.js';
 import { writeTinyGguf } from './tiny-gguf.js';
 
-describe('loadfleet doctor against a real llama.cpp server', () => {
+describe.skipIf(skipFor('real llama.cpp inference', nodeLlamaCppMissing()))('loadfleet doctor against a real llama.cpp server', () => {
   let server: ChildProcess;
   let baseUrl: string;
 
