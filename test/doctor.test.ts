@@ -2,8 +2,11 @@
 // servers — engine-sim (chat and completions, gateway mode, reasoning, a server without usage),
 // a server that refuses the key, nothing listening, TLS against plain HTTP — each report saying
 // what it should; and a starter plan that validates and runs.
+
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +143,35 @@ describe('loadfleet doctor against servers it cannot load', () => {
     const bad = await loadfleet(['doctor', 'localhost:8000']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/must be http:\/\/ or https:\/\//);
+  });
+});
+
+describe('loadfleet doctor over TLS', () => {
+  it('a certificate this machine does not trust is named, with the fix; trusting its CA gets past TLS', async () => {
+    const work = tempDir();
+    const cert = join(work, 'cert.pem');
+    const key = join(work, 'key.pem');
+    const subject = ['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', ...subject], {
+      stdio: 'ignore',
+    });
+    const server = createHttpsServer({ cert: readFileSync(cert), key: readFileSync(key) }, (_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not here"}}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const untrusted = await doctorJson(url);
+      expect(untrusted.code).toBe(1);
+      expect(untrusted.report.problems[0]).toMatch(
+        /^TLS failed with 127\.0\.0\.1:\d+ \(DEPTH_ZERO_SELF_SIGNED_CERT\): its certificate is not signed by a CA this machine trusts: give Node the CA with NODE_EXTRA_CA_CERTS=ca.pem/,
+      );
+      const trusted = await doctorJson(url, [], { NODE_EXTRA_CA_CERTS: cert });
+      expect(trusted.report.problems).toEqual(['no model to ask for: no /models list; pass --model NAME']);
+      expect(trusted.report.models.detail).toBe(`${url}/models answered HTTP 404`);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -245,7 +245,8 @@ export function classify(o: Observations, timeoutMs: number): DoctorReport {
     models.detail = `${o.baseUrl}/models answered HTTP ${o.models.status}${new URL(o.baseUrl).pathname.endsWith('/v1') ? '' : ' (the base URL usually ends in /v1)'}`;
   } else models.detail = served.length > 0 ? `serves ${served.join(', ')}` : '/models answered without a model list';
   if (o.apiKeyEnv && !o.keySet) notes.push(`$${o.apiKeyEnv} is not set here: agents need it set where they run`);
-  if (problems.length === 0 && o.model === null) problems.push('no model to ask for: /models listed none; pass --model NAME');
+  if (problems.length === 0 && o.model === null)
+    problems.push(`no model to ask for: ${o.models.status === 200 ? '/models listed none' : 'no /models list'}; pass --model NAME`);
 
   const apis: Record<ApiName, ApiReport | null> = {
     chat: o.apis.chat && apiReport('chat', o.apis.chat, timeoutMs),

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { parsePlanText } from '../../shared/plan-load.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import { readAnswer } from './answers.js';
 import { classify, metricStacks } from './classify.js';
 import type { Exchange } from './http.js';
 import type { Observations } from './probes.js';
-import { classTokens, starterPlan, starterYaml } from './starter-plan.js';
+import { classTokens, starterJson, starterPlan, starterYaml } from './starter-plan.js';
 
 const ok = (url: string, body: string, status = 200): Exchange => ({
   url,
@@ -105,6 +106,10 @@ describe('classify and the starter plan', () => {
     const yaml = starterYaml(plan, r, options);
     expect(yaml).toContain('export KEY=...');
     expect(yaml).toContain('add `tokenizer: /path/to/tokenizer.json`');
+    // Both files read back as the same plan, through the loader every command uses.
+    const fromYaml = parsePlanText(yaml, 'p.yaml');
+    expect(parsePlanText(starterJson(plan, options), 'p.json')).toEqual(fromYaml);
+    expect(fromYaml.classes[1]!.load.phases[0]!.rate).toMatchObject({ center: 0.458, pattern: 'noisy-sinusoidal' });
   });
   it('the seed lengths stay where the context allows them or is not stated', () => {
     expect(classTokens(null).batch.input).toBe(20_000);
