@@ -141,7 +141,7 @@ export function starterYaml(plan: Plan, r: DoctorReport, o: StarterOptions): str
     ` ${o.rate} req/s of realtime over ${o.durationS} s. Edit the classes, rates and SLO bounds, then run it:`,
     ...(o.apiKeyEnv ? [`   export ${o.apiKeyEnv}=...   # on every machine that runs an agent`] : []),
     `   ${runCommand(o)}`,
-    ' Every field: docs/spec/plan.md; the schema names each one.',
+    ' The schema above describes every field (an editor with YAML support shows it).',
   ].join('\n');
   key(['seed'], 'seed + plan give one arrival schedule, the same for any number of agents.');
   key(['target'], `Where requests go: ${tokenizeLine}.`);
