@@ -82,7 +82,9 @@ export async function observe(input: DoctorInput): Promise<Observations> {
       const refused = first.status === 400 && /ignore_eos/i.test(first.body);
       obs.apis[api] = { first, withoutIgnoreEos: refused ? await post(url, probeBody(api, model, false)) : null };
     }
-    const api = obs.apis.chat?.first.status === 200 || obs.apis.completions?.first.status !== 200 ? 'chat' : 'completions';
+    // Tokenize the way a run of the API that answered would (chat counts its template).
+    const answered = (t: ApiTry | null) => (t?.withoutIgnoreEos ?? t?.first)?.status === 200;
+    const api = answered(obs.apis.chat) || !answered(obs.apis.completions) ? 'chat' : 'completions';
     const target = {
       base_url: input.baseUrl,
       api,
