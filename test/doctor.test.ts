@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlanFile } from '../shared/plan-load.js';
-import { freePort, loadfleet, onlyRunDir, readRunJson, startSim, tempDir } from './harness.js';
+import { CLONE_LOADFLEET, freePort, loadfleet, onlyRunDir, readRunJson, startSim, tempDir } from './harness.js';
 
 async function doctorJson(
   url: string,
@@ -183,7 +183,8 @@ describe('loadfleet init', () => {
       const init = await loadfleet(['init', sim.baseUrl, '--rate', '2', '--duration-s', '6'], {}, work);
       expect(init.code, init.stderr).toBe(0);
       expect(init.stdout).toContain('wrote loadfleet.plan.yaml: realtime 2 req/s + batch, 6 s, against loadfleet-sim');
-      expect(init.stdout).toContain('./loadfleet coordinator start --plan loadfleet.plan.yaml --agents 2');
+      // Run from elsewhere than the clone's root, the printed command is the clone's command by its path.
+      expect(init.stdout).toContain(`${CLONE_LOADFLEET} coordinator start --plan loadfleet.plan.yaml --agents 2`);
       const file = join(work, 'loadfleet.plan.yaml');
       const text = readFileSync(file, 'utf8');
       expect(text).toMatch(/^# yaml-language-server: \$schema=.*examples\/schemas\/loadfleet\.plan\.v1\.schema\.json$/m);
