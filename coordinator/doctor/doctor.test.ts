@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parsePlanText } from '../../shared/plan-load.js';
 import { validatePlan } from '../../shared/plan-validate.js';
@@ -106,6 +108,10 @@ describe('classify and the starter plan', () => {
     const yaml = starterYaml(plan, r, options);
     expect(yaml).toContain('export KEY=...');
     expect(yaml).toContain('add `tokenizer: /path/to/tokenizer.json`');
+    // The published JSON Schema (an independent validator, as an editor would check it) accepts the JSON file.
+    const schema = JSON.parse(readFileSync(new URL('../../examples/schemas/loadfleet.plan.v1.schema.json', import.meta.url), 'utf8'));
+    const check = new Ajv({ strict: true, allErrors: true }).compile(schema);
+    expect(check(JSON.parse(starterJson(plan, options))), JSON.stringify(check.errors)).toBe(true);
     // Both files read back as the same plan, through the loader every command uses.
     const fromYaml = parsePlanText(yaml, 'p.yaml');
     expect(parsePlanText(starterJson(plan, options), 'p.json')).toEqual(fromYaml);
