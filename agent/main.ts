@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
+import { VERSION } from '../shared/version.js';
 import { runAgent } from './session.js';
 
 const CLOCK_DOMAIN = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -30,6 +31,7 @@ function threads(value: string): number {
 
 const program = new Command('agent')
   .description('A loadfleet agent: joins a coordinator and runs its exact share of the plan.')
+  .version(VERSION)
   .requiredOption('--coordinator <url>', 'coordinator WebSocket URL, e.g. ws://10.0.0.5:7000')
   .option('--token <token>', `shared secret (default: $${TOKEN_ENV})`)
   .option('--id <name>', 'agent id shown in artifacts', `${hostname()}-${process.pid}`)
@@ -47,6 +49,14 @@ const program = new Command('agent')
   .addOption(new Option('--test-arm-delay-ms <ms>', 'delay answering arm (tests only)').argParser(integer).default(0).hideHelp())
   .addOption(
     new Option('--test-starve <id>', 'the agent with this id keeps its event loop busy 60 ms of every 100 ms (tests only)').hideHelp(),
+  )
+  .addHelpText(
+    'after',
+    `
+Examples:
+  LOADFLEET_TOKEN=secret ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} agent --coordinator ws://10.0.0.5:7000
+  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} agent --coordinator wss://coord.example:7000 --ca ca.pem --id rack-a-1 --workers 2
+  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} agent --coordinator ws://10.0.0.5:7000 --stay          # a standing agent (systemd, a long-lived pod)`,
   )
   .exitOverride();
 

@@ -95,7 +95,7 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
         free_cores_before: 'cores minus the busy cores of the whole machine in the second before each run (other load on a shared machine)',
       },
       cores: availableParallelism(),
-      // Why the agent's default stays --workers 1 where this suite runs (README, Performance).
+      // Why the agent's default stays --workers 1 where this suite runs (docs/performance.md).
       default_workers_note:
         'a second worker needs a core nobody else uses: the paced server takes one of the two cores here and the main thread relays every record batch and merges every second, so on 2 cores --workers 2 costs more than it gains and the default stays 1',
       offered_load: { ...load, gap_ms: gapMs },

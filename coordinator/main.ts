@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { ExitCode, exitCodeOf, formatError } from '../shared/errors.js';
 import { loadPlanFile } from '../shared/plan-load.js';
 import { analyzeCommand } from './analysis/command.js';
+import { addVersionAndExamples } from './cli-help.js';
 import type { RunFlags } from './cli-options.js';
 import { addFailOnSloOption, addRunFlags, runOptionsFromFlags } from './cli-options.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
@@ -78,6 +79,8 @@ program
   });
 
 sweepCommand(program);
+// Last, so every command above (and any added later) gets --version and its examples.
+addVersionAndExamples(program);
 
 async function main(): Promise<void> {
   try {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // engine-sim: runs the simulator until SIGTERM/SIGINT. Prints one JSON "listening" line on stdout so
 // a parent process can find the port; every other message goes to stderr.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { type FaultFlag, type FaultRates, parseFaultFlag } from './faults.js';
 import { readGatewayConfig } from './gateway-config.js';
@@ -29,6 +30,15 @@ function choiceArg<T extends string>(allowed: readonly T[]) {
     if (!(allowed as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}`);
     return value as T;
   };
+}
+
+// engine-sim imports nothing from the rest of loadfleet, so it reads the package version itself.
+function simVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
 }
 
 function parseArgs(argv: string[]): SimOptions {
@@ -83,6 +93,15 @@ function parseArgs(argv: string[]): SimOptions {
     .option('--fault <NAME=VALUE>', 'inject a fault, e.g. 429-rate=0.1 or stall-ms=500 (repeatable)', faultArg, [])
     .option('--fault-seed <n>', 'seed of the fault PRNG', numberArg, d.faultSeed)
     .option('--allow-fault-header', 'honour the x-sim-fault request header', false)
+    .version(simVersion())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --port 8000          # one simulated vLLM replica (the seed's H100 profile)
+  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --port 8000 --gateway          # behind inference-gateway flow control
+  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --ttft-ms 40 --itl-ms 8 --fault 429-rate=0.1          # fixed timing, 10% 429s`,
+    )
     .exitOverride()
     .parse(argv);
   type Optional = 'engine' | 'upstream' | 'kvCacheTokens' | 'ttftMs' | 'itlMs' | 'prefillUsPerToken';

@@ -297,6 +297,15 @@ describe('deploy/bin/loadfleet (the image entry point)', () => {
     expect(run(['bogus']).status).toBe(2);
   });
 
+  it('dispatches doctor and init to one program, keeping the command name; answers --version from the install', () => {
+    mkdirSync(join(home, 'dist', 'coordinator', 'doctor'), { recursive: true });
+    writeFileSync(join(home, 'dist', 'coordinator', 'doctor', 'main.js'), `console.log(JSON.stringify(process.argv.slice(2)));\n`);
+    writeFileSync(join(home, 'package.json'), JSON.stringify({ name: 'loadfleet', version: '9.8.7' }));
+    expect(JSON.parse(run(['doctor', 'http://h/v1', '--json']).stdout)).toEqual(['doctor', 'http://h/v1', '--json']);
+    expect(JSON.parse(run(['init', 'http://h/v1']).stdout)).toEqual(['init', 'http://h/v1']);
+    expect(run(['--version']).stdout).toBe('9.8.7\n');
+  });
+
   it('turns a non-empty LOADFLEET_CLOCK_DOMAIN into --clock-domain for agents only, before explicit arguments', () => {
     const env = { LOADFLEET_CLOCK_DOMAIN: 'ptp:rack-a' };
     expect(JSON.parse(run(['agent', '--id=a-0'], env).stdout)).toEqual(['agent', '--clock-domain', 'ptp:rack-a', '--id=a-0']);

@@ -159,3 +159,21 @@ export async function runPlanToEnd(plan: Plan, args: readonly string[] = []): Pr
   const dir = onlyRunDir(join(work, 'out'));
   return { run: readRunJson(dir), rows: readRequests(dir) };
 }
+
+/** This clone's `loadfleet` command. */
+export const CLONE_LOADFLEET = fileURLToPath(new URL('../loadfleet', import.meta.url));
+
+/** Runs a `loadfleet` command (this clone's `./loadfleet` unless `entry` names another) with ARGS, in `cwd`, to completion. */
+export function loadfleet(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+  entry = CLONE_LOADFLEET,
+): Promise<Finished> {
+  const child = spawn(entry, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd && { cwd }) });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}

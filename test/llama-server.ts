@@ -8,11 +8,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Template } from '@huggingface/jinja';
-import { getLlama, LlamaLogLevel, type Token } from 'node-llama-cpp';
+import { loadNodeLlamaCpp, type Token } from './node-llama-cpp.js';
 
 const { values: args } = parseArgs({ options: { model: { type: 'string' }, port: { type: 'string', default: '0' } } });
 const MODEL_ID = 'tiny-llama-cpp';
 
+const { getLlama, LlamaLogLevel } = await loadNodeLlamaCpp();
 const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
 const model = await llama.loadModel({ modelPath: args.model! });
 // One thread: on a tiny model more threads only spin (measured: 1 ms a token with one, 20 with two).

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKind, Plan } from '../shared/plan.js';
 import { promptFill, promptHead, promptText, uncalibratedWords } from '../shared/prompt-text.js';
 import { distPath, onlyRunDir, readRequests, readRunJson, runCoordinator, tempDir, writePlan } from './harness.js';
+import { nodeLlamaCppMissing } from './node-llama-cpp.js';
+import { skipFor } from './require.js';
 import { writeTinyGguf } from './tiny-gguf.js';
 
 const INPUT_TOKENS = 64;
@@ -36,7 +38,7 @@ async function post(url: string, body: unknown): Promise<any> {
   return res.json();
 }
 
-describe('a real llama.cpp server', () => {
+describe.skipIf(skipFor('real llama.cpp inference', nodeLlamaCppMissing()))('a real llama.cpp server', () => {
   let server: ChildProcess;
   let baseUrl: string;
 

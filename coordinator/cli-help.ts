@@ -1,0 +1,37 @@
+// `--version` on every coordinator command and examples under each one's --help, applied once
+// after all commands are defined so a command added later gets the version too.
+import type { Command } from 'commander';
+import { VERSION } from '../shared/version.js';
+
+/** How the user typed loadfleet (the bin script says; `./loadfleet` in a clone). */
+export const COMMAND = process.env.LOADFLEET_ARGV0 ?? 'loadfleet';
+
+const C = `${COMMAND} coordinator`;
+
+/** Examples per coordinator subcommand, shown after its options. */
+const EXAMPLES: Record<string, string[]> = {
+  start: [
+    `${C} start --agents 8          # the built-in plan against the built-in engine-sim`,
+    `${C} start --plan loadfleet.plan.yaml --agents 2 --fail-on-slo`,
+    `${C} start --plan plan.json --listen 0.0.0.0:7000 --agents 4          # agents join from other machines`,
+    `${C} start --agents 2 --sim-arg=--ttft-ms=80          # a flag for the embedded engine-sim`,
+  ],
+  experiment: [
+    `${C} experiment examples/batch-interference-short.experiment.json --agents 4`,
+    `${C} experiment my.experiment.json --resume          # continue the newest interrupted one`,
+  ],
+  sweep: [`${C} sweep examples/saturation-short.sweep.json --agents 2`],
+  analyze: [`${C} analyze experiments/<dir>`, `${C} analyze runs/<a> runs/<b> --experiment my.experiment.json --out analysis.json`],
+  report: [`${C} report runs/<run_id>`, `${C} report experiments/<dir>`],
+};
+
+/** Adds --version to `program` and every subcommand, and each subcommand's examples to its help. */
+export function addVersionAndExamples(program: Command): void {
+  program.version(VERSION);
+  program.addHelpText('after', `\nExamples:\n  ${EXAMPLES.start![0]}\n  ${C} start --help`);
+  for (const cmd of program.commands) {
+    cmd.version(VERSION);
+    const examples = EXAMPLES[cmd.name()];
+    if (examples) cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);
+  }
+}
