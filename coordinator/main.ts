@@ -43,7 +43,10 @@ addFailOnSloOption(
 addRunFlags(program.command('experiment').description('run an experiment (loadfleet.experiment/v1): arms × repeats, then analysis.json'))
   .argument('<file>', 'experiment file (JSON or YAML)')
   .option('--out <dir>', 'directory for experiment directories', 'experiments')
-  .option('--resume [dir]', 'continue an experiment directory (default: the newest of this experiment under --out)')
+  .option(
+    '--resume [dir]',
+    'continue an experiment directory (default: the newest of this experiment under --out, or a new one when there is none yet)',
+  )
   .action(async (file: string, o: RunFlags & { out: string; resume?: string | true }) => {
     const flags = await runOptionsFromFlags(o);
     process.exitCode = await runExperiment({
