@@ -10,6 +10,7 @@ import { addFailOnSloOption, addRunFlags, runOptionsFromFlags } from './cli-opti
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { writeReports } from './report/index.js';
+import { uploadCommand } from './results-upload/command.js';
 import { executeRun } from './run.js';
 import { sloExitCode } from './slo-gate.js';
 import { sweepCommand } from './sweep/command.js';
@@ -81,6 +82,17 @@ program
   });
 
 sweepCommand(program);
+
+program
+  .command('upload')
+  .description(
+    'upload a run, sweep or experiment directory to S3-compatible storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL_S3)',
+  )
+  .argument('<dir>', 'the directory to upload (its name becomes the last part of the key prefix)')
+  .argument('<url>', 's3://bucket[/prefix]')
+  .action(async (dir: string, url: string) => {
+    process.exitCode = await uploadCommand(dir, url, print);
+  });
 
 async function main(): Promise<void> {
   try {
