@@ -6,7 +6,7 @@
 // Guaranteed pods, pinned images, one agent count. The run wrapper's per-run render is checked
 // the same way. The Dockerfile is linted and the image's entry point is run for real.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -636,6 +636,9 @@ describe.skipIf(skipFor('the systemd unit tests', HAS_SYSTEMD_ANALYZE ? null : '
   },
 );
 
+/** Node.js LTS lines in support, with their end of life (nodejs.org release schedule); 20 ended 2026-04-30. */
+const NODE_LTS_END: Record<string, string> = { '22': '2027-04-30', '24': '2028-04-30' };
+
 describe('deploy/Dockerfile', () => {
   const dockerfile = readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8');
   const lines = dockerfile.split('\n').filter((l) => !l.trimStart().startsWith('#'));
@@ -644,7 +647,9 @@ describe('deploy/Dockerfile', () => {
   it('is multi-stage on a pinned base image, installs only production dependencies and runs as a non-root user', () => {
     expect(dockerfile).not.toMatch(/:latest\b/);
     const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
-    expect(base).toMatch(/^node:\d+\.\d+\.\d+-[a-z]+(-slim)?$/);
+    // An exact version of a supported LTS line; a release build adds the digest (deploy/bin/build-image).
+    const major = /^node:(\d+)\.\d+\.\d+-[a-z]+(-slim)?(@sha256:[0-9a-f]{64})?$/.exec(base ?? '')?.[1];
+    expect(Object.keys(NODE_LTS_END), `${base} is on a supported Node LTS line`).toContain(major);
     const froms = instructions('FROM');
     expect(froms.length).toBeGreaterThanOrEqual(2);
     for (const f of froms) expect(f).toMatch(/^\$\{NODE_IMAGE\} AS [a-z]+$/);
@@ -653,6 +658,33 @@ describe('deploy/Dockerfile', () => {
     expect(dockerfile).toContain('COPY --from=build /src/dist ./dist');
     expect(instructions('USER').at(-1)).toBe(`${IMAGE_UID}:${IMAGE_UID}`);
     expect(instructions('ENTRYPOINT').at(-1)).toBe('["/app/deploy/bin/loadfleet"]');
+  });
+
+  it('the runtime stage as laid out by its COPY lines runs the built-in plan: examples/ is inside', async () => {
+    // The runtime stage, assembled without a container engine: each COPY of the last stage, from
+    // this checkout (the build stage's /src/dist is this checkout's dist/).
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const app = tempDir('loadfleet-image-');
+    const copies = [...runtime.matchAll(/^COPY (?:--chmod=\S+ )?(?:--from=build \/src\/)?(\S+) (\S+)$/gm)].map(
+      (m) => [m[1]!, m[2]!] as const,
+    );
+    expect(copies.map(([from]) => from)).toEqual(expect.arrayContaining(['dist', 'examples', 'deploy/bin/loadfleet']));
+    for (const [from, to] of copies) cpSync(join(DEPLOY, '..', from), join(app, to), { recursive: true });
+    symlinkSync(join(DEPLOY, '../node_modules'), join(app, 'node_modules'));
+    const check = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { DEFAULT_PLAN_FILE } = await import('${app}/dist/coordinator/default-plan.js');
+         const { loadPlanFile } = await import('${app}/dist/shared/plan-load.js');
+         const plan = await loadPlanFile(DEFAULT_PLAN_FILE);
+         console.log(DEFAULT_PLAN_FILE, plan.name);`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(check.stderr).toBe('');
+    expect(check.stdout).toContain(`${app}/examples/batch-interference-short.plan.json`);
   });
 
   it('copies only what its .dockerignore lets into the build context', () => {
