@@ -5,7 +5,7 @@
 // peers, TLS with the coordinator's certificate pinned by the agents, secrets only from Secrets,
 // Guaranteed pods, pinned images, one agent count. The run wrapper's per-run render is checked
 // the same way. The Dockerfile is linted and the image's entry point is run for real.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -539,6 +539,118 @@ describe.skipIf(skipFor('the Kubernetes render tests', HAS_KUBECTL ? null : 'kub
       rendered.delete('run:overlays/engine-sim');
       const again = ofKind(render('run:overlays/engine-sim'), Secret.is);
       expect(again.find((s) => baseName(s.metadata?.name) === 'loadfleet-token')?.data?.['token']).not.toBe(token.data?.['token']);
+    });
+  },
+);
+
+// A stand-in for kubectl against a cluster: renders with the real kubectl, records every call, and
+// answers `get job` / `get pods` from files the test writes, so the wrapper's waiting, fail-fast
+// and fetching run for real without an API server.
+const FAKE_KUBECTL = `#!/bin/sh
+state=$FAKE_STATE
+echo "$*" >>"$state/calls"
+args=""
+for a in "$@"; do case "$a" in --namespace=*) ;; *) args="$args $a" ;; esac; done
+set -- $args
+case "$1 $2" in
+  "kustomize "*) exec "$REAL_KUBECTL" "$@" ;;
+  "config view") echo lf27 ;;
+  "apply -k") "$REAL_KUBECTL" kustomize "$3" >"$state/applied-$(basename "$3").yaml" ;;
+  "get job")
+    n=$(($(cat "$state/polls-$3" 2>/dev/null || echo 0) + 1)); echo $n >"$state/polls-$3"
+    after=$(cat "$state/job-$3-after" 2>/dev/null || echo 999999)
+    [ "$n" -lt "$after" ] || cat "$state/job-$3" ;;
+  "get pods") cat "$state/pods" 2>/dev/null || true ;;
+  "logs "*) echo "the coordinator's last lines" ;;
+  "cp "*) mkdir -p "$3" && echo '{"status":"completed"}' >"$3/run.json" ;;
+  *) ;;
+esac
+`;
+
+describe.skipIf(skipFor('the wrapper tests', HAS_KUBECTL ? null : 'kubectl not found'))(
+  'deploy/bin/loadfleet-k8s run (against a stand-in kubectl)',
+  () => {
+    const setup = (job: { after: number; state?: string }, pods = '') => {
+      const dir = tempDir('loadfleet-k8s-run-');
+      const state = join(dir, 'state');
+      mkdirSync(state);
+      writeFileSync(join(dir, 'kubectl'), FAKE_KUBECTL, { mode: 0o755 });
+      if (job.state !== undefined) {
+        writeFileSync(join(state, 'job-loadfleet-coordinator-r1'), `${job.state}\n`);
+        writeFileSync(join(state, 'job-loadfleet-coordinator-r1-after'), String(job.after));
+      }
+      if (pods) writeFileSync(join(state, 'pods'), `${pods}\n`);
+      const run = (timeoutS = 30) =>
+        new Promise<{ code: number | null; stdout: string; stderr: string; ms: number }>((resolve) => {
+          const started = Date.now();
+          const child = spawn(
+            join(DEPLOY, 'bin/loadfleet-k8s'),
+            [
+              'run',
+              join(DEPLOY, 'k8s/overlays/engine-sim'),
+              '--run',
+              'r1',
+              '-n',
+              'lf27',
+              '--out',
+              join(dir, 'runs'),
+              '--timeout-s',
+              String(timeoutS),
+            ],
+            {
+              env: { ...process.env, KUBECTL: join(dir, 'kubectl'), REAL_KUBECTL: KUBECTL, FAKE_STATE: state, LOADFLEET_K8S_POLL_S: '0.2' },
+              stdio: ['ignore', 'pipe', 'pipe'],
+            },
+          );
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+          child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+          child.on('exit', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
+        });
+      const calls = () => readFileSync(join(state, 'calls'), 'utf8').trim().split('\n');
+      return { dir, state, run, calls };
+    };
+
+    it('applies the run under its own name, waits for the coordinator Job, and copies /results/<run> out', async () => {
+      const t = setup({ after: 3, state: 'Complete: CompletionsReached: Reached expected number of succeeded pods' });
+      const res = await t.run();
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain('run r1: the coordinator completed');
+      expect(readFileSync(join(t.dir, 'runs/r1/run.json'), 'utf8')).toContain('completed');
+      const calls = t.calls();
+      expect(calls.filter((c) => c.startsWith('--namespace=lf27 get job loadfleet-coordinator-r1')).length).toBe(3);
+      expect(calls).toContain(`--namespace=lf27 cp loadfleet-results-reader:/results/r1 ${join(t.dir, 'runs')}/r1`);
+      // What was applied is the run's own render: suffixed names, its label, its Secrets.
+      const applied = readdirSync(t.state).find((f) => f.startsWith('applied-tmp'))!;
+      const objects = parseAllDocuments(readFileSync(join(t.state, applied), 'utf8')).map((d) => d.toJS() as K8sObject);
+      expect(objects.map((o) => o.metadata.name)).toEqual(expect.arrayContaining(['loadfleet-coordinator-r1', 'loadfleet-agents-r1']));
+      expect(objects.every((o) => o.metadata.labels?.[RUN_LABEL] === 'r1')).toBe(true);
+    });
+
+    it('fails fast when the coordinator Job fails, still fetching what it wrote', async () => {
+      const t = setup({ after: 2, state: 'Failed: BackoffLimitExceeded: Job has reached the specified backoff limit' });
+      const res = await t.run();
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/run r1 failed: Failed: BackoffLimitExceeded/);
+      expect(res.stderr).toContain("the coordinator's last lines");
+      expect(t.calls().some((c) => c.includes('cp loadfleet-results-reader:/results/r1'))).toBe(true);
+    });
+
+    it('fails fast on a pod that cannot start, long before the deadline', async () => {
+      const t = setup({ after: 0 }, 'loadfleet-agents-r1-1-x7k2p CreateContainerConfigError ');
+      const res = await t.run(600);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/a pod cannot start: loadfleet-agents-r1-1-x7k2p CreateContainerConfigError/);
+      expect(res.ms).toBeLessThan(20_000);
+    });
+
+    it('refuses a run name that is not a short DNS label', async () => {
+      const out = spawnSync(join(DEPLOY, 'bin/loadfleet-k8s'), ['render', join(DEPLOY, 'k8s/base'), '--run', 'Bad_Name'], {
+        encoding: 'utf8',
+      });
+      expect(out.status).toBe(1);
+      expect(out.stderr).toMatch(/run name 'Bad_Name' must be/);
     });
   },
 );
