@@ -54,6 +54,26 @@ const MODELS: Record<string, Validator> = {
   'v1 Pod': model(Pod),
   'v1 Secret': model(Secret),
   'v1 Service': model(Service),
+  // cert-manager's CRDs have no schema package here: the fields loadfleet relies on, by hand
+  // (cert-manager.io/v1 API reference).
+  'cert-manager.io/v1 Certificate': (obj) => ({
+    validate() {
+      const spec = (obj as { spec?: Record<string, unknown> }).spec ?? {};
+      const ref = spec['issuerRef'] as { name?: unknown; kind?: unknown } | undefined;
+      if (typeof spec['secretName'] !== 'string') throw new Error('spec.secretName: required string');
+      if (typeof ref?.name !== 'string' || !['Issuer', 'ClusterIssuer'].includes(String(ref.kind))) throw new Error('spec.issuerRef');
+      if (!spec['commonName'] && !Array.isArray(spec['dnsNames'])) throw new Error('spec.commonName or spec.dnsNames: one is required');
+    },
+  }),
+  'cert-manager.io/v1 Issuer': (obj) => ({
+    validate() {
+      const spec = (obj as { spec?: Record<string, unknown> }).spec ?? {};
+      const kinds = ['selfSigned', 'ca', 'acme', 'vault', 'venafi'].filter((k) => k in spec);
+      if (kinds.length !== 1) throw new Error(`spec: exactly one issuer type, got ${kinds.join(', ') || 'none'}`);
+      if (kinds[0] === 'ca' && typeof (spec['ca'] as { secretName?: unknown }).secretName !== 'string')
+        throw new Error('spec.ca.secretName');
+    },
+  }),
 };
 
 interface K8sObject {
@@ -519,6 +539,30 @@ describe.skipIf(skipFor('the Kubernetes render tests', HAS_KUBECTL ? null : 'kub
         }
       },
     );
+
+    it('overlays/cert-manager: a CA issuer of its own issues the TLS Secret the pods mount, for the name agents dial', () => {
+      const objects = render('overlays/cert-manager');
+      type Cert = K8sObject & {
+        spec: { secretName: string; dnsNames?: string[]; isCA?: boolean; usages?: string[]; issuerRef: { name: string } };
+      };
+      type Issuer = K8sObject & { spec: { selfSigned?: object; ca?: { secretName: string } } };
+      const certs = objects.filter((o): o is Cert => o.kind === 'Certificate');
+      const issuers = objects.filter((o): o is Issuer => o.kind === 'Issuer');
+      const mounted = new Set(podSpecs(objects).flatMap((p) => (p.volumes ?? []).map((v) => v.secret?.secretName).filter(Boolean)));
+      const serving = onlyOne(
+        certs.filter((c) => mounted.has(c.spec.secretName)),
+        'certificates the pods mount',
+      );
+      const host = jobs(objects, 'agent')[0]!.spec!.template.spec!.containers[0]!.env!.find((e) => e.name === 'LOADFLEET_COORDINATOR_HOST')!
+        .value!;
+      expect(serving.spec.dnsNames).toContain(host);
+      expect(serving.spec.usages).toContain('server auth');
+      // Issued by a CA issuer whose CA certificate comes from a self-signed issuer: a root only loadfleet trusts.
+      const caIssuer = named(issuers, serving.spec.issuerRef.name)!;
+      const caCert = certs.find((c) => c.spec.secretName === caIssuer.spec.ca?.secretName)!;
+      expect(caCert.spec.isCA).toBe(true);
+      expect(named(issuers, caCert.spec.issuerRef.name)?.spec.selfSigned).toEqual({});
+    });
 
     it('the wrapper gives each run its own CA, and the coordinator certificate names the Service agents dial', () => {
       const objects = render('run:overlays/engine-sim');
