@@ -9,6 +9,7 @@ import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '..
 import { TOKEN_ENV } from '../shared/protocol.js';
 import { VERSION } from '../shared/version.js';
 import { runAgent } from './session.js';
+import { terminateRuns } from './terminate.js';
 
 const CLOCK_DOMAIN = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -86,6 +87,19 @@ async function main(): Promise<number> {
   if (!token)
     throw new LoadfleetError(ErrorCode.USAGE, `no token: pass --token or set $${TOKEN_ENV}`, { exitCode: ExitCode.INVALID_INPUT });
   const log = (line: string): void => void process.stderr.write(`[agent ${o.id}] ${line}\n`);
+  // SIGTERM (a pod's eviction or deletion, `systemctl stop`): hand over what was measured, then go.
+  process.once('SIGTERM', () => {
+    log('SIGTERM: stopping the load and handing every finished request to the coordinator');
+    void terminateRuns('the agent was terminated (SIGTERM)').then(({ runs, handedOver }) => {
+      if (runs > 0)
+        log(
+          handedOver === runs
+            ? `handed over ${runs === 1 ? 'its run' : `${runs} runs`}; exiting`
+            : `could not hand over ${runs - handedOver} run(s): the spool is kept in ${o.spoolDir} for a restarted agent`,
+        );
+      process.exit(ExitCode.INTERRUPTED);
+    });
+  });
   return runAgent({
     coordinatorUrl: o.coordinator,
     token,

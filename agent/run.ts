@@ -99,6 +99,8 @@ export class AgentRun implements ShareRunner {
   private countOutput: ((text: string) => number) | null = null;
   /** True once `final` was sent after every record was acknowledged. */
   handedOver = false;
+  /** Why the process ended this run early (SIGTERM), if it did. */
+  private terminated: string | undefined;
 
   constructor(
     runId: string,
@@ -219,6 +221,13 @@ export class AgentRun implements ShareRunner {
     this.allAcked?.();
   }
 
+  /** See ShareRunner.terminate. */
+  terminate(reason: string): void {
+    if (this.stopper.signal.aborted) return;
+    this.terminated = reason;
+    this.stop(reason);
+  }
+
   /** Stops sending; requests in flight end as `aborted`. */
   stop(reason: string): void {
     if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
@@ -328,7 +337,13 @@ export class AgentRun implements ShareRunner {
     }
     // The coordinator acknowledged every record: the spool has been handed over.
     await this.spool?.close(true);
-    this.send({ type: 'final', windows: this.recorder!.encodeRun(), health: this.health(), records: this.done });
+    this.send({
+      type: 'final',
+      windows: this.recorder!.encodeRun(),
+      health: this.health(),
+      records: this.done,
+      ...(this.terminated !== undefined && { terminated: this.terminated }),
+    });
     this.handedOver = true;
     this.eventLoop.disable();
     await this.dispatcher.close();

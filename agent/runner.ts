@@ -6,6 +6,7 @@ import type { AgentMessage } from '../shared/protocol.js';
 import type { Share } from '../shared/shares.js';
 import { AgentRun } from './run.js';
 import type { ShareRunner } from './share-runner.js';
+import { trackRuns } from './terminate.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** The runner for `workers` threads (1: no threads at all, the main thread runs the share). */
@@ -17,5 +18,6 @@ export function createRunner(
   send: (m: AgentMessage) => void,
   workers: number,
 ): ShareRunner {
-  return workers <= 1 ? new AgentRun(runId, plan, share, clock, send) : new WorkerPool(runId, plan, share, clock, send, workers);
+  // Tracked so a SIGTERM can end the run through its hand-over (terminate.ts).
+  return trackRuns(workers <= 1 ? new AgentRun(runId, plan, share, clock, send) : new WorkerPool(runId, plan, share, clock, send, workers));
 }

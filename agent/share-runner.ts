@@ -17,6 +17,11 @@ export interface ShareRunner {
   /** Waits for the start instant (this agent's wall clock), runs, hands over `final`. */
   start(startLocalNs: bigint): Promise<void>;
   stop(reason: string): void;
+  /**
+   * The agent's process is going away (SIGTERM): stop the load and hand over what was measured,
+   * `final` saying so. No effect once the run is already stopping.
+   */
+  terminate(reason: string): void;
   /** The coordinator acknowledged record batch `seq`. */
   acked(seq: number): void;
   linkLost(reason: string): void;

@@ -21,6 +21,9 @@ type Heartbeat = Extract<AgentMessage, { type: 'heartbeat' }>;
 /** Runs one share over worker threads and presents it as one agent. */
 export class WorkerPool implements ShareRunner {
   handedOver = false;
+  private stopped = false;
+  /** Why the process ended this run early (SIGTERM), if it did. */
+  private terminated: string | undefined;
   private readonly threads: Worker[];
   private readonly waiters: ((e: ThreadEvent) => void)[][];
   private readonly batches = new Map<number, { part: number; seq: number }>();
@@ -78,7 +81,14 @@ export class WorkerPool implements ShareRunner {
   }
 
   stop(reason: string): void {
+    this.stopped = true;
     this.broadcast({ cmd: 'stop', reason });
+  }
+
+  terminate(reason: string): void {
+    if (this.stopped) return;
+    this.terminated = reason;
+    this.stop(reason);
   }
 
   acked(seq: number): void {
@@ -199,6 +209,7 @@ export class WorkerPool implements ShareRunner {
       windows: mergeRunWindows(finals.map((f) => f.windows)),
       health: combineHealth(finals.map((f) => f.health)),
       records: finals.reduce((n, f) => n + f.records, 0),
+      ...(this.terminated !== undefined && { terminated: this.terminated }),
     });
     this.handedOver = true;
   }

@@ -11,6 +11,7 @@ import { addFailOnSloOption, addRunFlags, runOptionsFromFlags } from './cli-opti
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { writeReports } from './report/index.js';
+import { uploadCommand } from './results-upload/command.js';
 import { executeRun } from './run.js';
 import { sloExitCode } from './slo-gate.js';
 import { sweepCommand } from './sweep/command.js';
@@ -44,7 +45,10 @@ addFailOnSloOption(
 addRunFlags(program.command('experiment').description('run an experiment (loadfleet.experiment/v1): arms × repeats, then analysis.json'))
   .argument('<file>', 'experiment file (JSON or YAML)')
   .option('--out <dir>', 'directory for experiment directories', 'experiments')
-  .option('--resume [dir]', 'continue an experiment directory (default: the newest of this experiment under --out)')
+  .option(
+    '--resume [dir]',
+    'continue an experiment directory (default: the newest of this experiment under --out, or a new one when there is none yet)',
+  )
   .action(async (file: string, o: RunFlags & { out: string; resume?: string | true }) => {
     const flags = await runOptionsFromFlags(o);
     process.exitCode = await runExperiment({
@@ -81,6 +85,17 @@ program
 sweepCommand(program);
 // Last, so every command above (and any added later) gets --version and its examples.
 addVersionAndExamples(program);
+
+program
+  .command('upload')
+  .description(
+    'upload a run, sweep or experiment directory to S3-compatible storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL_S3)',
+  )
+  .argument('<dir>', 'the directory to upload (its name becomes the last part of the key prefix)')
+  .argument('<url>', 's3://bucket[/prefix]')
+  .action(async (dir: string, url: string) => {
+    process.exitCode = await uploadCommand(dir, url, print);
+  });
 
 async function main(): Promise<void> {
   try {

@@ -547,6 +547,9 @@ class RunSession implements RunHandle {
         case 'final':
           c.final(m.windows);
           s.health = m.health;
+          // An agent whose process was stopped mid-run (SIGTERM) handed over what it measured but
+          // not its whole share: its data stays, and it counts as lost against --max-agent-loss.
+          if (m.terminated !== undefined) this.agentLost(s, `${m.terminated}; it handed over its ${m.records} requests`);
           s.final = true;
           this.wake();
           return;

@@ -25,6 +25,8 @@ export const ErrorCode = {
   TLS_MISMATCH: 'LF_TLS_MISMATCH',
   /** More agents left the fleet between runs than --max-agent-loss allows. */
   FLEET_SHORT: 'LF_FLEET_SHORT',
+  /** Results could not be uploaded to object storage (bad URL, missing credentials, a refused or failed PUT). */
+  UPLOAD_FAILED: 'LF_UPLOAD_FAILED',
 } as const;
 
 /** One of the stable codes above. */

@@ -338,6 +338,11 @@ export const ScrapeTarget = closed({
   name: shortName('The endpoint name.'),
   url: text('The metrics URL (http or https).'),
   interval_s: Type.Number({ minimum: 0.1, description: 'Seconds between scrapes (pre and post snapshots are always taken).' }),
+  bearer_token_file: Type.Optional(
+    text(
+      "A file on the coordinator holding a bearer token sent as 'Authorization: Bearer …' (e.g. a projected Kubernetes service-account token); read at every scrape, so a rotated token is picked up.",
+    ),
+  ),
 });
 
 /** A whole plan file. */

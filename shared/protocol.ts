@@ -78,7 +78,14 @@ export type AgentMessage =
   | { type: 'heartbeat'; in_flight: number; sent: number; done: number; errors: number; health: AgentHealth }
   | { type: 'records'; seq: number; rows: RequestRecord[] }
   | { type: 'interval'; second: number; classes: Record<string, IntervalClass> }
-  | { type: 'final'; windows: Record<string, Record<string, Record<string, string>>>; health: AgentHealth; records: number }
+  | {
+      type: 'final';
+      windows: Record<string, Record<string, Record<string, string>>>;
+      health: AgentHealth;
+      records: number;
+      /** Set when the agent ended its share early because its process was told to stop (SIGTERM): why. */
+      terminated?: string;
+    }
   | { type: 'failed'; code: string; message: string };
 
 /** Messages the coordinator sends. */

@@ -84,7 +84,14 @@ async function createDir(outDir: string, record: ExperimentRecord): Promise<{ di
 }
 
 async function resumeDir(o: ExperimentOptions, record: ExperimentRecord): Promise<{ dir: string; manifest: Manifest }> {
-  const dir = o.resume === true ? await newestDir(o.outDir, record.experiment.name) : o.resume!;
+  const newest = o.resume === true ? await newestDir(o.outDir, record.experiment.name) : o.resume!;
+  // `--resume` alone on an attempt that died before creating its directory (a restarted
+  // Kubernetes Job or systemd unit passes the same arguments every time): start it now.
+  if (newest === null) {
+    o.run.log(`--resume: no directory of experiment ${record.experiment.name} under ${o.outDir} yet: starting one`);
+    return createDir(o.outDir, record);
+  }
+  const dir = newest;
   const { manifest } = await readExperimentDir(dir);
   if (manifest.experiment_sha256 !== record.sha256) {
     throw new LoadfleetError(
@@ -96,16 +103,11 @@ async function resumeDir(o: ExperimentOptions, record: ExperimentRecord): Promis
   return { dir, manifest };
 }
 
-// Experiment directories are named <UTC stamp>-<name>-<hex>, so the newest sorts last.
-async function newestDir(outDir: string, name: string): Promise<string> {
+// Experiment directories are named <UTC stamp>-<name>-<hex>, so the newest sorts last; null: none yet.
+async function newestDir(outDir: string, name: string): Promise<string | null> {
   const names = await readdir(outDir).catch(() => [] as string[]);
   const mine = names.filter((n) => new RegExp(`^\\d{8}T\\d{6}Z-${name.replace(/[.]/g, '\\.')}-[0-9a-f]{4}$`).test(n)).sort();
-  if (mine.length === 0) {
-    throw new LoadfleetError(ErrorCode.USAGE, `--resume: no directory of experiment ${name} under ${outDir}`, {
-      exitCode: ExitCode.INVALID_INPUT,
-    });
-  }
-  return join(outDir, mine[mine.length - 1]!);
+  return mine.length === 0 ? null : join(outDir, mine[mine.length - 1]!);
 }
 
 // Runs one arm × repeat; returns why the experiment cannot go on when the fleet lost too many

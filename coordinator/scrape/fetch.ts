@@ -1,6 +1,7 @@
 // One scrape over HTTP: GET the exposition with a deadline, read at most MAX_BODY_BYTES, parse
 // it. Every failure comes back as a classified error (unreachable, timeout, HTTP status, garbled,
 // too large) — nothing is thrown, so one bad endpoint never stops a run.
+import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'undici';
 import type { PromSample } from './prom-parse.js';
 import { parseExposition } from './prom-parse.js';
@@ -24,17 +25,24 @@ export function scrapeDispatcher(): Agent {
   return new Agent({ connections: 4, pipelining: 0, keepAliveTimeout: 10_000 });
 }
 
-/** Fetches and parses `url`, giving up after `timeoutMs`. */
-export async function fetchExposition(url: string, timeoutMs: number, dispatcher: Agent): Promise<FetchOutcome> {
+/** Fetches and parses `url`, giving up after `timeoutMs`; with `bearerTokenFile`, authenticated by the token in it. */
+export async function fetchExposition(url: string, timeoutMs: number, dispatcher: Agent, bearerTokenFile?: string): Promise<FetchOutcome> {
   const signal = AbortSignal.timeout(Math.max(1, Math.round(timeoutMs)));
   let httpStatus: number | null = null;
   let text: string | null = null;
+  const headers: Record<string, string> = { accept: 'text/plain;version=0.0.4;q=1,*/*;q=0.1' };
+  if (bearerTokenFile !== undefined) {
+    // Read every time: projected service-account tokens are rotated under the running process.
+    const token = await readFile(bearerTokenFile, 'utf8').then(
+      (t) => t.trim(),
+      (err: Error) => err,
+    );
+    if (token instanceof Error) return fail(null, null, 'auth_file', `bearer_token_file ${bearerTokenFile}: ${token.message}`);
+    if (token === '') return fail(null, null, 'auth_file', `bearer_token_file ${bearerTokenFile} is empty`);
+    headers.authorization = `Bearer ${token}`;
+  }
   try {
-    const res = await request(url, {
-      dispatcher,
-      signal,
-      headers: { accept: 'text/plain;version=0.0.4;q=1,*/*;q=0.1' },
-    });
+    const res = await request(url, { dispatcher, signal, headers });
     httpStatus = res.statusCode;
     text = await readCapped(res.body);
     if (text === null) return fail(httpStatus, null, 'too_large', `body larger than ${MAX_BODY_BYTES} bytes`);

@@ -63,7 +63,7 @@ export class Scraper {
     await Promise.all(
       this.sources.map(async (s) => {
         const startNs = this.clock.nowNs();
-        const out = await fetchExposition(s.target.url, SCRAPE_TIMEOUT_MAX_MS, this.dispatcher);
+        const out = await fetchExposition(s.target.url, SCRAPE_TIMEOUT_MAX_MS, this.dispatcher, s.target.bearer_token_file);
         s.result.records.push(this.record(s, kind, null, startNs, null, out));
         await writeFileAtomic(join(this.dir, `${s.target.name}.${kind}.prom`), promFileText(s.target.url, out));
       }),
@@ -149,7 +149,7 @@ export class Scraper {
 
   private async tick(s: SourceState, k: number, dueNs: bigint): Promise<void> {
     const startNs = this.clock.nowNs();
-    const out = await fetchExposition(s.target.url, tickTimeoutMs(s.target.interval_s), this.dispatcher);
+    const out = await fetchExposition(s.target.url, tickTimeoutMs(s.target.interval_s), this.dispatcher, s.target.bearer_token_file);
     const r = this.record(s, 'tick', k, startNs, Number(startNs - dueNs) / 1e6, out);
     s.result.records.push(r);
     if (r.series) this.csv.scrape(r.elapsedS, r.startUnixNs, s.target.name, r.series);

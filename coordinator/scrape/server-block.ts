@@ -104,7 +104,7 @@ export function serverDefinitions(classes: readonly ClassFairness[]): Record<str
       'interval scrapes made (a tick due while the previous scrape of the source was still running is skipped, never caught up)',
     'sources[].samples_ok': 'interval scrapes that returned HTTP 200 with an exposition that parsed completely',
     'sources[].errors':
-      'scrapes (interval and pre/post snapshots) that were unreachable, timed out, returned a non-200 status or a garbled exposition',
+      'scrapes (interval and pre/post snapshots) that were unreachable, timed out, returned a non-200 status or a garbled exposition, or whose bearer_token_file could not be read',
     'sources[].skipped_ticks':
       'ticks not scraped because the previous scrape was still running or the coordinator was late past the next tick',
     'sources[].lag_p99_ms': 'nearest-rank p99 of (scrape start − tick due time) over interval scrapes; lag_max_ms its maximum',

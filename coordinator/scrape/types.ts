@@ -2,7 +2,7 @@
 import type { PromSample } from './prom-parse.js';
 
 /** Why a scrape gave no usable sample. */
-export type ScrapeErrorKind = 'unreachable' | 'timeout' | 'http_status' | 'garbled' | 'too_large';
+export type ScrapeErrorKind = 'unreachable' | 'timeout' | 'http_status' | 'garbled' | 'too_large' | 'auth_file';
 
 /** One scrape of one source: the pre/post snapshot or an interval tick. */
 export interface ScrapeRecord {
