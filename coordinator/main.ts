@@ -9,6 +9,7 @@ import type { RunFlags } from './cli-options.js';
 import { addFailOnSloOption, addRunFlags, runOptionsFromFlags } from './cli-options.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
+import { planCommand } from './plan-dry-run/command.js';
 import { writeReports } from './report/index.js';
 import { executeRun } from './run.js';
 import { sloExitCode } from './slo-gate.js';
@@ -78,6 +79,7 @@ program
   });
 
 sweepCommand(program);
+planCommand(program);
 
 async function main(): Promise<void> {
   try {

@@ -25,6 +25,8 @@ export const ErrorCode = {
   TLS_MISMATCH: 'LF_TLS_MISMATCH',
   /** More agents left the fleet between runs than --max-agent-loss allows. */
   FLEET_SHORT: 'LF_FLEET_SHORT',
+  /** A share of the plan projects beyond its agent's measured limits (--headroom refuse or strict); nothing was sent. */
+  HEADROOM_REFUSED: 'LF_HEADROOM_REFUSED',
 } as const;
 
 /** One of the stable codes above. */

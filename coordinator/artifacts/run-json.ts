@@ -9,6 +9,7 @@ import type { Plan } from '../../shared/plan.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
+import { parseSelfTest, SELF_TEST_DEFINITIONS } from '../../shared/self-test.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
 import type { AgentState } from '../agent-state.js';
 import type { ClassShape } from '../class-shape.js';
@@ -16,6 +17,8 @@ import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
+import type { HeadroomReport } from '../headroom/index.js';
+import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
 import { PROBES_AT_JOIN } from '../probe.js';
 import type { ClassTiming, RunStatus } from '../run-status.js';
 import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
@@ -109,6 +112,8 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict':
     'whether the class met its declared SLO, per window, with each criterion (the p95 of each bounded latency, the success rate) against its bound; present only for a class that declares an SLO; slo_proof says whether this verdict can be trusted',
   ...SLO_VERDICT_DEFINITIONS,
+  ...HEADROOM_DEFINITIONS,
+  ...Object.fromEntries(Object.entries(SELF_TEST_DEFINITIONS).map(([k, v]) => [`agents[].${k}`, v])),
   ...Object.fromEntries(Object.entries(GOODPUT_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
 };
 
@@ -135,6 +140,8 @@ export interface RunJsonInput {
   expectFlowControlEngaged?: boolean;
   /** The experiment, arm and repeat this run belongs to, if any. */
   experiment?: { name: string; arm: string; repeat: number };
+  /** The headroom check made before any request (null: not made). */
+  headroom?: HeadroomReport | null;
 }
 
 /** Writes run.json; returns the status and a short human summary. */
@@ -253,6 +260,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         status: s.lost ? 'lost' : 'ok',
         outages: s.outages,
         recovered_from_spool: s.recoveredRecords,
+        self_test: parseSelfTest(s.conn.hello.self_test),
       };
     }),
     requests: attempted,
@@ -274,6 +282,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
       contributors: c.intervalContributors,
     },
     server,
+    headroom: input.headroom ?? null,
     data_quality: gates.data_quality,
     slo_proof: gates.slo_proof,
     timing_methodology: TIMING_METHODOLOGY,
