@@ -79,9 +79,9 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     "half the width of the bracket that placed the agent's hrtime anchor on its wall clock: how far its clock may sit from the wall clock it read (the offsets already include it)",
   'clock.coordinator_anchor_uncertainty_ns': 'the same bound for the coordinator clock that every aligned time is mapped into',
   'agents[].ttft_uncertainty_p99_ms':
-    "the p99 over the agent's successful requests of first_content_uncertainty_ns (see timing_methodology.ttft_uncertainty), in ms; null when its records do not carry it",
+    "the p99 over the agent's successful requests of first_content_uncertainty_ns (see timing_methodology.ttft_uncertainty), in ms; null when its records do not carry it; an estimate, whose coverage this agent measured is self_test.uncertainty_coverage",
   'classes.<class>.ttft_uncertainty_p99_ms':
-    "the same p99 over the class's successful requests from every agent: TTFT stamps may be late by up to this much (p99), beyond the kernel's wake-up",
+    "the same p99 over the class's successful requests from every agent: TTFT stamps may be late by about this much (p99): an estimate that misses the kernel's wake-up and time waiting for a CPU (client_health.ttft_uncertainty_coverage states its measured coverage)",
   'client_health.ttft_uncertainty_p99_ms':
     'the largest class ttft_uncertainty_p99_ms; a class whose figure exceeds the larger of limits.ttft_uncertainty_p99_floor_ms and limits.ttft_uncertainty_p99_share_of_ttft_p50 × its TTFT p50 makes the run client_limited',
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
@@ -144,6 +144,14 @@ export interface RunJsonInput {
   headroom?: HeadroomReport | null;
 }
 
+// The lowest coverage of the stamp-uncertainty estimate the agents measured in their self-tests.
+function lowestCoverage(states: readonly AgentState[]): number | null {
+  const measured = states
+    .map((s) => parseSelfTest(s.conn.hello.self_test)?.uncertainty_coverage ?? null)
+    .filter((c): c is number => c !== null);
+  return measured.length > 0 ? Math.min(...measured) : null;
+}
+
 /** Writes run.json; returns the status and a short human summary. */
 export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunStatus; summaryLines: string[] }> {
   const { collector: c, states } = input;
@@ -168,6 +176,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
   const health = clientHealth(
     states.map((s) => ({ id: s.conn.hello.agent_id, health: s.health })),
     plan.classes.map((cls) => classTiming(cls.name, classes[cls.name])),
+    lowestCoverage(states),
   );
   const skewNs = startSkewNs(states.map((s) => s.firstSendErrorNs));
   const { status, reasons } = decideRunStatus({
