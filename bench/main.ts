@@ -11,6 +11,7 @@ import { coordinatorMemory } from './coordinator-memory.js';
 import { engineSim } from './engine-sim.js';
 import { scale } from './scale.js';
 import { scheduleFidelity } from './schedule-fidelity.js';
+import { selfTest } from './self-test.js';
 import type { Suite, SuiteResult } from './suite.js';
 import { withGoalMet } from './suite.js';
 import { renderTable } from './table.js';
@@ -26,6 +27,7 @@ const SUITES: readonly Suite[] = [
   coordinatorIngest,
   coordinatorMemory,
   engineSim,
+  selfTest,
 ];
 
 function selected(only: readonly string[]): Suite[] {

@@ -9,7 +9,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 import { EMBEDDED_SIM_ARGS } from './default-plan.js';
-import type { HeadroomPolicy } from './headroom/index.js';
+import type { HeadroomOptions, HeadroomPolicy } from './headroom/index.js';
 import { DEFAULT_SPEED } from './headroom/load.js';
 import { DEFAULT_LIMITS } from './headroom/rule.js';
 import type { MetricsFlags } from './live/cli.js';
@@ -83,6 +83,7 @@ export interface RunFlags extends MetricsFlags {
   headroomMaxSloShare: number;
   assumeTtftMs: number;
   assumeTokensPerS: number;
+  freeCores?: number;
 }
 
 /** Adds the headroom flags (start, sweep, experiment, and the `plan` dry run). */
@@ -108,6 +109,11 @@ export function addHeadroomFlags(cmd: Command): Command {
       fraction,
       DEFAULT_LIMITS.maxSloShare,
     )
+    .option(
+      '--free-cores <n>',
+      'the free cores local agents share, for the headroom check (default: measured: logical CPUs less the 1-minute load average)',
+      nonNegative,
+    )
     .option('--assume-ttft-ms <ms>', 'the server speed the projection assumes: time to first token', positive, DEFAULT_SPEED.ttftMs)
     .option(
       '--assume-tokens-per-s <n>',
@@ -119,9 +125,10 @@ export function addHeadroomFlags(cmd: Command): Command {
 
 /** The headroom options the flags ask for. */
 export function headroomFromFlags(
-  o: Pick<RunFlags, 'headroom' | 'headroomMaxElu' | 'headroomMaxSloShare' | 'assumeTtftMs' | 'assumeTokensPerS'>,
-) {
+  o: Pick<RunFlags, 'headroom' | 'headroomMaxElu' | 'headroomMaxSloShare' | 'assumeTtftMs' | 'assumeTokensPerS' | 'freeCores'>,
+): HeadroomOptions {
   return {
+    ...(o.freeCores !== undefined && { freeCores: o.freeCores }),
     policy: o.headroom,
     limits: { maxElu: o.headroomMaxElu, maxSloShare: o.headroomMaxSloShare },
     speed: { ttftMs: o.assumeTtftMs, tokensPerS: o.assumeTokensPerS },

@@ -102,7 +102,7 @@ export function clientHealth(
       ttft_uncertainty_p99_floor_ms: CLIENT_TTFT_UNCERTAINTY_FLOOR_MS,
     },
     definition:
-      'client_limited is true when any agent had a schedule lag p99, an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) or an event-loop utilisation above the limits, or when a class had a TTFT timing-uncertainty p99 above the larger of the floor and the given share of its TTFT p50; the figures are the worst agent or class; the timing uncertainty is an estimate, not a bound: ttft_uncertainty_coverage is the lowest share of stamp errors (+ 0.5 ms) it covered in the agents\' self-tests',
+      "client_limited is true when any agent had a schedule lag p99, an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) or an event-loop utilisation above the limits, or when a class had a TTFT timing-uncertainty p99 above the larger of the floor and the given share of its TTFT p50; the figures are the worst agent or class; the timing uncertainty is an estimate, not a bound: ttft_uncertainty_coverage is the lowest share of stamp errors (+ 0.5 ms) it covered in the agents' self-tests",
   };
 }
 

@@ -28,7 +28,7 @@ import { Collector } from './collector.js';
 import type { FleetOptions, RunHandle } from './fleet.js';
 import { Fleet } from './fleet.js';
 import type { HeadroomOptions, HeadroomReport } from './headroom/index.js';
-import { checkHeadroom } from './headroom/index.js';
+import { checkHeadroom, freeCoresNow } from './headroom/index.js';
 import type { MetricsEndpoint } from './live/metrics-server.js';
 import { LiveMonitor } from './live/monitor.js';
 import { serverSource } from './live/server-sample.js';
@@ -142,6 +142,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
         agents.map((a) => ({ id: a.hello.agent_id, selfTest: a.hello.self_test, workers: a.hello.workers ?? 1 })),
         opts.headroom,
         opts.log,
+        fleet.opts.spawnLocal ? { freeCores: opts.headroom.freeCores ?? freeCoresNow() } : undefined,
       )
     : null;
   const runId = newRunId(opts.plan.name);

@@ -14,6 +14,7 @@ const SUITES = [
   'coordinator_ingest',
   'coordinator_memory',
   'engine_sim',
+  'self_test',
 ];
 
 function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

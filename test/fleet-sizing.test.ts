@@ -25,7 +25,8 @@ describe('fleet sizing', () => {
     expect(dry.prompt_tokens).toBe(80 * 16);
     // A limit three quarters of one agent's projection: one agent is over it, two (half each) are not.
     const limit = String(Math.round(elu1 * 0.75 * 1e4) / 1e4);
-    const flags = ['--headroom', 'strict', '--headroom-max-elu', limit];
+    // The two local agents are stated two free cores (the machine's measured ones depend on other load).
+    const flags = ['--headroom', 'strict', '--headroom-max-elu', limit, '--free-cores', '2'];
     const planned = JSON.parse((await dryRun([planPath, '--agents', '1', '--json', ...flags])).stdout);
     expect(planned.headroom.outcome).toBe('refused');
     expect(planned.headroom.agents_needed).toBe(2);
@@ -46,6 +47,7 @@ describe('fleet sizing', () => {
     expect(run.headroom.outcome).toBe('passed');
     expect(run.headroom.agents_needed).toBe(2);
     expect(run.headroom.agents).toHaveLength(2);
+    expect(run.headroom.local).toEqual({ agent_threads: 2, free_cores: 2, core_share: 1 });
     // The dry run's hash is the run's.
     expect(run.schedule_sha256).toBe(dry.schedule_sha256);
     expect(run.completed).toBe(80);
@@ -65,15 +67,19 @@ describe('fleet sizing', () => {
   it('refuses by default a share over the ceiling itself, naming the fleet size the dry run names', async () => {
     const work = tempDir();
     const planPath = writePlan(work, constantRatePlan('over', 2, 5000, { input_tokens: 16, output_tokens: 64 }));
-    const dry = JSON.parse((await dryRun([planPath, '--agents', '1', '--json'])).stdout);
-    expect(dry.headroom.over_ceiling).toBe(true);
-    const needed = dry.headroom.agents_needed as number;
-    expect(needed).toBeGreaterThan(1);
+    // Agents on other machines: this many like this host's would do.
+    const remote = JSON.parse((await dryRun([planPath, '--agents', '1', '--json'])).stdout);
+    expect(remote.headroom.over_ceiling).toBe(true);
+    expect(remote.headroom.agents_needed).toBeGreaterThan(1);
+    // On this machine (one free core stated) no number of local agents would.
+    const local = JSON.parse((await dryRun([planPath, '--agents', '1', '--json', '--local', '--free-cores', '1'])).stdout);
+    expect(local.headroom.agents_needed).toBeNull();
     const out = join(work, 'out');
-    const res = await runCoordinator(['--plan', planPath, '--agents', '1', '--out', out]);
+    const res = await runCoordinator(['--plan', planPath, '--agents', '1', '--out', out, '--free-cores', '1']);
     expect(res.code, res.stderr).toBe(3);
     expect(res.stderr).toMatch(/LF_HEADROOM_REFUSED/);
-    expect(res.stderr).toContain(`it needs ${needed} agents like them`);
+    expect(res.stderr).toContain(local.headroom.agents_needed_why);
+    expect(res.stderr).toContain('use agents on other machines (--listen)');
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 });

@@ -171,4 +171,19 @@ describe('headroom rule', () => {
     expect(r.agents_needed).toBeNull();
     expect(r.outcome).toBe('passed');
   });
+
+  it('counts the cores a local fleet shares: 4 agents on 2 free cores get half a core each', () => {
+    const p = plan();
+    const s = buildSchedule(p);
+    const opts = { policy: 'refuse' as const, limits: { maxElu: 0.3, maxSloShare: 0.1 }, speed: SPEED };
+    const four = headroomReport(p, s, agents(4), opts, { freeCores: 2 });
+    expect(four.local).toEqual({ agent_threads: 4, free_cores: 2, core_share: 0.5 });
+    // Each share is 0.0875 CPU-seconds a second, on half a core.
+    expect(four.agents.map((a) => a.projected_elu)).toEqual([0.175, 0.175, 0.175, 0.175]);
+    // Two agents (a core each) are what this plan needs at 30%; past the free cores more agents do not help.
+    expect(four.agents_needed).toBe(2);
+    const strict = headroomReport(p, s, agents(1), { ...opts, limits: { maxElu: 0.1, maxSloShare: 0.1 } }, { freeCores: 2 });
+    expect(strict.agents_needed).toBeNull();
+    expect(strict.agents_needed_why).toMatch(/more CPU than the 2 free core\(s\) of this machine give/);
+  });
 });

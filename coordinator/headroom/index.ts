@@ -1,6 +1,7 @@
 // The headroom check before a run's load (the I/O side of load.ts and rule.ts): project every
 // agent's share against the limits it measured in its self-test, log what it costs, say how many
 // agents the plan needs, and refuse the run (before any request) when the policy asks.
+import { availableParallelism, loadavg } from 'node:os';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { Plan } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
@@ -9,7 +10,7 @@ import { parseSelfTest } from '../../shared/self-test.js';
 import type { ServerSpeed } from './load.js';
 import { agentLoads } from './load.js';
 import type { FleetAgent, HeadroomLimits, HeadroomVerdict } from './rule.js';
-import { fleetSizeNeeded, judge, peakCpuPerS, tightestSloMs } from './rule.js';
+import { fleetSizeNeeded, judge, localCoreShare, peakCpuPerS, tightestSloMs } from './rule.js';
 
 /**
  * What fails the check: `refuse` (the default) refuses a share over the ceiling itself (its loop
@@ -23,6 +24,8 @@ export interface HeadroomOptions {
   policy: HeadroomPolicy;
   limits: HeadroomLimits;
   speed: ServerSpeed;
+  /** The free cores local agents share, as stated (--free-cores); measured when absent. */
+  freeCores?: number;
 }
 
 /** The check's outcome, as run.json keeps it. */
@@ -35,6 +38,13 @@ export interface HeadroomReport extends HeadroomVerdict {
   agents_needed_why: string;
   /** What the check did: passed, warned, or refused. */
   outcome: 'passed' | 'warned' | 'refused';
+  /** A local fleet: its agent threads, the machine's free cores and the share of a core each thread gets. */
+  local: { agent_threads: number; free_cores: number; core_share: number } | null;
+}
+
+/** This machine's free cores now: logical CPUs less the 1-minute load average (≥ 0). */
+export function freeCoresNow(): number {
+  return Math.max(0, Math.floor((availableParallelism() - loadavg()[0]!) * 10) / 10);
 }
 
 /** run.json definitions of the headroom block. */
@@ -51,6 +61,8 @@ export const HEADROOM_DEFINITIONS: Record<string, string> = {
     'max_elu: the largest projected utilisation a share may reach; max_slo_share: the largest implied error p99 as a share of the tightest TTFT or E2E p95 bound.',
   'headroom.agents_needed':
     'The smallest number of agents like the fleet weakest (the one projecting the most CPU) whose shares all pass both limits; null when no number does.',
+  'headroom.local':
+    "For agents spawned on the coordinator's machine: their threads, the machine's free cores (logical CPUs less the 1-minute load average) and the share of a core each thread gets (free cores / threads, at most 1; at least one core is counted), by which projected_elu is divided.",
   'headroom.outcome':
     'passed: every share within the limits; warned: some were not and the run went ahead (policy); refused: the run was not started.',
 };
@@ -62,10 +74,12 @@ export function checkHeadroom(
   fleet: readonly { id: string; selfTest: unknown; workers: number }[],
   opts: HeadroomOptions,
   log: (line: string) => void,
+  /** Set for a local fleet: the machine's free cores, which its agents share. */
+  local?: { freeCores: number },
 ): HeadroomReport | null {
   if (opts.policy === 'off') return null;
   const agents: FleetAgent[] = fleet.map((a) => ({ id: a.id, figures: parseSelfTest(a.selfTest), workers: a.workers }));
-  const report = headroomReport(plan, schedule, agents, opts);
+  const report = headroomReport(plan, schedule, agents, opts, local);
   for (const line of describeHeadroom(report)) log(line);
   if (report.outcome === 'refused')
     throw new LoadfleetError(
@@ -78,14 +92,24 @@ export function checkHeadroom(
 }
 
 /** The report for a fleet (pure; `coordinator plan` uses it too). */
-export function headroomReport(plan: Plan, schedule: GlobalSchedule, agents: readonly FleetAgent[], opts: HeadroomOptions): HeadroomReport {
+export function headroomReport(
+  plan: Plan,
+  schedule: GlobalSchedule,
+  fleet: readonly FleetAgent[],
+  opts: HeadroomOptions,
+  local?: { freeCores: number },
+): HeadroomReport {
+  // Local agents share the machine's free cores: each thread gets its share of one.
+  const threads = fleet.reduce((n, a) => n + Math.max(1, a.workers), 0);
+  const coreShare = local ? localCoreShare(threads, local.freeCores) : 1;
+  const agents = fleet.map((a) => ({ ...a, coreShare }));
   const loadsFor = (n: number) => agentLoads(plan, schedule, n, opts.speed);
   const loads = loadsFor(agents.length);
   const tightest = tightestSloMs(plan);
   const verdict = judge(loads, agents, tightest, opts.limits);
   const model = weakest(agents, loads);
   const needed = model
-    ? fleetSizeNeeded(loadsFor, model, tightest, opts.limits, agents.length)
+    ? fleetSizeNeeded(loadsFor, model, tightest, opts.limits, agents.length, 10_000, local?.freeCores)
     : { agents: null, why: 'no agent sent self-test figures' };
   const failing = !verdict.ok;
   const refuse = (opts.policy === 'refuse' && verdict.over_ceiling) || (opts.policy === 'strict' && failing);
@@ -97,6 +121,7 @@ export function headroomReport(plan: Plan, schedule: GlobalSchedule, agents: rea
     agents_needed: needed.agents,
     agents_needed_why: needed.why,
     outcome: refuse ? 'refused' : failing ? 'warned' : 'passed',
+    local: local ? { agent_threads: threads, free_cores: local.freeCores, core_share: Math.round(coreShare * 1000) / 1000 } : null,
   };
 }
 
@@ -118,6 +143,11 @@ function weakest(agents: readonly FleetAgent[], loads: ReturnType<typeof agentLo
 /** The log lines of a report. */
 export function describeHeadroom(r: HeadroomReport): string[] {
   const lines: string[] = [];
+  if (r.local && r.local.core_share < 1)
+    lines.push(
+      `headroom: local fleet of ${r.local.agent_threads} agent thread(s) on ${r.local.free_cores} free core(s): each gets ${Math.round(r.local.core_share * 100)}% of a core, ` +
+        `so its loop takes ${(1 / r.local.core_share).toFixed(1)}× as long for the same work (counted below), and at the start instant they all wake together and queue for the cores (start skew)`,
+    );
   const busiest = [...r.agents].sort((a, b) => b.projected_elu - a.projected_elu)[0];
   if (busiest)
     lines.push(

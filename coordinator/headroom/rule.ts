@@ -55,6 +55,17 @@ export interface FleetAgent {
   id: string;
   figures: SelfTestFigures | null;
   workers: number;
+  /**
+   * The share of a core each of its threads gets (1: a core of its own). Local agents on a
+   * machine with fewer free cores than agent threads share them: each loop then takes 1/share
+   * times as long, in wall time, for the same work.
+   */
+  coreShare?: number;
+}
+
+/** The core share of each of `threads` threads on `freeCores` free cores (at least one core is counted). */
+export function localCoreShare(threads: number, freeCores: number): number {
+  return Math.min(1, Math.max(1, freeCores) / threads);
 }
 
 /** The tightest TTFT or E2E p95 bound over the plan's classes (every agent serves every class). */
@@ -89,7 +100,7 @@ export function judge(
       return;
     }
     const cpu = peakCpuPerS(load, f);
-    const elu = cpu / Math.max(1, a.workers);
+    const elu = cpu / (Math.max(1, a.workers) * (a.coreShare ?? 1));
     const err = errorAtElu(f.error_curve, elu);
     const problems: string[] = [];
     if (elu > 1) overCeiling = true;
@@ -131,6 +142,8 @@ export function fleetSizeNeeded(
   limits: HeadroomLimits,
   from: number,
   maxAgents = 10_000,
+  /** For a local fleet: the machine's free cores (n agents share them: more agents, less of a core each). */
+  localFreeCores?: number,
 ): { agents: number | null; why: string } {
   const f = model.figures;
   if (!f) return { agents: null, why: 'no self-test figures to size the fleet with' };
@@ -140,22 +153,26 @@ export function fleetSizeNeeded(
       agents: null,
       why: `even an idle agent's stamp error p99 (${floorErr.toFixed(1)} ms) is over ${pct(limits.maxSloShare)} of the tightest SLO bound (${tightestMs} ms): no number of these agents meets it`,
     };
+  const like = (n: number): FleetAgent =>
+    localFreeCores === undefined ? model : { ...model, coreShare: localCoreShare(n * Math.max(1, model.workers), localFreeCores) };
   const passes = (n: number): boolean => {
     const loads = loadsFor(n);
     return judge(
       loads,
-      loads.map(() => model),
+      loads.map(() => like(n)),
       tightestMs,
       limits,
     ).ok;
   };
+  // A local fleet gains nothing past its free cores: beyond them every agent just gets less of one.
+  if (localFreeCores !== undefined) maxAgents = Math.min(maxAgents, Math.max(1, Math.floor(localFreeCores)));
   // Shares shrink about as 1/n: start from the projection, then step up (the split is not exactly even).
-  let n = Math.max(1, from);
+  let n = Math.max(1, Math.min(from, maxAgents));
   if (passes(n)) {
     while (n > 1 && passes(n - 1)) n--;
     return { agents: n, why: 'the smallest fleet of these agents that passes' };
   }
-  const worst = Math.max(...loadsFor(n).map((l) => peakCpuPerS(l, f) / Math.max(1, model.workers)));
+  const worst = Math.max(...loadsFor(n).map((l) => peakCpuPerS(l, f) / (Math.max(1, model.workers) * (like(n).coreShare ?? 1))));
   let guess = Math.min(maxAgents, Math.max(n + 1, Math.ceil((n * worst) / limits.maxElu)));
   for (let tries = 0; tries < 64 && guess <= maxAgents; tries++) {
     if (passes(guess)) {
@@ -170,7 +187,13 @@ export function fleetSizeNeeded(
     }
     guess = Math.min(maxAgents + 1, Math.ceil(guess * 1.5));
   }
-  return { agents: null, why: `more than ${maxAgents} agents` };
+  return {
+    agents: null,
+    why:
+      localFreeCores === undefined
+        ? `more than ${maxAgents} agents`
+        : `more CPU than the ${Math.max(1, Math.floor(localFreeCores))} free core(s) of this machine give: use agents on other machines (--listen)`,
+  };
 }
 
 function pct(x: number): string {

@@ -17,20 +17,24 @@ import { attachWorkloadInputs } from '../../shared/workload-files.js';
 import { calibratePlan } from '../calibrate/index.js';
 import type { RunFlags } from '../cli-options.js';
 import { addHeadroomFlags, headroomFromFlags, positiveInt } from '../cli-options.js';
-import { describeHeadroom } from '../headroom/index.js';
+import { describeHeadroom, freeCoresNow } from '../headroom/index.js';
 import type { FleetAgent } from '../headroom/rule.js';
 import type { PlanDryRun } from './summary.js';
 import { dryRun, sweepStagePlans } from './summary.js';
 
 const AGENT_MAIN = fileURLToPath(new URL('../../agent/main.js', import.meta.url));
 
-type PlanFlags = Pick<RunFlags, 'headroom' | 'headroomMaxElu' | 'headroomMaxSloShare' | 'assumeTtftMs' | 'assumeTokensPerS'> & {
+type PlanFlags = Pick<
+  RunFlags,
+  'headroom' | 'headroomMaxElu' | 'headroomMaxSloShare' | 'assumeTtftMs' | 'assumeTokensPerS' | 'freeCores'
+> & {
   agents: number;
   workers: number;
   selfTest: 'cached' | 'run' | 'skip';
   agentFigures?: string;
   json?: boolean;
   probeTarget?: boolean;
+  local?: boolean;
 };
 
 /** Adds `plan` to the coordinator's commands. */
@@ -54,6 +58,7 @@ export function planCommand(program: Command): void {
         '--agent-figures <file>',
         "the agents' figures instead: a self-test JSON (agent --self-test-only) or a run.json (its agents' self_test)",
       )
+      .option('--local', 'the agents would run on this machine (coordinator start without --listen): they share its free cores')
       .option('--probe-target', "also calibrate the prompts on the plan's target as a run would (sends tokenize requests, no load)")
       .option('--json', 'print the dry run as JSON'),
   ).action(async (file: string, o: PlanFlags) => {
@@ -67,12 +72,13 @@ async function planDryRun(file: string, o: PlanFlags): Promise<number> {
   const fleet = await fleetFigures(o);
   const opts = { ...headroomFromFlags(o), policy: o.headroom === 'off' ? 'warn' : o.headroom };
   const print = (line: string): void => void process.stdout.write(`${line}\n`);
+  const local = o.local ? { freeCores: o.freeCores ?? freeCoresNow() } : undefined;
   if (isSweep) {
     const loaded = await loadSweepFile(file);
     const { note, stages } = sweepStagePlans(loaded.plan, loaded.sweep);
     const runs = [];
     for (const s of stages)
-      runs.push({ stage: runs.length + 1, value: s.value, ...dryRun(await attachWorkloadInputs(s.plan), fleet, opts) });
+      runs.push({ stage: runs.length + 1, value: s.value, ...dryRun(await attachWorkloadInputs(s.plan), fleet, opts, local) });
     if (o.json)
       print(
         JSON.stringify(
@@ -92,7 +98,7 @@ async function planDryRun(file: string, o: PlanFlags): Promise<number> {
     return ExitCode.OK;
   }
   const plan = await attachWorkloadInputs(await loadPlanFile(file));
-  const result = dryRun(plan, fleet, opts);
+  const result = dryRun(plan, fleet, opts, local);
   const calibrated = o.probeTarget ? await probeTarget(plan) : undefined;
   if (o.json) print(JSON.stringify({ ...result, ...(calibrated && { calibrated }) }, null, 2));
   else {

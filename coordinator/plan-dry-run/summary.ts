@@ -41,7 +41,7 @@ export interface PlanDryRun {
 }
 
 /** Dry-runs `plan` (its workload files attached) on `fleet` (one entry per agent). */
-export function dryRun(plan: Plan, fleet: readonly FleetAgent[], opts: HeadroomOptions): PlanDryRun {
+export function dryRun(plan: Plan, fleet: readonly FleetAgent[], opts: HeadroomOptions, local?: { freeCores: number }): PlanDryRun {
   const schedule = buildSchedule(plan);
   const n = fleet.length;
   const classes: Record<string, ClassPlan> = {};
@@ -67,7 +67,7 @@ export function dryRun(plan: Plan, fleet: readonly FleetAgent[], opts: HeadroomO
     classes,
     per_agent: loads.map(({ seconds: _, ...rest }) => rest),
     prompt_tokens: Object.values(classes).reduce((s, c) => s + c.prompt_tokens, 0),
-    headroom: withFigures ? headroomReport(plan, schedule, fleet, opts) : null,
+    headroom: withFigures ? headroomReport(plan, schedule, fleet, opts, local) : null,
   };
 }
 
