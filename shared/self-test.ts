@@ -35,7 +35,7 @@ export interface SelfTestFigures {
   cpu_us_per_chunk: number;
   /** CPU µs per finished request (its end, record and histograms). */
   cpu_us_per_finish: number;
-  /** Memory (heap + external + array buffers, after a GC) per open stream, bytes. */
+  /** Memory (heap + external + array buffers, after a GC) per further open stream, bytes. */
   memory_bytes_per_stream: number;
   /** The open streams the memory figure is over. */
   memory_streams: number;
@@ -59,7 +59,7 @@ export const SELF_TEST_DEFINITIONS: Record<string, string> = {
     'Process CPU µs per further streamed chunk, each arriving in its own socket read: read, stamp, SSE scan and delta parse.',
   'self_test.cpu_us_per_finish': "Process CPU µs to end one request: the stream's end, its record and its histograms (agent/recorder.ts).",
   'self_test.memory_bytes_per_stream':
-    'Heap + external + array-buffer bytes per open stream (after a forced GC), over memory_streams streams held open at once.',
+    'Heap + external + array-buffer bytes (after a forced GC) per open stream, measured as memory_streams more streams held open beside as many already open (so once-per-agent pools do not count).',
   'self_test.error_curve':
     "Per load step (closed-loop streams at 10 ms between chunks): the agent thread's event-loop utilisation and the p99 of its first-token stamp error (stamp − the server's write instant, same host monotonic clock).",
   'self_test.elu_at_error_ms':
