@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
+import { autoWorkers } from './self-test/auto-workers.js';
 import type { SelfTestMode } from './self-test/cache.js';
 import { selfTestFigures } from './self-test/cache.js';
 import { runAgent } from './session.js';
@@ -24,9 +25,10 @@ function integer(value: string): number {
   return n;
 }
 
-function threads(value: string): number {
+function threads(value: string): number | 'auto' {
+  if (value === 'auto') return 'auto';
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('must be an integer from 1 to 64');
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('must be an integer from 1 to 64, or auto');
   return n;
 }
 
@@ -41,7 +43,7 @@ const program = new Command('agent')
     'where finished requests are spooled (a restarted agent uploads what it finds)',
     join(tmpdir(), 'loadfleet-spool'),
   )
-  .option('--workers <n>', "worker threads that stripe this agent's share (one core each)", threads, 1)
+  .option('--workers <n>', "worker threads that stripe this agent's share (one core each); auto: one per free core", threads, 1)
   .option('--ca <file>', 'PEM CA certificate to trust for a wss:// coordinator')
   .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
   .addOption(
@@ -79,7 +81,7 @@ async function main(): Promise<number> {
     stay?: boolean;
     ca?: string;
     spoolDir: string;
-    workers: number;
+    workers: number | 'auto';
     testClockOffsetMs: number;
     testArmDelayMs: number;
     testStarve?: string;
@@ -101,6 +103,12 @@ async function main(): Promise<number> {
     log(`self-test failed (${err.message}); joining without figures`);
     return null;
   });
+  let workers = o.workers;
+  if (workers === 'auto') {
+    const auto = autoWorkers(selfTest);
+    workers = auto.workers;
+    log(`--workers auto: ${workers} (${auto.free.toFixed(1)} free cores)`);
+  }
   return runAgent({
     coordinatorUrl: o.coordinator,
     token,
@@ -114,7 +122,7 @@ async function main(): Promise<number> {
     connectTimeoutMs: o.stay ? Number.POSITIVE_INFINITY : o.connectTimeoutS * 1000,
     stay: o.stay === true,
     spoolDir: o.spoolDir,
-    workers: o.workers,
+    workers,
     selfTest,
     ...(o.ca ? { ca: readFileSync(o.ca) } : {}),
     armDelayMs: o.testArmDelayMs,
