@@ -64,7 +64,7 @@ describe('agent loads', () => {
     expect(a!.peak_finishes_per_s).toBe(4);
     // Second 0 holds 20 + 20 + 10 chunks (the first three requests) and one finish (the first, at
     // 0.75 s); every later full second 80 chunks.
-    expect([...a!.seconds[0]!]).toEqual([4, 50, 1]);
+    expect([a!.seconds.starts[0], a!.seconds.chunks[0], a!.seconds.finishes[0]]).toEqual([4, 50, 1]);
     expect(a!.peak_chunks_per_s).toBe(80);
     // 0.75 s streams every 0.25 s: three open at once.
     expect(a!.peak_streams).toBe(3);

@@ -3,6 +3,7 @@
 // agents the plan needs, and refuse the run (before any request) when the policy asks.
 import { availableParallelism, loadavg } from 'node:os';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { getOrCreate } from '../../shared/maps.js';
 import type { Plan } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import type { SelfTestFigures } from '../../shared/self-test.js';
@@ -103,7 +104,9 @@ export function headroomReport(
   const threads = fleet.reduce((n, a) => n + Math.max(1, a.workers), 0);
   const coreShare = local ? localCoreShare(threads, local.freeCores) : 1;
   const agents = fleet.map((a) => ({ ...a, coreShare }));
-  const loadsFor = (n: number) => agentLoads(plan, schedule, n, opts.speed);
+  // The fleet-size search asks for the same sizes more than once; a big plan's loads are not cheap.
+  const memo = new Map<number, ReturnType<typeof agentLoads>>();
+  const loadsFor = (n: number) => getOrCreate(memo, n, () => agentLoads(plan, schedule, n, opts.speed));
   const loads = loadsFor(agents.length);
   const tightest = tightestSloMs(plan);
   const verdict = judge(loads, agents, tightest, opts.limits);

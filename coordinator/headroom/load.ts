@@ -32,8 +32,8 @@ export interface AgentLoad {
   peak_streams: number;
   /** Prompt tokens it sends over the run. */
   prompt_tokens: number;
-  /** Per second of the run: [starts, chunks, finishes] (for the CPU projection). */
-  seconds: Float64Array[];
+  /** Per second of the run, index = second: starts, chunks and finishes (for the CPU projection). */
+  seconds: { starts: Float64Array; chunks: Float64Array; finishes: Float64Array };
 }
 
 /** Each agent's load for a fleet of `agents` (stripes as shares.ts cuts them); of class `only` alone when given. */
@@ -152,7 +152,9 @@ class Accumulator {
   private readonly finishes: Float64Array;
   /** Streams of closed-loop steps per second (added to the open-loop peak in that second). */
   private readonly steadyStreams: Float64Array;
-  private readonly edges: [number, number][] = [];
+  /** Open-loop streams' start and end instants, s (numbers, sorted once: a plan may hold millions). */
+  private readonly opens: number[] = [];
+  private readonly closes: number[] = [];
   private requests = 0;
   private promptTokens = 0;
 
@@ -172,7 +174,8 @@ class Accumulator {
     this.add(this.starts, atS, 1);
     this.add(this.finishes, endS, 1);
     this.spread(this.chunks, atS + speed.ttftMs / 1000, endS, outputTokens);
-    this.edges.push([atS, 1], [endS, -1]);
+    this.opens.push(atS);
+    this.closes.push(endS);
   }
 
   prompt(tokens: number): void {
@@ -193,25 +196,29 @@ class Accumulator {
   }
 
   result(): AgentLoad {
-    // Sweep the open-loop streams' starts and ends: the most open at once, per second.
+    // Sweep the open-loop streams' starts and ends in time order (an end before a start at the
+    // same instant): the most open at once within each second, and across each second.
+    const opens = Float64Array.from(this.opens).sort();
+    const closes = Float64Array.from(this.closes).sort();
     const peakIn = new Float64Array(this.horizonS);
-    this.edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const bin = (t: number): number => Math.min(this.horizonS - 1, Math.max(0, Math.floor(t)));
     let open = 0;
-    for (const [t, d] of this.edges) {
-      open += d;
-      const s = Math.min(this.horizonS - 1, Math.max(0, Math.floor(t)));
-      peakIn[s] = Math.max(peakIn[s]!, open);
-    }
-    // A second with no edge still holds the streams open across it.
-    open = 0;
-    let e = 0;
-    for (let s = 0; s < this.horizonS; s++) {
-      peakIn[s] = Math.max(peakIn[s]!, open);
-      while (e < this.edges.length && this.edges[e]![0] < s + 1) open += this.edges[e++]![1];
+    let o = 0;
+    let c = 0;
+    let lastBin = 0;
+    while (o < opens.length || c < closes.length) {
+      const isClose = c < closes.length && (o >= opens.length || closes[c]! <= opens[o]!);
+      const t = isClose ? closes[c++]! : opens[o++]!;
+      const b = bin(t);
+      // The seconds passed over with no edge hold what was open across them.
+      for (let s = lastBin + 1; s <= b; s++) peakIn[s] = Math.max(peakIn[s]!, open);
+      lastBin = Math.max(lastBin, b);
+      open += isClose ? -1 : 1;
+      peakIn[b] = Math.max(peakIn[b]!, open);
     }
     let peakStreams = 0;
     for (let s = 0; s < this.horizonS; s++) peakStreams = Math.max(peakStreams, peakIn[s]! + this.steadyStreams[s]!);
-    const seconds = Array.from({ length: this.horizonS }, (_, s) => Float64Array.of(this.starts[s]!, this.chunks[s]!, this.finishes[s]!));
+    const seconds = { starts: this.starts, chunks: this.chunks, finishes: this.finishes };
     return {
       agent: this.agent,
       requests: Math.round(this.requests),

@@ -77,8 +77,9 @@ export function tightestSloMs(plan: Plan): number | null {
 /** CPU-seconds per second of an agent's busiest second, at its measured costs. */
 export function peakCpuPerS(load: AgentLoad, f: SelfTestFigures): number {
   let peak = 0;
-  for (const [starts, chunks, finishes] of load.seconds)
-    peak = Math.max(peak, (starts! * f.cpu_us_per_start + chunks! * f.cpu_us_per_chunk + finishes! * f.cpu_us_per_finish) / 1e6);
+  const { starts, chunks, finishes } = load.seconds;
+  for (let i = 0; i < starts.length; i++)
+    peak = Math.max(peak, (starts[i]! * f.cpu_us_per_start + chunks[i]! * f.cpu_us_per_chunk + finishes[i]! * f.cpu_us_per_finish) / 1e6);
   return peak;
 }
 
