@@ -69,12 +69,12 @@ export function planCommand(program: Command): void {
 async function planDryRun(file: string, o: PlanFlags): Promise<number> {
   const doc = parseDocumentText(await readFile(file, 'utf8').catch(() => ''), file);
   const isSweep = doc.ok && (doc.value as { schema?: unknown } | null)?.schema === SWEEP_SCHEMA;
-  const fleet = await fleetFigures(o);
   const opts = { ...headroomFromFlags(o), policy: o.headroom === 'off' ? 'warn' : o.headroom };
   const print = (line: string): void => void process.stdout.write(`${line}\n`);
   const local = o.local ? { freeCores: o.freeCores ?? freeCoresNow() } : undefined;
   if (isSweep) {
     const loaded = await loadSweepFile(file);
+    const fleet = await fleetFigures(o);
     const { note, stages } = sweepStagePlans(loaded.plan, loaded.sweep);
     const runs = [];
     for (const s of stages)
@@ -97,7 +97,9 @@ async function planDryRun(file: string, o: PlanFlags): Promise<number> {
     }
     return ExitCode.OK;
   }
+  // The plan first: a bad one is reported before any self-test runs.
   const plan = await attachWorkloadInputs(await loadPlanFile(file));
+  const fleet = await fleetFigures(o);
   const result = dryRun(plan, fleet, opts, local);
   const calibrated = o.probeTarget ? await probeTarget(plan) : undefined;
   if (o.json) print(JSON.stringify({ ...result, ...(calibrated && { calibrated }) }, null, 2));
