@@ -1,9 +1,10 @@
 // The fleet sized before the load (issue 24): agents measure themselves when they join, the
 // coordinator projects each share against those figures before any request, refuses (with the
 // fleet size the plan needs) or runs, and `coordinator plan` dry-runs the same numbers.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SIM_ARGS, writeSweep } from './fixture-plans.js';
 import { constantRatePlan, onlyRunDir, readRunJson, runCoordinator, startNode, tempDir, writePlan } from './harness.js';
 
 function dryRun(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -82,4 +83,21 @@ describe('fleet sizing', () => {
     expect(res.stderr).toContain('use agents on other machines (--listen)');
     expect(existsSync(out)).toBe(false);
   }, 60_000);
+
+  it("dry-runs a sweep's stages with the schedule hashes its stages run", async () => {
+    const dir = tempDir();
+    const file = writeSweep(dir, { stage_duration_s: 3, warmup_s: 1, strategy: { type: 'stages', values: [1, 2] } });
+    const dry = JSON.parse((await dryRun([file, '--agents', '1', '--json', '--self-test', 'skip'])).stdout);
+    expect(dry.stages.map((s: any) => s.value)).toEqual([1, 2]);
+    expect(dry.stages.map((s: any) => s.classes.rt.requests)).toEqual([3, 6]);
+    const out = join(dir, 'out');
+    const res = await startNode('coordinator/main.js', ['sweep', file, '--agents', '1', '--out', out, '--quiet', ...SIM_ARGS]).done;
+    expect(res.code, res.stderr).toBe(0);
+    const sweepDir = join(out, readdirSync(out)[0]!);
+    const stages = JSON.parse(readFileSync(join(sweepDir, 'sweep.json'), 'utf8')).stages as { run_dir: string }[];
+    const hashes = stages.map((s) => readRunJson(isAbsolute(s.run_dir) ? s.run_dir : join(sweepDir, s.run_dir)).schedule_sha256);
+    // A stage that a loaded machine makes client-limited ends the sweep early: the stages that ran agree.
+    expect(hashes.length).toBeGreaterThanOrEqual(1);
+    expect(hashes).toEqual(dry.stages.slice(0, hashes.length).map((s: any) => s.schedule_sha256));
+  }, 120_000);
 });
