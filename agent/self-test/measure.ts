@@ -17,6 +17,7 @@ import { ERROR_LEVELS_MS, eluAtError } from '../../shared/self-test.js';
 import { openaiChat } from '../api/openai-chat.js';
 import type { RequestResult } from '../client.js';
 import { sendRequest } from '../client.js';
+import { loopBusy } from '../loop-busy.js';
 import { Recorder } from '../recorder.js';
 
 const SERVER_MAIN = fileURLToPath(new URL('./server.js', import.meta.url));
@@ -52,7 +53,7 @@ export async function measureSelf(size: SelfTestSize = DEFAULT_SIZE): Promise<Se
   const origin = `http://127.0.0.1:${server.port}`;
   const send = (path: string, index: number): Promise<RequestResult> => {
     recorder.issued('self-test', null);
-    return sendRequest(
+    const sending = sendRequest(
       dispatcher,
       openaiChat,
       {
@@ -70,9 +71,12 @@ export async function measureSelf(size: SelfTestSize = DEFAULT_SIZE): Promise<Se
       },
       nowNs,
       stopper.signal,
-    ).then((r) => {
+    );
+    loopBusy.settle(); // as a run does (agent/run.ts): building and writing a request is no stamp's delay
+    return sending.then((r) => {
       if (r.record.status !== 'ok') throw new Error(`self-test request ${path} ended ${r.record.status}: ${r.record.error ?? ''}`);
       recorder.finished(r.record, r.contentGaps.view());
+      r.contentGaps.release(); // pooled arrays go back, as a run's do
       return r;
     });
   };
