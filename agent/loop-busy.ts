@@ -13,6 +13,9 @@
 //   when those turns ended.
 //
 // Neither sees the kernel's own wake-up; a loop that neither waits nor turns promises nothing.
+// Nor does either see time the process spent runnable but off a CPU (a contended host): the
+// figure is therefore an estimate, and the agent's self-test measures how often it covers the
+// real stamp error (self_test.uncertainty_coverage).
 import { performance } from 'node:perf_hooks';
 
 /** The event loop as the bound needs it: cumulative idle and active ms, and a monotonic ms clock. */

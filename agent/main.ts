@@ -8,6 +8,9 @@ import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 import { VERSION } from '../shared/version.js';
+import { autoWorkers } from './self-test/auto-workers.js';
+import type { SelfTestMode } from './self-test/cache.js';
+import { selfTestFigures } from './self-test/cache.js';
 import { runAgent } from './session.js';
 import { terminateRuns } from './terminate.js';
 
@@ -24,16 +27,17 @@ function integer(value: string): number {
   return n;
 }
 
-function threads(value: string): number {
+function threads(value: string): number | 'auto' {
+  if (value === 'auto') return 'auto';
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('must be an integer from 1 to 64');
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('must be an integer from 1 to 64, or auto');
   return n;
 }
 
 const program = new Command('agent')
   .description('A loadfleet agent: joins a coordinator and runs its exact share of the plan.')
   .version(VERSION)
-  .requiredOption('--coordinator <url>', 'coordinator WebSocket URL, e.g. ws://10.0.0.5:7000')
+  .option('--coordinator <url>', 'coordinator WebSocket URL, e.g. ws://10.0.0.5:7000 (required unless --self-test-only)')
   .option('--token <token>', `shared secret (default: $${TOKEN_ENV})`)
   .option('--id <name>', 'agent id shown in artifacts', `${hostname()}-${process.pid}`)
   .option('--clock-domain <id>', 'declared clock domain (e.g. ptp:rack-a); default host:<hostname>:<boot id>', clockDomain)
@@ -42,9 +46,19 @@ const program = new Command('agent')
     'where finished requests are spooled (a restarted agent uploads what it finds)',
     join(tmpdir(), 'loadfleet-spool'),
   )
-  .option('--workers <n>', "worker threads that stripe this agent's share (one core each)", threads, 1)
+  .option('--workers <n>', "worker threads that stripe this agent's share (one core each); auto: one per free core", threads, 1)
   .option('--ca <file>', 'PEM CA certificate to trust for a wss:// coordinator')
   .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
+  .addOption(
+    new Option(
+      '--self-test <mode>',
+      "measure this agent's limits before joining: run (always), cached (reuse this host's figures of the same build and Node, < 24 h old), skip",
+    )
+      .choices(['run', 'cached', 'skip'])
+      .env('LOADFLEET_SELF_TEST')
+      .default('cached'),
+  )
+  .option('--self-test-only', 'run the self-test, print its figures as JSON and exit (no coordinator)')
   .option('--stay', 'after a coordinator releases this agent (or goes away), wait for the next one instead of exiting')
   .addOption(new Option('--test-clock-offset-ms <ms>', 'shift this agent wall clock (tests only)').argParser(integer).default(0).hideHelp())
   .addOption(new Option('--test-arm-delay-ms <ms>', 'delay answering arm (tests only)').argParser(integer).default(0).hideHelp())
@@ -68,7 +82,9 @@ async function main(): Promise<number> {
     return (err as { exitCode?: number }).exitCode === 0 ? ExitCode.OK : ExitCode.INVALID_INPUT;
   }
   const o = program.opts<{
-    coordinator: string;
+    coordinator?: string;
+    selfTest: SelfTestMode;
+    selfTestOnly?: boolean;
     token?: string;
     id: string;
     clockDomain?: string;
@@ -76,17 +92,23 @@ async function main(): Promise<number> {
     stay?: boolean;
     ca?: string;
     spoolDir: string;
-    workers: number;
+    workers: number | 'auto';
     testClockOffsetMs: number;
     testArmDelayMs: number;
     testStarve?: string;
   }>();
   // One flag for every local agent, so a test can starve exactly one of them: a client-limited agent.
   if (o.testStarve === o.id) starveEventLoop();
+  const log = (line: string): void => void process.stderr.write(`[agent ${o.id}] ${line}\n`);
+  if (o.selfTestOnly) {
+    const figures = await selfTestFigures(o.selfTest === 'skip' ? 'run' : o.selfTest, log);
+    process.stdout.write(`${JSON.stringify(figures)}\n`);
+    return ExitCode.OK;
+  }
+  if (!o.coordinator) throw new LoadfleetError(ErrorCode.USAGE, 'pass --coordinator URL', { exitCode: ExitCode.INVALID_INPUT });
   const token = o.token ?? process.env[TOKEN_ENV];
   if (!token)
     throw new LoadfleetError(ErrorCode.USAGE, `no token: pass --token or set $${TOKEN_ENV}`, { exitCode: ExitCode.INVALID_INPUT });
-  const log = (line: string): void => void process.stderr.write(`[agent ${o.id}] ${line}\n`);
   // SIGTERM (a pod's eviction or deletion, `systemctl stop`): hand over what was measured, then go.
   process.once('SIGTERM', () => {
     log('SIGTERM: stopping the load and handing every finished request to the coordinator');
@@ -100,6 +122,17 @@ async function main(): Promise<number> {
       process.exit(ExitCode.INTERRUPTED);
     });
   });
+  // Measured before joining, so the coordinator knows this agent's limits before it plans a run on it.
+  const selfTest = await selfTestFigures(o.selfTest, log).catch((err: Error) => {
+    log(`self-test failed (${err.message}); joining without figures`);
+    return null;
+  });
+  let workers = o.workers;
+  if (workers === 'auto') {
+    const auto = autoWorkers(selfTest);
+    workers = auto.workers;
+    log(`--workers auto: ${workers} (${auto.free.toFixed(1)} free cores)`);
+  }
   return runAgent({
     coordinatorUrl: o.coordinator,
     token,
@@ -113,7 +146,8 @@ async function main(): Promise<number> {
     connectTimeoutMs: o.stay ? Number.POSITIVE_INFINITY : o.connectTimeoutS * 1000,
     stay: o.stay === true,
     spoolDir: o.spoolDir,
-    workers: o.workers,
+    workers,
+    selfTest,
     ...(o.ca ? { ca: readFileSync(o.ca) } : {}),
     armDelayMs: o.testArmDelayMs,
     log,

@@ -10,6 +10,7 @@ import { clockFromAnchor } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { CLOSE_CODE, PROTOCOL_VERSION } from '../shared/protocol.js';
+import type { SelfTestFigures } from '../shared/self-test.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
@@ -40,6 +41,8 @@ export interface SessionOptions {
   shareHostAnchor: boolean;
   /** Worker threads that stripe this agent's share (1: the main thread runs it). */
   workers: number;
+  /** What the agent measured of itself before joining (null: skipped or failed); sent in every hello. */
+  selfTest?: SelfTestFigures | null;
   /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
   armDelayMs: number;
   /** After a release (or a coordinator that went away), wait for the next coordinator instead of exiting. */
@@ -129,6 +132,7 @@ function helloOf(opts: SessionOptions): Extract<AgentMessage, { type: 'hello' }>
     clock_domain_declared: opts.clockDomainDeclared,
     clock_anchor_uncertainty_ns: opts.clock.anchorUncertaintyNs,
     workers: opts.workers,
+    ...(opts.selfTest ? { self_test: opts.selfTest } : {}),
   };
 }
 

@@ -107,6 +107,7 @@ export async function startFleetRun(prefix: string, plan: Plan, agents: number, 
       'start',
       ...['--agents', String(agents), '--plan', join(root, 'plan.json'), '--out', out],
       ...['--listen', `127.0.0.1:${port}`, '--token', TOKEN, '--join-timeout-s', '120', '--on-clock-mismatch', 'align', '--quiet'],
+      ...['--headroom', 'warn'],
     ],
     env,
   );

@@ -12,6 +12,7 @@ import { engineSim } from './engine-sim.js';
 import { longContext } from './long-context.js';
 import { scale } from './scale.js';
 import { scheduleFidelity } from './schedule-fidelity.js';
+import { selfTest } from './self-test.js';
 import type { Suite, SuiteResult } from './suite.js';
 import { withGoalMet } from './suite.js';
 import { renderTable } from './table.js';
@@ -28,6 +29,7 @@ const SUITES: readonly Suite[] = [
   coordinatorMemory,
   engineSim,
   longContext,
+  selfTest,
 ];
 
 function selected(only: readonly string[]): Suite[] {

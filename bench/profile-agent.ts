@@ -178,6 +178,10 @@ async function profileOnce(what: string, dist: string, load: Load) {
       '--out',
       join(root, 'out'),
       '--quiet',
+      // Profiled past its limits on purpose; no self-test in the profile.
+      '--headroom',
+      'warn',
+      '--agent-arg=--self-test=skip',
     ];
   } else argv = [distFile('bench/bare-undici-client.js'), ...clientArgv(load)];
   const machine0 = machineCpuMs();

@@ -88,6 +88,10 @@ export async function runPlan(plan: Plan, opts: RunPlanOptions = {}): Promise<Pl
     '--out',
     out,
     '--quiet',
+    // The bench drives agents past their limits on purpose, and measures them its own way.
+    '--headroom',
+    'warn',
+    '--agent-arg=--self-test=skip',
     ...(opts.agentArgs ?? []).map((a) => `--agent-arg=${a}`),
   ]);
   let running = true;

@@ -23,6 +23,8 @@ const EXAMPLES: Record<string, string[]> = {
   sweep: [`${C} sweep examples/saturation-short.sweep.json --agents 2`],
   analyze: [`${C} analyze experiments/<dir>`, `${C} analyze runs/<a> runs/<b> --experiment my.experiment.json --out analysis.json`],
   report: [`${C} report runs/<run_id>`, `${C} report experiments/<dir>`],
+  plan: [`${C} plan examples/batch-interference-short.plan.json --agents 8          # a dry run: no load, no target`],
+  upload: [`${C} upload runs/<run_id> s3://bucket/loadfleet          # credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY`],
 };
 
 /** Adds --version to `program` and every subcommand, and each subcommand's examples to its help. */

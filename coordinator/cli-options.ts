@@ -9,6 +9,9 @@ import { InvalidArgumentError, Option } from 'commander';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 import { EMBEDDED_SIM_ARGS } from './default-plan.js';
+import type { HeadroomOptions, HeadroomPolicy } from './headroom/index.js';
+import { DEFAULT_SPEED } from './headroom/load.js';
+import { DEFAULT_LIMITS } from './headroom/rule.js';
 import type { MetricsFlags } from './live/cli.js';
 import { addMetricsOptions, liveConsole, openMetrics } from './live/cli.js';
 import type { RunOptions } from './run.js';
@@ -31,6 +34,20 @@ export function nonNegative(value: string): number {
 export function count(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be an integer >= 0');
+  return n;
+}
+
+/** Parses a fraction in (0, 1]. */
+export function fraction(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError('must be a number in (0, 1]');
+  return n;
+}
+
+/** Parses a number > 0. */
+export function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number > 0');
   return n;
 }
 
@@ -61,11 +78,66 @@ export interface RunFlags extends MetricsFlags {
   onClockMismatch: 'fail' | 'align';
   maxStartSkewMs: number;
   maxAgentLoss: number;
+  headroom: HeadroomPolicy;
+  headroomMaxElu: number;
+  headroomMaxSloShare: number;
+  assumeTtftMs: number;
+  assumeTokensPerS: number;
+  freeCores?: number;
+}
+
+/** Adds the headroom flags (start, sweep, experiment, and the `plan` dry run). */
+export function addHeadroomFlags(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option(
+        '--headroom <policy>',
+        "before any request, project each agent's share against its self-test: refuse (a share over the ceiling), strict (over the limits too), warn (never refuse), off",
+      )
+        .choices(['refuse', 'strict', 'warn', 'off'])
+        .default('refuse'),
+    )
+    .option(
+      '--headroom-max-elu <f>',
+      "largest projected event-loop utilisation of an agent's share (fraction of its ceiling)",
+      fraction,
+      DEFAULT_LIMITS.maxElu,
+    )
+    .option(
+      '--headroom-max-slo-share <f>',
+      'largest implied stamp-error p99 as a share of the tightest TTFT/E2E SLO bound',
+      fraction,
+      DEFAULT_LIMITS.maxSloShare,
+    )
+    .option(
+      '--free-cores <n>',
+      'the free cores local agents share, for the headroom check (default: measured: logical CPUs less the 1-minute load average)',
+      nonNegative,
+    )
+    .option('--assume-ttft-ms <ms>', 'the server speed the projection assumes: time to first token', positive, DEFAULT_SPEED.ttftMs)
+    .option(
+      '--assume-tokens-per-s <n>',
+      'the server speed the projection assumes: output tokens per second per stream',
+      positive,
+      DEFAULT_SPEED.tokensPerS,
+    );
+}
+
+/** The headroom options the flags ask for. */
+export function headroomFromFlags(
+  o: Pick<RunFlags, 'headroom' | 'headroomMaxElu' | 'headroomMaxSloShare' | 'assumeTtftMs' | 'assumeTokensPerS' | 'freeCores'>,
+): HeadroomOptions {
+  return {
+    ...(o.freeCores !== undefined && { freeCores: o.freeCores }),
+    policy: o.headroom,
+    limits: { maxElu: o.headroomMaxElu, maxSloShare: o.headroomMaxSloShare },
+    speed: { ttftMs: o.assumeTtftMs, tokensPerS: o.assumeTokensPerS },
+  };
 }
 
 /** Adds the shared run flags to a command. */
 export function addRunFlags(cmd: Command): Command {
-  return addMetricsOptions(cmd)
+  return addHeadroomFlags(addMetricsOptions(cmd))
     .option('--agents <n>', 'number of agents', positiveInt, 1)
     .option('--listen <host:port>', 'accept remote agents here instead of spawning local ones', hostPort)
     .option('--token <token>', `shared secret agents must present (default: $${TOKEN_ENV}; local mode generates one)`)
@@ -119,6 +191,7 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
     | 'progress'
     | 'liveBlock'
     | 'metrics'
+    | 'headroom'
   >;
   /** Leaves the live block on screen and closes /metrics: call once every run is over. */
   close(): Promise<void>;
@@ -142,6 +215,7 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
       progress: con.progress,
       liveBlock: con.block,
       metrics,
+      headroom: headroomFromFlags(o),
     },
     close: async () => {
       con.release();

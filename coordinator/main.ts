@@ -10,6 +10,7 @@ import type { RunFlags } from './cli-options.js';
 import { addFailOnSloOption, addRunFlags, runOptionsFromFlags } from './cli-options.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
+import { planCommand } from './plan-dry-run/command.js';
 import { writeReports } from './report/index.js';
 import { uploadCommand } from './results-upload/command.js';
 import { executeRun } from './run.js';
@@ -83,9 +84,6 @@ program
   });
 
 sweepCommand(program);
-// Last, so every command above (and any added later) gets --version and its examples.
-addVersionAndExamples(program);
-
 program
   .command('upload')
   .description(
@@ -96,6 +94,9 @@ program
   .action(async (dir: string, url: string) => {
     process.exitCode = await uploadCommand(dir, url, print);
   });
+planCommand(program);
+// Last, so every command above (and any added later) gets --version and its examples.
+addVersionAndExamples(program);
 
 async function main(): Promise<void> {
   try {

@@ -103,7 +103,13 @@ describe('clientHealth', () => {
     // 10% of a 900 ms TTFT: 90 ms is tolerated, 91 ms is not.
     expect(clientHealth(agents, timing(90, 900)).client_limited).toBe(false);
     const h = clientHealth(agents, timing(91, 900));
-    expect(h.reasons).toEqual(['class chat TTFT timing uncertainty p99 91 ms > 90 ms (the larger of 50 ms and 10% of its TTFT p50)']);
+    expect(h.reasons).toEqual([
+      'class chat TTFT timing uncertainty p99 91 ms > 90 ms (the larger of 50 ms and 10% of its TTFT p50), an estimate whose coverage was not measured',
+    ]);
+    // The estimate's measured coverage (the agents' self-tests) is said where the reason reads it.
+    const measured = clientHealth(agents, timing(91, 900), 0.9723);
+    expect(measured.reasons[0]).toMatch(/, an estimate that covered 97\.2% of stamp errors in the agents' self-tests$/);
+    expect(measured.ttft_uncertainty_coverage).toBe(0.9723);
     expect(h.ttft_uncertainty_p99_ms).toBe(91);
     // A fast class is held to the floor, a class without the figure (old agents) to nothing.
     expect(clientHealth(agents, timing(49.9, 10)).client_limited).toBe(false);

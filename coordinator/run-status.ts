@@ -46,6 +46,8 @@ export interface ClientHealth {
   event_loop_delay_p99_ms: number | null;
   /** The largest class TTFT timing-uncertainty p99. */
   ttft_uncertainty_p99_ms: number | null;
+  /** The lowest coverage of that estimate any agent measured in its self-test (null: none measured). */
+  ttft_uncertainty_coverage?: number | null;
   limits: Record<string, number>;
   definition: string;
 }
@@ -57,6 +59,8 @@ export interface ClientHealth {
 export function clientHealth(
   agents: readonly { id: string; health: AgentHealth | null }[],
   classes: readonly ClassTiming[] = [],
+  /** The lowest share of stamp errors the uncertainty covered in the agents' self-tests, when measured. */
+  uncertaintyCoverage: number | null = null,
 ): ClientHealth {
   const reasons: string[] = [];
   let lag: number | null = null;
@@ -80,7 +84,7 @@ export function clientHealth(
     const limit = ttftUncertaintyLimitMs(c.ttft_p50_ms);
     if (u > limit)
       reasons.push(
-        `class ${c.name} TTFT timing uncertainty p99 ${u} ms > ${limit} ms (the larger of ${CLIENT_TTFT_UNCERTAINTY_FLOOR_MS} ms and ${CLIENT_TTFT_UNCERTAINTY_SHARE * 100}% of its TTFT p50)`,
+        `class ${c.name} TTFT timing uncertainty p99 ${u} ms > ${limit} ms (the larger of ${CLIENT_TTFT_UNCERTAINTY_FLOOR_MS} ms and ${CLIENT_TTFT_UNCERTAINTY_SHARE * 100}% of its TTFT p50)${coverageNote(uncertaintyCoverage)}`,
       );
   }
   return {
@@ -89,6 +93,7 @@ export function clientHealth(
     schedule_lag_p99_ms: lag,
     event_loop_delay_p99_ms: eld,
     ttft_uncertainty_p99_ms: uncertainty,
+    ttft_uncertainty_coverage: uncertaintyCoverage,
     limits: {
       schedule_lag_p99_ms: CLIENT_LAG_P99_LIMIT_MS,
       event_loop_delay_p99_ms: CLIENT_EVENT_LOOP_P99_LIMIT_MS,
@@ -97,8 +102,16 @@ export function clientHealth(
       ttft_uncertainty_p99_floor_ms: CLIENT_TTFT_UNCERTAINTY_FLOOR_MS,
     },
     definition:
-      'client_limited is true when any agent had a schedule lag p99, an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) or an event-loop utilisation above the limits, or when a class had a TTFT timing-uncertainty p99 above the larger of the floor and the given share of its TTFT p50; the figures are the worst agent or class',
+      "client_limited is true when any agent had a schedule lag p99, an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) or an event-loop utilisation above the limits, or when a class had a TTFT timing-uncertainty p99 above the larger of the floor and the given share of its TTFT p50; the figures are the worst agent or class; the timing uncertainty is an estimate, not a bound: ttft_uncertainty_coverage is the lowest share of stamp errors (+ 0.5 ms) it covered in the agents' self-tests",
   };
+}
+
+// The uncertainty is an estimate (it misses the kernel's wake-up and time the process waited for a
+// CPU): a reason that reads it says how often it covered the error where that was measured.
+function coverageNote(coverage: number | null): string {
+  return coverage === null
+    ? ', an estimate whose coverage was not measured'
+    : `, an estimate that covered ${(coverage * 100).toFixed(1)}% of stamp errors in the agents' self-tests`;
 }
 
 /** The largest TTFT timing-uncertainty p99 a class with this TTFT p50 tolerates (ms). */

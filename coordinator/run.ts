@@ -27,6 +27,8 @@ import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
 import type { FleetOptions, RunHandle } from './fleet.js';
 import { Fleet } from './fleet.js';
+import type { HeadroomOptions, HeadroomReport } from './headroom/index.js';
+import { checkHeadroom, freeCoresNow } from './headroom/index.js';
 import type { MetricsEndpoint } from './live/metrics-server.js';
 import { LiveMonitor } from './live/monitor.js';
 import { serverSource } from './live/server-sample.js';
@@ -63,6 +65,8 @@ export interface RunOnFleetOptions {
   liveBlock?: ((lines: string[]) => void) | undefined;
   /** Serves the run's live client-side figures at /metrics while it goes. */
   metrics?: MetricsEndpoint | undefined;
+  /** The headroom check before any request (coordinator/headroom); absent: not checked. */
+  headroom?: HeadroomOptions;
 }
 
 /** What `coordinator start` was asked to do: one run on a fleet of its own. */
@@ -130,6 +134,17 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
   const { agents, lossBudget } = await fleet.agentsForRun();
   // Trace and dataset files are read (and checked: exit 2 with their line numbers) before anything exists.
   const planWithInputs = await attachWorkloadInputs(opts.plan);
+  // Each share against its agent's measured limits, before anything is sent (or any directory made).
+  const headroom = opts.headroom
+    ? checkHeadroom(
+        planWithInputs,
+        buildSchedule(planWithInputs),
+        agents.map((a) => ({ id: a.hello.agent_id, selfTest: a.hello.self_test, workers: a.hello.workers ?? 1 })),
+        opts.headroom,
+        opts.log,
+        fleet.opts.spawnLocal ? { freeCores: opts.headroom.freeCores ?? freeCoresNow() } : undefined,
+      )
+    : null;
   const runId = newRunId(opts.plan.name);
   const dir = join(opts.outDir, runId);
   await mkdir(dir, { recursive: true });
@@ -147,7 +162,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
     plan = await calibratePlan(planAsRun(planWithInputs, sim), runId, opts.log);
     const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock);
     cleanups.unshift(() => scraper.close());
-    session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper);
+    session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper, headroom);
     fleet.setRun(session);
     cleanups.unshift(async () => fleet.setRun(null));
     return await session.run();
@@ -191,6 +206,7 @@ class RunSession implements RunHandle {
     /** Agents this run may lose before it aborts: --max-agent-loss less those the fleet already lacks. */
     private readonly lossBudget: number,
     private readonly scraper: Scraper,
+    private readonly headroom: HeadroomReport | null = null,
   ) {
     this.schedule = buildSchedule(plan);
   }
@@ -614,6 +630,7 @@ class RunSession implements RunHandle {
       runEvents: this.runEvents,
       maxStartSkewNs: this.opts.maxStartSkewNs,
       scrapes: this.scraper.results(),
+      headroom: this.headroom,
       ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
       ...(this.opts.experiment && { experiment: this.opts.experiment }),
     });

@@ -27,6 +27,8 @@ export const ErrorCode = {
   FLEET_SHORT: 'LF_FLEET_SHORT',
   /** Results could not be uploaded to object storage (bad URL, missing credentials, a refused or failed PUT). */
   UPLOAD_FAILED: 'LF_UPLOAD_FAILED',
+  /** A share of the plan projects beyond its agent's measured limits (--headroom refuse or strict); nothing was sent. */
+  HEADROOM_REFUSED: 'LF_HEADROOM_REFUSED',
 } as const;
 
 /** One of the stable codes above. */

@@ -5,6 +5,7 @@ import { Packr } from 'msgpackr';
 import { ErrorCode, LoadfleetError } from './errors.js';
 import type { RequestRecord } from './metrics.js';
 import type { Plan } from './plan.js';
+import type { SelfTestFigures } from './self-test.js';
 import type { Share } from './shares.js';
 
 /**
@@ -70,6 +71,8 @@ export type AgentMessage =
        */
       resume_run_id?: string;
       resume_live?: boolean;
+      /** What the agent measured of itself before joining (agent/self-test; absent when skipped, and from old agents). */
+      self_test?: SelfTestFigures;
     }
   | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
   | { type: 'prepared'; prep_ms: number; planned_requests: number }

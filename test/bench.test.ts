@@ -15,6 +15,7 @@ const SUITES = [
   'coordinator_memory',
   'engine_sim',
   'long_context',
+  'self_test',
 ];
 
 function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -9,6 +9,7 @@ import type { Plan } from '../../shared/plan.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
+import { parseSelfTest, SELF_TEST_DEFINITIONS } from '../../shared/self-test.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
 import type { AgentState } from '../agent-state.js';
 import type { ClassShape } from '../class-shape.js';
@@ -16,6 +17,8 @@ import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
+import type { HeadroomReport } from '../headroom/index.js';
+import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
 import { PROBES_AT_JOIN } from '../probe.js';
 import type { ClassTiming, RunStatus } from '../run-status.js';
 import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
@@ -76,9 +79,9 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     "half the width of the bracket that placed the agent's hrtime anchor on its wall clock: how far its clock may sit from the wall clock it read (the offsets already include it)",
   'clock.coordinator_anchor_uncertainty_ns': 'the same bound for the coordinator clock that every aligned time is mapped into',
   'agents[].ttft_uncertainty_p99_ms':
-    "the p99 over the agent's successful requests of first_content_uncertainty_ns (see timing_methodology.ttft_uncertainty), in ms; null when its records do not carry it",
+    "the p99 over the agent's successful requests of first_content_uncertainty_ns (see timing_methodology.ttft_uncertainty), in ms; null when its records do not carry it; an estimate, whose coverage this agent measured is self_test.uncertainty_coverage",
   'classes.<class>.ttft_uncertainty_p99_ms':
-    "the same p99 over the class's successful requests from every agent: TTFT stamps may be late by up to this much (p99), beyond the kernel's wake-up",
+    "the same p99 over the class's successful requests from every agent: TTFT stamps may be late by about this much (p99): an estimate that misses the kernel's wake-up and time waiting for a CPU (client_health.ttft_uncertainty_coverage states its measured coverage)",
   'client_health.ttft_uncertainty_p99_ms':
     'the largest class ttft_uncertainty_p99_ms; a class whose figure exceeds the larger of limits.ttft_uncertainty_p99_floor_ms and limits.ttft_uncertainty_p99_share_of_ttft_p50 × its TTFT p50 makes the run client_limited',
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
@@ -117,6 +120,8 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict':
     'whether the class met its declared SLO, per window, with each criterion (the p95 of each bounded latency, the success rate) against its bound; present only for a class that declares an SLO; slo_proof says whether this verdict can be trusted',
   ...SLO_VERDICT_DEFINITIONS,
+  ...HEADROOM_DEFINITIONS,
+  ...Object.fromEntries(Object.entries(SELF_TEST_DEFINITIONS).map(([k, v]) => [`agents[].${k}`, v])),
   ...Object.fromEntries(Object.entries(GOODPUT_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
 };
 
@@ -143,6 +148,16 @@ export interface RunJsonInput {
   expectFlowControlEngaged?: boolean;
   /** The experiment, arm and repeat this run belongs to, if any. */
   experiment?: { name: string; arm: string; repeat: number };
+  /** The headroom check made before any request (null: not made). */
+  headroom?: HeadroomReport | null;
+}
+
+// The lowest coverage of the stamp-uncertainty estimate the agents measured in their self-tests.
+function lowestCoverage(states: readonly AgentState[]): number | null {
+  const measured = states
+    .map((s) => parseSelfTest(s.conn.hello.self_test)?.uncertainty_coverage ?? null)
+    .filter((c): c is number => c !== null);
+  return measured.length > 0 ? Math.min(...measured) : null;
 }
 
 /** Writes run.json; returns the status and a short human summary. */
@@ -169,6 +184,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
   const health = clientHealth(
     states.map((s) => ({ id: s.conn.hello.agent_id, health: s.health })),
     plan.classes.map((cls) => classTiming(cls.name, classes[cls.name])),
+    lowestCoverage(states),
   );
   const skewNs = startSkewNs(states.map((s) => s.firstSendErrorNs));
   const { status, reasons } = decideRunStatus({
@@ -261,6 +277,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         status: s.lost ? 'lost' : 'ok',
         outages: s.outages,
         recovered_from_spool: s.recoveredRecords,
+        self_test: parseSelfTest(s.conn.hello.self_test),
       };
     }),
     requests: attempted,
@@ -282,6 +299,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
       contributors: c.intervalContributors,
     },
     server,
+    headroom: input.headroom ?? null,
     data_quality: gates.data_quality,
     slo_proof: gates.slo_proof,
     timing_methodology: TIMING_METHODOLOGY,
