@@ -18,6 +18,7 @@ interface StartOptions extends RunFlags {
   plan?: string;
   out: string;
   failOnSlo?: boolean;
+  failOnNotEvaluable?: boolean;
 }
 
 async function start(o: StartOptions): Promise<number> {
@@ -25,7 +26,12 @@ async function start(o: StartOptions): Promise<number> {
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
-  return sloExitCode(result.dir, result.status, o.failOnSlo === true, (line) => void process.stderr.write(`${line}\n`));
+  return sloExitCode(
+    result.dir,
+    result.status,
+    { failOnSlo: o.failOnSlo === true, failOnNotEvaluable: o.failOnNotEvaluable === true },
+    (line) => void process.stderr.write(`${line}\n`),
+  );
 }
 
 const program = new Command('coordinator')
