@@ -122,8 +122,15 @@ describe('scraping the embedded engine-sim in gateway mode', () => {
       'no_safety_ceiling_hit',
       'declared_slos_evaluated',
     ]);
-    expect(stdout).toMatch(/^ {2}data quality: (valid|NOT valid \(.*\)) — whether the measurement itself is sound/m);
-    expect(stdout).toMatch(/^ {2}slo proof: (valid|NOT valid \(.*\)) — whether the SLO verdicts above can be trusted/m);
+    // Every check applied here (a fairness header, a gateway, prefix counters), and the line says so.
+    expect(run.data_quality.applied).toHaveLength(7);
+    expect(run.data_quality.not_applicable).toEqual([]);
+    expect(stdout).toMatch(
+      /^ {2}data quality: (valid|NOT valid \(.*) \(?7 of 7 checks applied\) — whether the measurement itself is sound/m,
+    );
+    expect(stdout).toMatch(
+      /^ {2}slo proof: (valid|NOT valid \(.*) \(?3 of 3 checks applied\) — whether the SLO verdicts above can be trusted/m,
+    );
   });
 });
 

@@ -66,6 +66,15 @@ describe('--fail-on-slo', () => {
     const metRun = readRunJson(onlyRunDir(join(work, 'met')));
     expect(metRun.classes.rt.windows.all.goodput_requests).toBe(30);
     expect(metRun.classes.rt.windows.all.goodput_rps).toBeGreaterThan(0);
+    // engine-sim without its gateway, no class sending a fairness header: that check does not apply,
+    // so the gate can pass (issue 22), and the summary says which checks applied and why not the others.
+    expect(metRun.data_quality.not_applicable).toEqual([
+      { name: 'headers_honoured', reason: 'no class that sent requests carries a fairness id header' },
+    ]);
+    expect(metRun.data_quality.applied).not.toContain('headers_honoured');
+    expect(met.stdout).toMatch(
+      /^ {2}data quality: (valid|NOT valid \(.*;) \(?6 of 7 checks applied; not applicable — headers_honoured: no class/m,
+    );
   }, 90_000);
 });
 
