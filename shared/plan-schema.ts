@@ -265,7 +265,12 @@ export const PromptSpec = closed({
     }),
   ),
   shared_prefix_tokens: Type.Optional(tokens('Required exactly when cache is "shared"; below input_tokens.')),
-  canary: Type.Optional(Type.Boolean({ description: "Each prompt starts with its request's marker and asks the model to echo it." })),
+  canary: Type.Optional(
+    Type.Boolean({
+      description:
+        "Each prompt starts with its request's marker and asks the model to echo it. Only on a calibrated class of identical requests: refused with a trace, a dataset, sessions or a length distribution.",
+    }),
+  ),
 });
 
 /** Registered load models, one file each under shared/load/. */
@@ -288,7 +293,7 @@ export const Load = closed({
 export const SloBasis = oneOf(['sent', 'intended'], {
   default: 'sent',
   description:
-    'TTFT from the actual send, or from the intended send (ttft_from_intended: keeps any delay the client added; open loop only).',
+    'TTFT from the actual send, or from the intended send (ttft_from_intended: keeps any delay the client added; arrival-schedule classes only: refused on closed-loop and sessions classes).',
 });
 
 /** Per-class service level objectives; attainment is reported against them. */

@@ -87,6 +87,12 @@ function classRules(ctx: Ctx, cls: Obj, durationS: number | undefined): void {
   // A closed loop has no intended send time, so nothing to measure TTFT from but the send.
   if (model === 'concurrency' && isObj(cls['slo']) && cls['slo']['basis'] === 'intended')
     report(child(child(ctx, 'slo'), 'basis'), '"intended" needs an open-loop class (a closed loop has no intended send time)');
+  // Only a session's first turn has an intended time; later turns would silently leave the p95 and never count as goodput.
+  if (model === 'sessions' && isObj(cls['slo']) && cls['slo']['basis'] === 'intended')
+    report(
+      child(child(ctx, 'slo'), 'basis'),
+      '"intended" cannot judge a sessions class (only a session\'s first turn has an intended send time; later turns follow the previous answer); use "sent"',
+    );
 }
 
 type LoadKey = Exclude<keyof Phase, 'start_s' | 'duration_s'>;
