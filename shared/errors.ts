@@ -25,6 +25,8 @@ export const ErrorCode = {
   TLS_MISMATCH: 'LF_TLS_MISMATCH',
   /** More agents left the fleet between runs than --max-agent-loss allows. */
   FLEET_SHORT: 'LF_FLEET_SHORT',
+  /** `compare` of runs of different plans or schedules, without --allow-different-plans. */
+  NOT_COMPARABLE: 'LF_NOT_COMPARABLE',
 } as const;
 
 /** One of the stable codes above. */
@@ -38,6 +40,8 @@ export const ExitCode = {
   ABORTED: 3,
   /** The run completed but a class missed its declared SLO, and --fail-on-slo asked for a failing exit. */
   SLO_MISSED: 4,
+  /** `compare --fail-on-regression` found a figure regressed beyond noise and threshold. */
+  REGRESSED: 5,
   INTERRUPTED: 130,
 } as const;
 
