@@ -15,6 +15,7 @@ import type { AgentMessage } from '../shared/protocol.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
 import { attachWorkloadInputs } from '../shared/workload-files.js';
+import { AbortWatch } from './abort-rule.js';
 import type { AgentState } from './agent-state.js';
 import type { AgentProgress } from './artifacts/failed-run-json.js';
 import { writeFailedRunJson } from './artifacts/failed-run-json.js';
@@ -171,6 +172,8 @@ class RunSession implements RunHandle {
   private readonly states: AgentState[] = [];
   private readonly schedule;
   private collector: Collector | undefined;
+  /** The plan's abort rules, watched once the load starts (null without rules). */
+  private abortWatch: AbortWatch | null = null;
   private startNs = 0n;
   private abortReason: string | null = null;
   private readonly runEvents: string[] = [];
@@ -286,6 +289,7 @@ class RunSession implements RunHandle {
       latenessS,
     );
     for (const s of this.states) this.wire(s);
+    if (this.plan.abort) this.abortWatch = new AbortWatch(this.plan.abort, this.plan);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
     const ticker = setInterval(() => this.everySecond(), 1000);
@@ -361,6 +365,14 @@ class RunSession implements RunHandle {
   // and the end of the grace for agents that are reconnecting.
   private everySecond(): void {
     const now = Date.now();
+    // An abort rule that fired stops the run like any other stop: aborted, every artifact written.
+    if (this.abortWatch && this.abortReason === null && this.clock.nowNs() > this.startNs) {
+      const why = this.abortWatch.check(Number(this.clock.nowNs() - this.startNs));
+      if (why !== null) {
+        this.opts.log(why);
+        this.stopAll(why);
+      }
+    }
     for (const s of this.states) {
       if (s.final || s.lost) continue;
       if (s.reconnecting) {
@@ -533,6 +545,7 @@ class RunSession implements RunHandle {
       switch (m.type) {
         case 'records':
           c.records(s.index, m.rows);
+          this.abortWatch?.add(m.rows);
           conn.send({ type: 'ack', seq: m.seq });
           return;
         case 'interval':

@@ -305,6 +305,29 @@ export const Slo = closed({
   basis: Type.Optional(SloBasis),
 });
 
+/**
+ * Abort rules (k6's abortOnFail, GuideLLM's over-saturation stop): the run stops early, status
+ * aborted with the rule that fired, when a class stays past a limit for `for_s` seconds.
+ */
+export const AbortRules = closed(
+  {
+    error_share_above: Type.Optional(
+      share("Stop when a class's failed share of the requests that ended in the last window_s exceeds this."),
+    ),
+    p95_over_slo: Type.Optional(
+      positive(
+        "Stop when a class's rolling p95 (over window_s) of a latency its SLO bounds (TTFT on the SLO's basis, TPOT, e2e) exceeds this multiple of the bound.",
+      ),
+    ),
+    for_s: positive('Seconds a limit must be exceeded without a break before the run stops.'),
+    window_s: Type.Optional(positive('Rolling window the figures are taken over (s).', { default: 5 })),
+    min_requests: Type.Optional(
+      Type.Integer({ minimum: 1, default: 10, description: 'Fewer requests ending in the window than this judge nothing.' }),
+    ),
+  },
+  { description: 'Stops an overloaded run early; at least one of error_share_above and p95_over_slo.' },
+);
+
 /** One traffic class (tenant). */
 export const TrafficClass = closed({
   name: shortName('The class name (in metric and file names).'),
@@ -359,6 +382,7 @@ export const PlanFile = say(
       classes: Type.Array(TrafficClass, { minItems: 1 }),
       windows: Type.Optional(Type.Array(Window, { description: 'Named analysis windows; the whole run is always the window `all`.' })),
       scrape: Type.Optional(Type.Array(ScrapeTarget, { description: 'Prometheus endpoints scraped during the run.' })),
+      abort: Type.Optional(AbortRules),
     },
     { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
   ),

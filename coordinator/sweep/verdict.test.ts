@@ -149,6 +149,12 @@ describe('judgeStage', () => {
       reasons: ['client-limited: a2 (schedule lag p99 80 ms, event-loop delay p99 61 ms)'],
     });
   });
+  it('a stage stopped by a plan abort rule is over capacity (fail), not an error (issue 22)', () => {
+    const r = runJson({ status: 'aborted' });
+    r.status_reason = 'abort rule abort.error_share_above: class rt failed 40 of 44 requests (90.9% > 50%) for 2 s (window 5 s)';
+    expect(judgeStage(figures(r), SLO)).toEqual({ verdict: 'fail', reasons: [`over capacity, stopped early: ${r.status_reason}`] });
+  });
+
   it('an aborted run or an endpoint that refuses every connection is an error', () => {
     expect(judgeStage(figures(runJson({ status: 'aborted' })), SLO)).toEqual({
       verdict: 'error',

@@ -2,10 +2,12 @@
 // class met its SLO in the measured window (p95 TTFT, p95 TPOT, success rate — 429/503/timeouts
 // count as misses) and, for a rate, achieved at least 90% of the offered throughput. A stage any
 // agent could not drive honestly is `client_limited`: neither a pass nor a fail of the server.
+
 import type { SloBasis } from '../../shared/plan.js';
 import { sloTtftMetric } from '../../shared/plan.js';
 import type { SweepScale, SweepSlo } from '../../shared/sweep.js';
 import { SATURATION_RATIO } from '../../shared/sweep.js';
+import { ABORT_RULE_PREFIX } from '../abort-rule.js';
 import type { Verdict } from './strategy.js';
 import { fmt } from './strategy.js';
 
@@ -211,6 +213,9 @@ export interface Judgement {
 
 /** Judges a stage against the SLO and the saturation test. */
 export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
+  // A plan abort rule stopped an overloaded stage early: that is the stage's answer (over capacity), not an error.
+  if (f.run_status === 'aborted' && f.run_status_reason?.startsWith(ABORT_RULE_PREFIX))
+    return { verdict: 'fail', reasons: [`over capacity, stopped early: ${f.run_status_reason}`] };
   if (f.run_status === 'aborted') return { verdict: 'error', reasons: [`the run aborted: ${f.run_status_reason ?? 'no reason given'}`] };
   if (f.client_limited) {
     const who = f.client_limited_agents.map(
