@@ -10,6 +10,7 @@ import type { Clock } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import { formatDuration } from '../shared/format.js';
+import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentMessage } from '../shared/protocol.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
@@ -278,6 +279,18 @@ class RunSession implements RunHandle {
     );
     // A reconnecting agent's intervals arrive when it is back: hold seconds open for its grace.
     const latenessS = Math.ceil(opts.agentGraceMs / 1000) + 2;
+    if (this.plan.abort) this.abortWatch = new AbortWatch(this.plan.abort, this.plan);
+    const watch = this.abortWatch;
+    // The abort rules hear each request once, as the live view does (the collector drops resent ones).
+    const listener = watch
+      ? {
+          second: live.state.second.bind(live.state),
+          finished: (r: RequestRecord): void => {
+            live.state.finished(r);
+            watch.add([r]);
+          },
+        }
+      : live.state;
     this.collector = new Collector(
       this.plan,
       this.schedule,
@@ -285,11 +298,10 @@ class RunSession implements RunHandle {
       this.dir,
       this.runStartNs(),
       () => this.liveIndices(),
-      live.state,
+      listener,
       latenessS,
     );
     for (const s of this.states) this.wire(s);
-    if (this.plan.abort) this.abortWatch = new AbortWatch(this.plan.abort, this.plan);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
     const ticker = setInterval(() => this.everySecond(), 1000);
@@ -545,7 +557,6 @@ class RunSession implements RunHandle {
       switch (m.type) {
         case 'records':
           c.records(s.index, m.rows);
-          this.abortWatch?.add(m.rows);
           conn.send({ type: 'ack', seq: m.seq });
           return;
         case 'interval':
