@@ -44,7 +44,7 @@ describe('the loadfleet command', () => {
   });
 
   it('the documentation never tells anyone to npx a bare coordinator, agent or engine-sim', () => {
-    for (const doc of ['README.md', 'docs/sweep.md', 'docs/experiments.md', 'docs/live.md', 'deploy/README.md']) {
+    for (const doc of ['README.md', 'docs/sweep.md', 'docs/experiments.md', 'docs/live.md', 'deploy/README.md', 'docs/verdicts.md']) {
       expect(readFileSync(join(ROOT, doc), 'utf8'), doc).not.toMatch(/npx (coordinator|agent|engine-sim)\b/);
     }
   });

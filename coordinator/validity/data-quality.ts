@@ -294,7 +294,28 @@ export function dataQuality(input: ValidityInput): Gate {
       ...(input.classes.some((c) => c.canary) ? [requestCanaries(input)] : []),
     ],
     definitionsFor(input),
+    appliesBecause(input),
   );
+}
+
+/** Why each check applies to this run (read only for the checks that did). */
+export function appliesBecause(input: ValidityInput): Record<string, string> {
+  const names = (cs: ValidityInput['classes']) => cs.map((c) => c.name).join(', ');
+  const headers = input.classes.filter((c) => c.fairnessId !== null);
+  const implied = input.classes.filter((c) => typeof c.impliedPrefixHitTokens === 'number');
+  return {
+    schedule_kept: 'every run offers a schedule',
+    metric_capture_healthy: `${input.sources.length} scrape source(s): ${input.sources.map((s) => s.name).join(', ')}`,
+    headers_honoured: `class(es) ${names(headers)} send a fairness id header`,
+    cache_evidence_matches_declaration:
+      implied.length > 0
+        ? `class(es) ${names(implied)} imply prefix-cache hits`
+        : 'every class declares unique prompts and a scraped source exposes vllm:prefix_cache_hits_total',
+    stream_integrity: 'every run streams its responses',
+    request_shape: 'every class sizes its prompts',
+    output_token_counts: 'every run counts output tokens',
+    request_canaries: `class(es) ${names(input.classes.filter((c) => c.canary))} declare prompt.canary`,
+  };
 }
 
 // Definitions of the checks this gate holds (request_canaries only when it is there).

@@ -130,6 +130,11 @@ describe('data quality', () => {
     expect(g.valid).toBe(true);
     expect(g.not_applicable).toEqual([{ name: 'headers_honoured', reason: 'no class that sent requests carries a fairness id header' }]);
     expect(g.applied).not.toContain('headers_honoured');
+    expect(g.applies_because).toMatchObject({
+      metric_capture_healthy: '1 scrape source(s): engine-sim',
+      cache_evidence_matches_declaration: 'every class declares unique prompts and a scraped source exposes vllm:prefix_cache_hits_total',
+    });
+    expect(dataQuality(input()).applies_because.headers_honoured).toBe('class(es) realtime send a fairness id header');
     expect(gateLine('data quality', g)).toBe(
       '  data quality: valid (6 of 7 checks applied; not applicable — headers_honoured: no class that sent requests carries a fairness id header)',
     );
@@ -336,6 +341,7 @@ describe('slo proof', () => {
     const none = sloProof(input({ classes: [cls({ slo: null })] }));
     expect(none.valid).toBe(true); // rests on no_safety_ceiling_hit alone, and says so
     expect(none.applied).toEqual(['no_safety_ceiling_hit']);
+    expect(sloProof(input()).applies_because.declared_slos_evaluated).toBe('class(es) realtime declare an SLO');
     expect(none.not_applicable).toEqual([
       { name: 'open_loop_arrivals', reason: 'no class declares an SLO' },
       { name: 'declared_slos_evaluated', reason: 'no class declares an SLO' },

@@ -94,5 +94,14 @@ export function sloProof(input: ValidityInput): Gate {
   const checks = [openLoopArrivals(input), noSafetyCeilingHit(input), declaredSlosEvaluated(input)];
   const flow = flowControlAsExpected(input);
   if (flow) checks.push(flow);
-  return gate(checks, SLO_PROOF_DEFINITIONS);
+  const declared = `class(es) ${input.classes
+    .filter((c) => c.slo !== null)
+    .map((c) => c.name)
+    .join(', ')} declare an SLO`;
+  return gate(checks, SLO_PROOF_DEFINITIONS, {
+    open_loop_arrivals: declared,
+    no_safety_ceiling_hit: 'every run can be cut short',
+    declared_slos_evaluated: declared,
+    flow_control_as_expected: 'the run declares whether flow control should engage',
+  });
 }

@@ -23,6 +23,8 @@ export interface Gate {
   valid: boolean;
   /** Names of the checks that applied (every status but not_applicable), in check order. */
   applied: string[];
+  /** Per applied check, why the run calls for it. */
+  applies_because: Record<string, string>;
   /** The checks the run did not call for, each with why (the check's reason). */
   not_applicable: { name: string; reason: string }[];
   checks: Check[];
@@ -120,11 +122,12 @@ export interface ValidityInput {
 }
 
 /** A gate from its checks. */
-export function gate(checks: Check[], definitions: Record<string, string>): Gate {
+export function gate(checks: Check[], definitions: Record<string, string>, why: Record<string, string> = {}): Gate {
   const applied = checks.filter((c) => c.status !== 'not_applicable');
   return {
     valid: applied.length > 0 && applied.every((c) => c.status === 'pass'),
     applied: applied.map((c) => c.name),
+    applies_because: Object.fromEntries(applied.map((c) => [c.name, why[c.name] ?? 'every run calls for it'])),
     not_applicable: checks.filter((c) => c.status === 'not_applicable').map((c) => ({ name: c.name, reason: c.reason ?? '' })),
     checks,
     definitions,
