@@ -118,13 +118,29 @@ describe('judgeStage', () => {
     expect(judgeStage(f, SLO)).toEqual({
       verdict: 'fail',
       reasons: [
-        'p95 TTFT 812.4 ms > SLO 100 ms',
-        'p95 TPOT 12 ms > SLO 10 ms',
+        // 10 of 80 failed (12.5% > 5%): the p95 falls on a failure, whatever the successes' p95 (issue 22).
+        'p95 TTFT falls on a failed request (10 of 80 failed, each ranked +∞; successful-only 812.4 ms) > SLO 100 ms',
+        'p95 TPOT falls on a failed request (10 of 80 failed, each ranked +∞; successful-only 12 ms) > SLO 10 ms',
         'success rate 87.5% < SLO 99.0% (10 of 80 failed; 429/503/timeouts count as misses)',
         'saturated: achieved 7 req/s < 90% of the 10 req/s offered in the window (70.0%)',
       ],
     });
   });
+  it('a stage whose successes are fast but 6% of requests failed misses a latency-only SLO (issue 22)', () => {
+    const f = figures(runJson({ window: { completed: 75, failed: 5, requests: 80, ttft_p95_ms: 20 } }), {
+      requests: 76,
+      completionTokens: 0,
+    });
+    expect(judgeStage(f, { ttft_p95_ms: 100 }).reasons[0]).toBe(
+      'p95 TTFT falls on a failed request (5 of 80 failed, each ranked +∞; successful-only 20 ms) > SLO 100 ms',
+    );
+    const four = figures(runJson({ window: { completed: 76, failed: 4, requests: 80, ttft_p95_ms: 20 } }), {
+      requests: 76,
+      completionTokens: 0,
+    });
+    expect(judgeStage(four, { ttft_p95_ms: 100 }).verdict).toBe('pass'); // 5% exactly: the p95 is still a success
+  });
+
   it('saturation alone fails a stage: 89% of offered', () => {
     const f = figures(runJson(), { requests: 71, completionTokens: 0 }); // 8.875 req/s of 10 over 8 s: 9 short
     expect(judgeStage(f, {})).toMatchObject({ verdict: 'fail', reasons: [expect.stringContaining('saturated')] });
