@@ -2,7 +2,9 @@
 // scheduled arrival and then runs on this agent alone. Turn k's request is the whole conversation
 // so far — every earlier user message and the reply the server really sent — plus a new user
 // message, sent the think time after the previous reply ended. Only the first turn has an
-// intended time (it is the open-loop arrival); later turns depend on their replies.
+// intended time (it is the open-loop arrival); later turns depend on their replies. A session
+// respects the run's time: a turn that would be sent at or after duration_s is not sent (the
+// coordinator counts it as cut, turns_not_sent, never as a failure).
 import type { ApiKind, ChatMessage, Plan, TrafficClass } from '../shared/plan.js';
 import { requestId } from '../shared/prompt-text.js';
 import { completionPrompt, RequestText } from '../shared/request-text.js';
@@ -33,6 +35,8 @@ export class Conversations {
     private readonly schedule: ClassSchedule,
     private readonly api: ApiKind,
     private readonly model: string,
+    /** The plan's end (duration_s) in ns from the run start: no turn is sent at or after it. */
+    private readonly endNs = Number.POSITIVE_INFINITY,
   ) {
     this.text = new RequestText(plan, cls, runId);
   }
@@ -66,7 +70,12 @@ export class Conversations {
       // A failed turn ends its session: the next turn would need the reply it did not get.
       if (result.record.status !== 'ok' || result.record.done_ns === null) return;
       messages.push({ role: 'assistant', content: result.content ?? '' });
-      if (turn < shapes.turns[s]!) await sleepUntil(nowNs, result.record.done_ns + shapes.thinkNs[s]![turn - 1]!, signal);
+      if (turn < shapes.turns[s]!) {
+        const next = result.record.done_ns + shapes.thinkNs[s]![turn - 1]!;
+        if (next >= this.endNs) return; // cut by the run's end: the remaining turns are not sent
+        await sleepUntil(nowNs, next, signal);
+        if (nowNs() >= this.endNs) return; // the timer fired past the end
+      }
       intended = null;
     }
   }

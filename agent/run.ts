@@ -120,7 +120,15 @@ export class AgentRun implements ShareRunner {
       const runtime = { cls, stripe: takeStripe(schedule.classes[i]!, share, i), headers: { ...commonHeaders, ...(cls.headers ?? {}) } };
       if (cls.load.model === 'sessions') {
         // A turn's body comes from its conversation; the builder only names its requests.
-        const conversations = new Conversations(runId, plan, cls, schedule.classes[i]!, this.target.api, this.target.model);
+        const conversations = new Conversations(
+          runId,
+          plan,
+          cls,
+          schedule.classes[i]!,
+          this.target.api,
+          this.target.model,
+          plan.duration_s * 1e9,
+        );
         const prompts: RequestPrompts = {
           requestId: (idx) => conversations.requestId(idx),
           body: () => conversations.noBody(),

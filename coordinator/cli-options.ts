@@ -166,7 +166,12 @@ export function addRunFlags(cmd: Command): Command {
 
 /** Adds --fail-on-slo: a missed SLO exits with ExitCode.SLO_MISSED (k6-style thresholds for CI). */
 export function addFailOnSloOption(cmd: Command): Command {
-  return cmd.option('--fail-on-slo', 'exit 4 when any class missed its declared SLO (its slo_verdict in run.json)');
+  return cmd
+    .option('--fail-on-slo', 'exit 4 when any class missed its declared SLO (its slo_verdict in run.json)')
+    .option(
+      '--fail-on-not-evaluable',
+      'with --fail-on-slo, exit 4 also when a class SLO is not_evaluable (default: stated on stderr, not failed)',
+    );
 }
 
 /** The RunOptions fields the shared flags decide, with the live console and /metrics they open. */

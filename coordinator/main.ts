@@ -8,6 +8,7 @@ import { analyzeCommand } from './analysis/command.js';
 import { addVersionAndExamples } from './cli-help.js';
 import type { RunFlags } from './cli-options.js';
 import { addFailOnSloOption, addRunFlags, runOptionsFromFlags } from './cli-options.js';
+import { compareCommand } from './compare/command.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { planCommand } from './plan-dry-run/command.js';
@@ -21,6 +22,7 @@ interface StartOptions extends RunFlags {
   plan?: string;
   out: string;
   failOnSlo?: boolean;
+  failOnNotEvaluable?: boolean;
 }
 
 async function start(o: StartOptions): Promise<number> {
@@ -28,7 +30,12 @@ async function start(o: StartOptions): Promise<number> {
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
-  return sloExitCode(result.dir, result.status, o.failOnSlo === true, (line) => void process.stderr.write(`${line}\n`));
+  return sloExitCode(
+    result.dir,
+    result.status,
+    { failOnSlo: o.failOnSlo === true, failOnNotEvaluable: o.failOnNotEvaluable === true },
+    (line) => void process.stderr.write(`${line}\n`),
+  );
 }
 
 const program = new Command('coordinator')
@@ -74,6 +81,28 @@ program
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
+
+program
+  .command('compare')
+  .description(
+    "compare a candidate with a baseline (run or experiment directories): each figure's change with a bootstrap interval and a verdict",
+  )
+  .argument('<baseline>', 'a run directory, or an experiment directory (its repeats of one arm)')
+  .argument('<candidate>', 'a run directory, or an experiment directory')
+  .option('--out <dir>', 'where to write comparison.json and report.html (default: comparisons/<baseline>-vs-<candidate>)')
+  .option('--arm <name>', 'the arm to compare in experiment directories with several')
+  .option('--baseline-arm <name>', 'the baseline arm, when it differs from the candidate arm')
+  .option('--candidate-arm <name>', 'the candidate arm')
+  .option('--threshold-pct <pct>', 'a latency or goodput change smaller than this share of the baseline is within noise', Number, 5)
+  .option('--success-threshold-pts <pts>', 'a success-rate change smaller than this many points is within noise', Number, 1)
+  .option('--confidence <c>', 'interval coverage', Number, 0.95)
+  .option('--resamples <n>', 'bootstrap replicates per figure and side', Number, 1000)
+  .option('--seed <s>', 'seed of the bootstrap (same inputs and seed, same intervals)', '1')
+  .option('--fail-on-regression', `exit ${ExitCode.REGRESSED} when any figure regressed`)
+  .option('--allow-different-plans', 'compare runs of different plans or schedules (refused by default)')
+  .action(async (baseline: string, candidate: string, o: Parameters<typeof compareCommand>[2]) => {
+    process.exitCode = await compareCommand(baseline, candidate, o, print);
+  });
 
 program
   .command('report')

@@ -10,11 +10,13 @@ import type { Clock } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import { formatDuration } from '../shared/format.js';
+import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentMessage } from '../shared/protocol.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
 import { attachWorkloadInputs } from '../shared/workload-files.js';
+import { AbortWatch } from './abort-rule.js';
 import type { AgentState } from './agent-state.js';
 import type { AgentProgress } from './artifacts/failed-run-json.js';
 import { writeFailedRunJson } from './artifacts/failed-run-json.js';
@@ -186,6 +188,8 @@ class RunSession implements RunHandle {
   private readonly states: AgentState[] = [];
   private readonly schedule;
   private collector: Collector | undefined;
+  /** The plan's abort rules, watched once the load starts (null without rules). */
+  private abortWatch: AbortWatch | null = null;
   private startNs = 0n;
   private abortReason: string | null = null;
   private readonly runEvents: string[] = [];
@@ -291,6 +295,18 @@ class RunSession implements RunHandle {
     );
     // A reconnecting agent's intervals arrive when it is back: hold seconds open for its grace.
     const latenessS = Math.ceil(opts.agentGraceMs / 1000) + 2;
+    if (this.plan.abort) this.abortWatch = new AbortWatch(this.plan.abort, this.plan);
+    const watch = this.abortWatch;
+    // The abort rules hear each request once, as the live view does (the collector drops resent ones).
+    const listener = watch
+      ? {
+          second: live.state.second.bind(live.state),
+          finished: (r: RequestRecord): void => {
+            live.state.finished(r);
+            watch.add([r]);
+          },
+        }
+      : live.state;
     this.collector = new Collector(
       this.plan,
       this.schedule,
@@ -298,7 +314,7 @@ class RunSession implements RunHandle {
       this.dir,
       this.runStartNs(),
       () => this.liveIndices(),
-      live.state,
+      listener,
       latenessS,
     );
     for (const s of this.states) this.wire(s);
@@ -377,6 +393,14 @@ class RunSession implements RunHandle {
   // and the end of the grace for agents that are reconnecting.
   private everySecond(): void {
     const now = Date.now();
+    // An abort rule that fired stops the run like any other stop: aborted, every artifact written.
+    if (this.abortWatch && this.abortReason === null && this.clock.nowNs() > this.startNs) {
+      const why = this.abortWatch.check(Number(this.clock.nowNs() - this.startNs));
+      if (why !== null) {
+        this.opts.log(why);
+        this.stopAll(why);
+      }
+    }
     for (const s of this.states) {
       if (s.final || s.lost) continue;
       if (s.reconnecting) {

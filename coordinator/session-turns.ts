@@ -11,6 +11,12 @@ import { turnPromptTokens } from '../shared/session-shape.js';
 export const SESSION_DEFINITIONS: Record<string, string> = {
   sessions: 'sessions in the class schedule (arrivals of first turns); each ran on one agent',
   'by_turn[].requests': 'requests of that turn (turn 1 is the session start), every status',
+  turns_planned: "turns the schedule drew for the sessions that started (each session's turn count)",
+  turns_sent: 'turns sent (every status): the records of the class',
+  turns_not_sent:
+    "turns cut by the run's end: a session whose last sent turn succeeded but whose next turn would have been sent at or after duration_s (the previous reply's end plus its think time) sends no more; these turns are counted here, not as failures, and the last sessions end with their last reply before duration_s",
+  turns_abandoned:
+    'turns never sent because an earlier turn of their session failed (the next turn needs the reply it did not get); the failed turn itself counts as a failure',
   'by_turn[].ok': 'of them, requests with status ok',
   'by_turn[].ttft_p50_ms': 'nearest-rank median of TTFT over the ok requests of the turn, from the records',
   'by_turn[].ttft_p95_ms': 'nearest-rank p95 of TTFT over the ok requests of the turn, from the records',
@@ -34,6 +40,8 @@ interface Turn {
 /** The turn figures of one sessions class. */
 export class SessionTurns {
   private readonly turns = new Map<number, Turn>();
+  /** Per started session: its highest turn seen and whether that turn succeeded. */
+  private readonly last = new Map<number, { turn: number; ok: boolean }>();
 
   constructor(private readonly shapes: SessionShapes) {}
 
@@ -43,6 +51,8 @@ export class SessionTurns {
     const t = this.turns.get(r.turn) ?? { requests: 0, ok: 0, ttftNs: [], promptTokens: 0, impliedHits: 0, cachedTokens: null };
     this.turns.set(r.turn, t);
     t.requests++;
+    const seen = this.last.get(r.session_id);
+    if (!seen || r.turn > seen.turn) this.last.set(r.session_id, { turn: r.turn, ok: r.status === 'ok' });
     if (r.status !== 'ok') return;
     t.ok++;
     if (r.first_content_ns !== null) t.ttftNs.push(r.first_content_ns - r.sent_ns);
@@ -74,7 +84,22 @@ export class SessionTurns {
           implied_prefix_hit_share: t.promptTokens > 0 ? share(t.impliedHits, t.promptTokens) : null,
         };
       });
-    return { sessions: this.shapes.turns.length, by_turn: byTurn };
+    return { sessions: this.shapes.turns.length, ...this.turnCounts(), by_turn: byTurn };
+  }
+
+  /** Planned, sent, cut and abandoned turns of the sessions that started. */
+  turnCounts(): { turns_planned: number; turns_sent: number; turns_not_sent: number; turns_abandoned: number } {
+    let planned = 0;
+    let notSent = 0;
+    let abandoned = 0;
+    for (const [session, last] of this.last) {
+      const n = this.shapes.turns[session] ?? last.turn;
+      planned += n;
+      if (last.ok) notSent += n - last.turn;
+      else abandoned += n - last.turn;
+    }
+    const sent = [...this.turns.values()].reduce((s, t) => s + t.requests, 0);
+    return { turns_planned: planned, turns_sent: sent, turns_not_sent: notSent, turns_abandoned: abandoned };
   }
 
   // Turn k re-sends turn k − 1's whole prompt first; every full 16-token block of it was computed.

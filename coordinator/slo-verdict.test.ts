@@ -49,9 +49,21 @@ describe('SLO verdict per window', () => {
     const records = [...hundred(4).slice(0, 99), rejected(99)];
     const v = windowVerdict(SLO, window(records));
     expect(v.verdict).toBe('met');
+    // Failures rank +∞: 100 ranked, rank 95 is the 95th of 99 successes (4 at 251 ms come after it).
     expect(v.criteria).toEqual([
-      { criterion: 'ttft_p95_ms', figure: 250, bound: 250, comparison: '<=', met: true },
-      { criterion: 'success_rate_min', figure: 0.99, bound: 0.99, comparison: '>=', met: true },
+      {
+        criterion: 'ttft_p95_ms',
+        figure: 250,
+        bound: 250,
+        comparison: '<=',
+        met: true,
+        on_failure: false,
+        ranked: 100,
+        failed: 1,
+        unmeasured: 0,
+        reason: null,
+      },
+      { criterion: 'success_rate_min', figure: 0.99, bound: 0.99, comparison: '>=', met: true, reason: null },
     ]);
   });
 
@@ -89,17 +101,106 @@ describe('SLO verdict per window', () => {
   it('requests that all failed miss a latency bound even without success_rate_min', () => {
     const v = windowVerdict({ ttft_p95_ms: 250 }, window([rejected(0), rejected(1)], { ttft_p95_ms: 250 }));
     expect(v.verdict).toBe('missed');
-    expect(v.criteria).toEqual([{ criterion: 'ttft_p95_ms', figure: null, bound: 250, comparison: '<=', met: false }]);
+    expect(v.criteria).toEqual([
+      {
+        criterion: 'ttft_p95_ms',
+        figure: null,
+        bound: 250,
+        comparison: '<=',
+        met: false,
+        on_failure: true,
+        ranked: 2,
+        failed: 2,
+        unmeasured: 0,
+        reason: null,
+      },
+    ]);
   });
 
   it('judges TPOT and e2e bounds on their own figures', () => {
     // tpot = (done − first output) / (tokens − 1) = 100 ms / 10 = 10 ms; e2e = ttft + 100 ms.
-    const v = windowVerdict({ tpot_p95_ms: 10, e2e_p95_ms: 349 }, window([ok(250)], {}));
+    const slo = { tpot_p95_ms: 10, e2e_p95_ms: 349 };
+    const v = windowVerdict(slo, window([ok(250)], slo));
     expect(v.criteria).toMatchObject([
       { criterion: 'tpot_p95_ms', figure: 10, met: true },
       { criterion: 'e2e_p95_ms', figure: 350, met: false },
     ]);
     expect(v.verdict).toBe('missed');
+  });
+});
+
+describe('failures count against latency bounds (issue 22)', () => {
+  const TTFT_ONLY: Slo = { ttft_p95_ms: 500 };
+
+  it('98 of 100 requests rejected with 429 miss a latency-only SLO, though the 2 successes were fast', () => {
+    const records = [ok(10, 0), ok(10, 1), ...Array.from({ length: 98 }, (_, i) => rejected(i + 2))];
+    const v = windowVerdict(TTFT_ONLY, window(records, TTFT_ONLY));
+    expect(v.verdict).toBe('missed');
+    expect(v.criteria[0]).toMatchObject({ figure: null, met: false, on_failure: true, ranked: 100, failed: 98 });
+    const cls = classVerdict(TTFT_ONLY, new Map([['all', window(records, TTFT_ONLY)]]));
+    expect(verdictLine('rt', cls)).toBe('rt: SLO MISSED over the whole run — p95 TTFT a failed request (98 of 100 failed) > 500 ms');
+  });
+
+  it('5 failures of 100 leave the p95 on a success; 6 put it on a failure', () => {
+    const five = [...hundred(0, 100).slice(0, 95), ...Array.from({ length: 5 }, (_, i) => rejected(95 + i))];
+    expect(windowVerdict(TTFT_ONLY, window(five, TTFT_ONLY)).criteria[0]).toMatchObject({ figure: 100, met: true });
+    const six = [...hundred(0, 100).slice(0, 94), ...Array.from({ length: 6 }, (_, i) => rejected(94 + i))];
+    expect(windowVerdict(TTFT_ONLY, window(six, TTFT_ONLY)).criteria[0]).toMatchObject({ figure: null, on_failure: true, met: false });
+  });
+
+  it('a slow tail plus failures is ranked together: 3 slow and 3 failed of 100 miss', () => {
+    // 94 at 250 ms, 3 at 251 ms, 3 rejected. Successful-only, the p95 (rank 93 of 97) would be
+    // 250 ms and met; with the failures ranked on top, rank 95 of 100 is 251 ms.
+    const records = [...Array.from({ length: 97 }, (_, i) => ok(i < 94 ? 250 : 251, i)), rejected(97), rejected(98), rejected(99)];
+    const v = windowVerdict(SLO, window(records));
+    expect(v.criteria[0]).toMatchObject({ figure: 251, met: false, on_failure: false });
+  });
+});
+
+describe('the unmeasurable is not_evaluable, never missed (issue 22)', () => {
+  const TPOT: Slo = { tpot_p95_ms: 50, success_rate_min: 0.99 };
+
+  it('TPOT of 100 successes streamed without usage or tokenizer (chunk counts) is not evaluable, with the reason', () => {
+    const records = Array.from({ length: 100 }, (_, i) => ({ ...ok(10, i), output_token_source: 'chunks' as const }));
+    const v = windowVerdict(TPOT, window(records, TPOT));
+    expect(v.verdict).toBe('not_evaluable');
+    expect(v.criteria[0]).toMatchObject({ criterion: 'tpot_p95_ms', met: null, figure: null, unmeasured: 100 });
+    expect(v.reason).toBe(
+      'p95 TPOT: TPOT needs 2 or more counted output tokens; of 100 successful requests, 100 without counted output tokens (no usage and no tokenizer: chunk estimates)',
+    );
+    expect(v.criteria[1]).toMatchObject({ criterion: 'success_rate_min', met: true });
+    const cls = classVerdict(TPOT, new Map([['all', window(records, TPOT)]]));
+    expect(cls).toMatchObject({ verdict: 'not_evaluable', missed_in: [], not_evaluable_in: ['all'] });
+    expect(verdictLine('rt', cls)).toMatch(/^rt: SLO not evaluable — p95 TPOT: TPOT needs 2 or more counted output tokens/);
+    // Goodput does not hold the unmeasurable bound against a request: all 100 were good.
+    expect(window(records, TPOT).goodInside).toBe(100);
+  });
+
+  it('1-token outputs leave TPOT not evaluable', () => {
+    const records = Array.from({ length: 10 }, (_, i) => ({ ...ok(10, i), completion_tokens: 1 }));
+    const v = windowVerdict(TPOT, window(records, TPOT));
+    expect(v.verdict).toBe('not_evaluable');
+    expect(v.reason).toMatch(/10 with a 1-token output/);
+  });
+
+  it('no first content token leaves TTFT not evaluable', () => {
+    const records = Array.from({ length: 4 }, (_, i) => ({ ...ok(10, i), first_content_ns: null }));
+    const v = windowVerdict({ ttft_p95_ms: 100 }, window(records, { ttft_p95_ms: 100 }));
+    expect(v.verdict).toBe('not_evaluable');
+    expect(v.reason).toBe('p95 TTFT: no successful request had a first content token (4 of 4 without one)');
+  });
+
+  it('a missed criterion beside an unevaluable one is still missed; the class names where it could not judge', () => {
+    const records = [
+      ...Array.from({ length: 90 }, (_, i) => ({ ...ok(10, i), output_token_source: 'chunks' as const })),
+      ...Array.from({ length: 10 }, (_, i) => rejected(90 + i)),
+    ];
+    expect(windowVerdict(TPOT, window(records, TPOT)).verdict).toBe('missed');
+  });
+
+  it('all requests failed: a TPOT bound is missed (failures rank +∞), not unevaluable', () => {
+    const v = windowVerdict(TPOT, window([rejected(0), rejected(1)], TPOT));
+    expect(v.criteria[0]).toMatchObject({ met: false, on_failure: true });
   });
 });
 
@@ -135,11 +236,32 @@ describe('goodput', () => {
   it('counts successful requests meeting every per-request bound, per second of the window', () => {
     // 94 at 250 ms (good), 6 at 251 ms (too slow), 2 rejected: 94 good of 102 over 10 s.
     const w = window([...hundred(6), rejected(100), rejected(101)], { ttft_p95_ms: 250, e2e_p95_ms: 350 });
-    expect(goodputFigures(w.sloHits, 10)).toEqual({ goodput_requests: 94, goodput_rps: 9.4 });
+    expect(goodputFigures(w.goodInside, 10)).toEqual({ goodput_requests: 94, goodput_rps: 9.4 });
     // Every bound counts: with e2e ≤ 349 ms no request is good (each took ttft + 100 ms ≥ 350 ms).
     const strict = window(hundred(0), { ttft_p95_ms: 250, e2e_p95_ms: 349 });
-    expect(goodputFigures(strict.sloHits, 10).goodput_requests).toBe(0);
+    expect(goodputFigures(strict.goodInside, 10).goodput_requests).toBe(0);
     expect(goodputFigures(0, 0).goodput_rps).toBeNull();
+  });
+
+  it('is on throughput_rps basis: a good request that finishes after the window ends counts in neither, so goodput ≤ throughput', () => {
+    // Sent inside a 0–10 s window; 3 of 10 finish at 10.05 s (after the end), all meet the bound.
+    const slo: Slo = { ttft_p95_ms: 250 };
+    const values = new SeriesValues();
+    const w = new WindowStats(0, 10e9, slo, values);
+    for (let i = 0; i < 10; i++) {
+      const r = ok(50, i);
+      const late = i < 3;
+      w.add({
+        ...r,
+        sent_ns: late ? 9.9e9 : 0,
+        first_content_ns: (late ? 9.9e9 : 0) + 50 * MS,
+        first_output_ns: (late ? 9.9e9 : 0) + 50 * MS,
+        done_ns: late ? 10.05e9 : 150 * MS,
+      });
+    }
+    expect(w.finishedInside).toBe(7);
+    expect(w.sloHits).toBe(10); // slo_attainment still counts every good request of the window
+    expect(w.goodInside).toBe(7);
   });
 });
 

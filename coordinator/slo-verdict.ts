@@ -2,8 +2,10 @@
 // from the SLO-proof gate (which says whether this answer can be trusted). Percentiles are exact
 // nearest rank over the window's own records, so a bound met exactly is met and one request past
 // the rank flips the verdict — no histogram bucket decides a verdict at its boundary.
+// Two rules keep the verdict honest (issue 22): a failed request ranks +∞ in every latency
+// percentile, so 98 rejections and 2 fast answers miss a TTFT bound; and a bound no successful
+// request could be measured on (TPOT without counted tokens) is not_evaluable, never missed.
 import { formatMs, formatPct } from '../shared/format.js';
-import type { LatencyMetric } from '../shared/metrics.js';
 import type { Slo } from '../shared/plan.js';
 import { sloTtftMetric } from '../shared/plan.js';
 import type { ExactSummary } from './exact/rank-select.js';
@@ -16,12 +18,24 @@ export type SloVerdictValue = 'met' | 'missed' | 'not_evaluable';
 export interface SloCriterion {
   /** The plan's slo key: ttft_p95_ms, tpot_p95_ms, e2e_p95_ms or success_rate_min. */
   criterion: 'ttft_p95_ms' | 'tpot_p95_ms' | 'e2e_p95_ms' | 'success_rate_min';
-  /** The measured p95 in ms, or the success rate in [0, 1]; null when nothing measured it. */
+  /**
+   * The p95 in ms over every request of the window with failures ranked +∞, or the success rate
+   * in [0, 1]; null when the p95 falls on a failed request (see on_failure) or nothing measured it.
+   */
   figure: number | null;
   bound: number;
   /** How figure must compare with bound to meet it. */
   comparison: '<=' | '>=';
+  /** null: not evaluable (see reason). */
   met: boolean | null;
+  /** Latency bounds: the p95's rank fell on a failed request (+∞), so the bound is missed. */
+  on_failure?: boolean;
+  /** Latency bounds: requests ranked (measured successes + failures), failures among them, successes without the metric. */
+  ranked?: number;
+  failed?: number;
+  unmeasured?: number;
+  /** Why the criterion could not be judged (null when it was). */
+  reason: string | null;
 }
 
 /** The verdict of one class in one window. */
@@ -35,47 +49,90 @@ export interface WindowVerdict {
 
 /** run.json's `classes.<c>.slo_verdict`. */
 export interface ClassVerdict {
-  /** missed when any window missed; met when none missed and at least one could be judged. */
+  /**
+   * missed when any window missed; else not_evaluable when a window with requests could not be
+   * judged on every bound; else met when at least one window was judged; else not_evaluable.
+   */
   verdict: SloVerdictValue;
   /** Windows whose verdict is missed, in run.json's window order. */
   missed_in: string[];
+  /** Windows with requests whose verdict is not_evaluable, in run.json's window order. */
+  not_evaluable_in: string[];
   windows: Record<string, WindowVerdict>;
 }
 
-/** What the verdict needs of one window: counts and the exact figures of its raw values in ns (successful requests only). */
+/** What the verdict needs of one window: counts and the exact figures of its verdict series (ns, failures as +∞). */
 export interface VerdictWindowInput {
   requests: number;
   completed: number;
-  exact: ReadonlyMap<string, ExactSummary>;
+  failed: number;
+  okWithoutFirstToken: number;
+  okUncountedOutput: number;
+  okOneToken: number;
+  verdictExact: ReadonlyMap<string, ExactSummary>;
 }
 
-/** The latency bounds a class may declare, with the metric each judges. */
-const LATENCY_BOUNDS: readonly { key: 'ttft_p95_ms' | 'tpot_p95_ms' | 'e2e_p95_ms'; metric: Exclude<LatencyMetric, 'itl'> }[] = [
-  { key: 'ttft_p95_ms', metric: 'ttft' },
-  { key: 'tpot_p95_ms', metric: 'tpot' },
-  { key: 'e2e_p95_ms', metric: 'e2e' },
-];
+/** The latency bounds a class may declare. */
+const LATENCY_BOUNDS = ['ttft_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms'] as const;
 
 /** The exact nearest-rank p95 in ms of raw ns values; null when there are none. */
 export function exactP95Ms(s: ExactSummary | undefined): number | null {
   return s ? exactQuantile(s, 0.95) / 1e6 : null;
 }
 
+function metricOf(key: (typeof LATENCY_BOUNDS)[number], slo: Slo): string {
+  return key === 'ttft_p95_ms' ? sloTtftMetric(slo.basis) : key === 'tpot_p95_ms' ? 'tpot' : 'e2e';
+}
+
+/** Successful requests without the metric, and why none could carry it (the not_evaluable reason). */
+function unmeasured(key: (typeof LATENCY_BOUNDS)[number], w: VerdictWindowInput): { n: number; why: string } {
+  if (key === 'tpot_p95_ms') {
+    const n = w.okUncountedOutput + w.okOneToken;
+    const parts = [
+      w.okUncountedOutput > 0 ? `${w.okUncountedOutput} without counted output tokens (no usage and no tokenizer: chunk estimates)` : '',
+      w.okOneToken > 0 ? `${w.okOneToken} with a 1-token output (no gap between tokens)` : '',
+    ].filter(Boolean);
+    return { n, why: `TPOT needs 2 or more counted output tokens; of ${w.completed} successful requests, ${parts.join(' and ')}` };
+  }
+  if (key === 'ttft_p95_ms')
+    return {
+      n: w.okWithoutFirstToken,
+      why: `no successful request had a first content token (${w.okWithoutFirstToken} of ${w.completed} without one)`,
+    };
+  return { n: 0, why: 'no successful request had an end time' };
+}
+
+/** One latency bound: the nearest-rank p95 over every request, failures ranked +∞. */
+function latencyCriterion(key: (typeof LATENCY_BOUNDS)[number], bound: number, slo: Slo, w: VerdictWindowInput): SloCriterion {
+  const s = w.verdictExact.get(metricOf(key, slo));
+  const ranked = s?.count ?? 0;
+  const base = { criterion: key, bound, comparison: '<=' as const };
+  const um = unmeasured(key, w);
+  if (w.requests === 0) return { ...base, figure: null, met: null, reason: 'no request of the class fell in this window' };
+  // Successes exist but none carries the metric: the bound cannot be judged. Failures alone do
+  // not decide it then; they count against success_rate_min and every bound a success can show.
+  if (w.completed > 0 && ranked - w.failed === 0)
+    return { ...base, figure: null, met: null, ranked, failed: w.failed, unmeasured: um.n, reason: um.why };
+  const p95 = exactP95Ms(s);
+  const onFailure = p95 === null || p95 === Number.POSITIVE_INFINITY;
+  return {
+    ...base,
+    figure: onFailure ? null : p95,
+    met: onFailure ? false : p95 <= bound,
+    on_failure: onFailure,
+    ranked,
+    failed: w.failed,
+    unmeasured: um.n,
+    reason: null,
+  };
+}
+
 /** The verdict of one window. */
 export function windowVerdict(slo: Slo, w: VerdictWindowInput): WindowVerdict {
   const criteria: SloCriterion[] = [];
-  for (const b of LATENCY_BOUNDS) {
-    const bound = slo[b.key];
-    if (bound === undefined) continue;
-    const figure = exactP95Ms(w.exact.get(b.key === 'ttft_p95_ms' ? sloTtftMetric(slo.basis) : b.metric));
-    // With requests but no successful one there is no latency, and nobody was served: a miss.
-    criteria.push({
-      criterion: b.key,
-      figure,
-      bound,
-      comparison: '<=',
-      met: figure === null ? (w.requests > 0 ? false : null) : figure <= bound,
-    });
+  for (const key of LATENCY_BOUNDS) {
+    const bound = slo[key];
+    if (bound !== undefined) criteria.push(latencyCriterion(key, bound, slo, w));
   }
   if (slo.success_rate_min !== undefined) {
     const figure = w.requests > 0 ? w.completed / w.requests : null;
@@ -85,24 +142,40 @@ export function windowVerdict(slo: Slo, w: VerdictWindowInput): WindowVerdict {
       bound: slo.success_rate_min,
       comparison: '>=',
       met: figure === null ? null : figure >= slo.success_rate_min,
+      reason: figure === null ? 'no request of the class fell in this window' : null,
     });
   }
   if (w.requests === 0) return { verdict: 'not_evaluable', requests: 0, criteria, reason: 'no request of the class fell in this window' };
   if (criteria.length === 0) return { verdict: 'not_evaluable', requests: w.requests, criteria, reason: 'the SLO declares no bound' };
-  const verdict = criteria.some((c) => c.met === false) ? 'missed' : 'met';
-  return { verdict, requests: w.requests, criteria, reason: null };
+  if (criteria.some((c) => c.met === false)) return { verdict: 'missed', requests: w.requests, criteria, reason: null };
+  const open = criteria.filter((c) => c.met === null);
+  if (open.length > 0)
+    return {
+      verdict: 'not_evaluable',
+      requests: w.requests,
+      criteria,
+      reason: open.map((c) => `${CRITERION_WORDS[c.criterion]}: ${c.reason}`).join('; '),
+    };
+  return { verdict: 'met', requests: w.requests, criteria, reason: null };
 }
 
 /** The verdict of one class over its windows (`all` and the plan's). */
 export function classVerdict(slo: Slo, windows: ReadonlyMap<string, VerdictWindowInput>): ClassVerdict {
   const out: Record<string, WindowVerdict> = {};
   for (const [name, w] of windows) out[name] = windowVerdict(slo, w);
-  const all = Object.values(out);
-  const missedIn = Object.entries(out)
-    .filter(([, v]) => v.verdict === 'missed')
-    .map(([n]) => n);
-  const verdict: SloVerdictValue = missedIn.length > 0 ? 'missed' : all.some((v) => v.verdict === 'met') ? 'met' : 'not_evaluable';
-  return { verdict, missed_in: missedIn, windows: out };
+  const entries = Object.entries(out);
+  const missedIn = entries.filter(([, v]) => v.verdict === 'missed').map(([n]) => n);
+  // A window without requests judges nothing and decides nothing; one with requests that could not be judged does.
+  const openIn = entries.filter(([, v]) => v.verdict === 'not_evaluable' && v.requests > 0).map(([n]) => n);
+  const verdict: SloVerdictValue =
+    missedIn.length > 0
+      ? 'missed'
+      : openIn.length > 0
+        ? 'not_evaluable'
+        : entries.some(([, v]) => v.verdict === 'met')
+          ? 'met'
+          : 'not_evaluable';
+  return { verdict, missed_in: missedIn, not_evaluable_in: openIn, windows: out };
 }
 
 const CRITERION_WORDS: Record<SloCriterion['criterion'], string> = {
@@ -115,8 +188,9 @@ const CRITERION_WORDS: Record<SloCriterion['criterion'], string> = {
 /** One criterion for people: "p95 TTFT 10,423 ms > 250 ms", "success 100% ≥ 99%". */
 export function criterionText(c: SloCriterion): string {
   const show = c.criterion === 'success_rate_min' ? formatPct : formatMs;
-  const op = c.met === null ? 'vs' : c.comparison === '<=' ? (c.met ? '≤' : '>') : c.met ? '≥' : '<';
-  const figure = c.figure === null ? (c.criterion === 'success_rate_min' ? 'none' : 'no successful request') : show(c.figure);
+  if (c.met === null) return `${CRITERION_WORDS[c.criterion]} not evaluable vs ${show(c.bound)}`;
+  const op = c.comparison === '<=' ? (c.met ? '≤' : '>') : c.met ? '≥' : '<';
+  const figure = c.on_failure ? `a failed request (${c.failed} of ${c.ranked} failed)` : c.figure === null ? 'none' : show(c.figure);
   return `${CRITERION_WORDS[c.criterion]} ${figure} ${op} ${show(c.bound)}`;
 }
 
@@ -126,8 +200,11 @@ export function criterionText(c: SloCriterion): string {
  */
 export function verdictLine(className: string, v: ClassVerdict): string {
   if (v.verdict === 'not_evaluable') {
-    const reason = v.windows.all?.reason ?? 'nothing to judge';
-    return `${className}: SLO not evaluable — ${reason}`;
+    const open = v.not_evaluable_in ?? []; // absent in run.json written before issue 22
+    const shown = open.includes('all') ? 'all' : open[0];
+    const w = shown === undefined ? v.windows.all : v.windows[shown];
+    const where = shown === undefined || shown === 'all' ? '' : ` in ${shown}`;
+    return `${className}: SLO not evaluable${where} — ${w?.reason ?? 'nothing to judge'}`;
   }
   if (v.verdict === 'met') {
     const w = v.windows.all ?? Object.values(v.windows).find((x) => x.verdict === 'met')!;
@@ -144,19 +221,31 @@ export function verdictLine(className: string, v: ClassVerdict): string {
 /** One sentence per figure of slo_verdict, for run.json's definitions. */
 export const SLO_VERDICT_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict.verdict':
-    'met when no window missed the SLO and at least one could be judged; missed when any window (the whole run, all, included) missed it; not_evaluable when no window held a request',
+    'missed when any window (the whole run, all, included) missed the SLO; otherwise not_evaluable when a window with requests could not be judged on every bound (see not_evaluable_in and the window reason); otherwise met when at least one window was judged; not_evaluable when no window held a request. A failed request never meets a latency bound (it ranks +∞), an unmeasurable metric is never a miss',
   'classes.<c>.slo_verdict.missed_in': 'the windows whose verdict is missed',
+  'classes.<c>.slo_verdict.not_evaluable_in':
+    'the windows holding requests whose verdict is not_evaluable (a window with no request of the class judges nothing and is not listed)',
   'classes.<c>.slo_verdict.windows.<w>.verdict':
-    'met when every declared criterion held in the window, missed when any did not, not_evaluable when no request of the class fell in the window (by intended send time, or send time in a closed loop)',
+    'missed when any declared criterion was not met; otherwise not_evaluable when a criterion could not be judged (its reason says why) or no request of the class fell in the window (by intended send time, or send time in a closed loop); otherwise met',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].figure':
-    'for a *_p95_ms bound, the exact nearest-rank p95 in ms over the window own successful requests, every one of them (held in memory or selected from a spill file, see histograms.exact_method) (TTFT from the actual send, or from the intended send with slo.basis "intended"; it may differ from the merged-HDR *_p95_ms figures by their bucket error); for success_rate_min, completed / attempted requests (429, 5xx, timeouts and every other failure count against it); null when nothing measured it',
+    'for a *_p95_ms bound, the exact nearest-rank p95 in ms over every request of the window with each failed request (429, 5xx, timeout, any status but ok) ranked +∞ and successful requests without the metric left out (see unmeasured), every value held in memory or selected from a spill file (histograms.exact_method); TTFT from the actual send, or from the intended send with slo.basis "intended"; it differs from the successful-only *_p95_ms figures of the window when requests failed; null when the p95 falls on a failed request (on_failure) or the bound is not evaluable. For success_rate_min, completed / attempted requests; null without requests',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].on_failure':
+    'latency bounds: true when the p95 rank falls on a failed request, so the p95 is +∞ and the bound is missed (more than 5% of the ranked requests failed)',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].ranked':
+    'latency bounds: requests ranked for the p95: successful requests carrying the metric plus failed requests',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].failed': 'latency bounds: failed requests among ranked, each ranked +∞',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].unmeasured':
+    'latency bounds: successful requests without the metric (TPOT: an output without 2 or more counted tokens, usage or tokenizer; TTFT: no content token), left out of the ranking',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].reason':
+    'why the criterion is not evaluable (null when judged): no request in the window, or successful requests of which none carried the metric (no counted output tokens, 1-token outputs, no first token); a bound that cannot be measured is never missed, and failures alone do not decide it',
   'classes.<c>.slo_verdict.windows.<w>.requests': 'requests of the class in the window, every status (the success rate divides by it)',
-  'classes.<c>.slo_verdict.windows.<w>.reason': 'why the window is not_evaluable; null when it was judged',
+  'classes.<c>.slo_verdict.windows.<w>.reason':
+    'why the window is not_evaluable, each open criterion with its reason; null when it was judged',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].criterion':
     'the plan slo key judged: ttft_p95_ms, tpot_p95_ms, e2e_p95_ms or success_rate_min',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].bound': 'the value the plan declares for that key (ms, or a share for success_rate_min)',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].comparison':
     'how figure must compare with bound to meet it: <= for latency bounds, >= for success_rate_min',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].met':
-    'figure compared with bound as comparison says; a latency bound with requests but no successful one is not met; null when the window held no request',
+    'figure compared with bound as comparison says; false when the p95 falls on a failed request; null when the criterion is not evaluable (see reason)',
 };

@@ -65,7 +65,7 @@ function windowMetrics(cls: TrafficClass, s: WindowStats, hist: (metric: string)
   out.http_429 = s.http429;
   if (cls.slo) {
     out.slo_attainment = s.requests > 0 ? round6(s.sloHits / s.requests) : null;
-    Object.assign(out, goodputFigures(s.sloHits, lengthS));
+    Object.assign(out, goodputFigures(s.goodInside, lengthS));
   }
   return out;
 }
@@ -100,7 +100,7 @@ export const EXACT_METHOD_DEFINITIONS: Record<string, string> = {
   'histograms.exact_values':
     'raw metric values (ns) the exact figures rest on: one per request, metric computable from its record (all but itl) and window it belongs to',
   'histograms.exact_method':
-    'how the exact nearest-rank figures (max_relative_error_vs_exact, slo_verdict figures, the schedule lag p99 and max of data_quality) were found over every raw value: "in-memory sort" when at most 4 Mi values were held, else "streamed selection", an exact radix selection over a spill file of every value (the same figures, never estimated)',
+    'how the exact nearest-rank figures (max_relative_error_vs_exact, slo_verdict figures, the schedule lag p99 and max of data_quality) were found over every raw value (exact_values also holds, per SLO latency bound of a window, one value per ranked request, a failed one as +∞): "in-memory sort" when at most 4 Mi values were held, else "streamed selection", an exact radix selection over a spill file of every value (the same figures, never estimated)',
   'histograms.exact_passes': 'sequential passes over the spill file the streamed selection took (0 with in-memory sort)',
 };
 

@@ -3,7 +3,7 @@
 // metric, whose exact summaries come back once every record is in). Pure; no I/O.
 
 import type { LatencyMetric, RequestRecord } from '../shared/metrics.js';
-import { LATENCY_METRICS, metricNs } from '../shared/metrics.js';
+import { EXACT_OUTPUT_SOURCES, LATENCY_METRICS, metricNs } from '../shared/metrics.js';
 import type { Slo } from '../shared/plan.js';
 import { sloTtftMetric } from '../shared/plan.js';
 import type { ExactSummary } from './exact/rank-select.js';
@@ -25,7 +25,21 @@ export class WindowStats {
   completionTokens = 0;
   /** Successful requests that finished inside the window (for throughput_rps). */
   finishedInside = 0;
+  /** Successful requests that met every per-request bound (slo_attainment). */
   sloHits = 0;
+  /** Of sloHits, those that finished inside the window: goodput, on throughput_rps's basis. */
+  goodInside = 0;
+  /** Successful requests without a first content token (their TTFT is unmeasurable). */
+  okWithoutFirstToken = 0;
+  /** Successful requests whose output count is not exact (chunk estimate or none): no TPOT. */
+  okUncountedOutput = 0;
+  /** Successful requests with exactly one counted output token: no TPOT (no gap to divide). */
+  okOneToken = 0;
+  /**
+   * Per SLO latency bound, the exact figures over every request of the window with a failed
+   * request ranked +∞ (the verdict's population), set by setExact; absent without values.
+   */
+  readonly verdictExact = new Map<VerdictMetric, ExactSummary>();
   /** Request outcomes (ok, http_error, timeout, …). */
   readonly statusCounts: Record<string, number> = {};
   /** HTTP status codes ("none" when no response arrived). */
@@ -34,6 +48,8 @@ export class WindowStats {
   readonly exact = new Map<ExactMetric, ExactSummary>();
   /** The sink's series of each of EXACT_METRICS, in that order. */
   private readonly series: number[];
+  /** The sink's verdict series of each bounded metric of the SLO. */
+  private readonly verdictSeries: [VerdictMetric, number][];
 
   constructor(
     private readonly startNs: number,
@@ -42,6 +58,7 @@ export class WindowStats {
     private readonly sink: ExactSink,
   ) {
     this.series = EXACT_METRICS.map(() => sink.newSeries());
+    this.verdictSeries = slo ? boundedMetrics(slo).map((m) => [m, sink.newSeries()]) : [];
   }
 
   /** Takes the exact figures of its series from the summaries of every series of the sink. */
@@ -50,6 +67,10 @@ export class WindowStats {
       const s = summaries[this.series[i]!];
       if (s) this.exact.set(m, s);
     });
+    for (const [m, series] of this.verdictSeries) {
+      const s = summaries[series];
+      if (s) this.verdictExact.set(m, s);
+    }
   }
 
   /** Adds one record that belongs to this window. */
@@ -66,21 +87,52 @@ export class WindowStats {
     });
     if (r.status !== 'ok') {
       this.failed++;
+      // A failed request met no latency bound: it ranks above every measured value.
+      for (const [, series] of this.verdictSeries) this.sink.add(series, Number.POSITIVE_INFINITY);
       return;
     }
     this.completed++;
     this.completionTokens += r.completion_tokens ?? 0;
-    if (r.done_ns !== null && r.done_ns >= this.startNs && r.done_ns < this.endNs) this.finishedInside++;
-    if (this.slo && meetsSlo(r, this.slo)) this.sloHits++;
+    if (r.first_content_ns === null) this.okWithoutFirstToken++;
+    const counted = r.output_token_source !== null && EXACT_OUTPUT_SOURCES.includes(r.output_token_source);
+    if (!counted) this.okUncountedOutput++;
+    else if ((r.completion_tokens ?? 0) < 2) this.okOneToken++;
+    for (const [m, series] of this.verdictSeries) {
+      const v = metricNs(r, m);
+      if (v !== null) this.sink.add(series, v);
+    }
+    const inside = r.done_ns !== null && r.done_ns >= this.startNs && r.done_ns < this.endNs;
+    if (inside) this.finishedInside++;
+    if (this.slo && meetsSlo(r, this.slo)) {
+      this.sloHits++;
+      if (inside) this.goodInside++;
+    }
   }
 }
 
-/** Whether one successful request met every per-request bound its class declares (TTFT on the SLO's basis). */
+/** A metric an SLO bound judges. */
+export type VerdictMetric = 'ttft' | 'ttft_from_intended' | 'tpot' | 'e2e';
+
+/** The metrics the SLO's latency bounds judge, in the order ttft, tpot, e2e. */
+export function boundedMetrics(slo: Slo): VerdictMetric[] {
+  const out: VerdictMetric[] = [];
+  if (slo.ttft_p95_ms !== undefined) out.push(sloTtftMetric(slo.basis));
+  if (slo.tpot_p95_ms !== undefined) out.push('tpot');
+  if (slo.e2e_p95_ms !== undefined) out.push('e2e');
+  return out;
+}
+
+/**
+ * Whether one successful request met every per-request bound its class declares (TTFT on the
+ * SLO's basis). A bound the request cannot be measured on (TPOT of an output without two counted
+ * tokens, TTFT of a response without a content token) is not held against it: as in vLLM's
+ * goodput, a 1-token answer has no inter-token time to be too slow.
+ */
 export function meetsSlo(r: RequestRecord, slo: Slo): boolean {
   const within = (metric: ExactMetric, boundMs: number | undefined): boolean => {
     if (boundMs === undefined) return true;
     const v = metricNs(r, metric);
-    return v !== null && v <= boundMs * 1e6;
+    return v === null || v <= boundMs * 1e6;
   };
   return within(sloTtftMetric(slo.basis), slo.ttft_p95_ms) && within('tpot', slo.tpot_p95_ms) && within('e2e', slo.e2e_p95_ms);
 }

@@ -29,6 +29,8 @@ export const ErrorCode = {
   UPLOAD_FAILED: 'LF_UPLOAD_FAILED',
   /** A share of the plan projects beyond its agent's measured limits (--headroom refuse or strict); nothing was sent. */
   HEADROOM_REFUSED: 'LF_HEADROOM_REFUSED',
+  /** `compare` of runs of different plans or schedules, without --allow-different-plans. */
+  NOT_COMPARABLE: 'LF_NOT_COMPARABLE',
 } as const;
 
 /** One of the stable codes above. */
@@ -42,6 +44,8 @@ export const ExitCode = {
   ABORTED: 3,
   /** The run completed but a class missed its declared SLO, and --fail-on-slo asked for a failing exit. */
   SLO_MISSED: 4,
+  /** `compare --fail-on-regression` found a figure regressed beyond noise and threshold. */
+  REGRESSED: 5,
   INTERRUPTED: 130,
 } as const;
 

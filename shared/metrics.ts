@@ -153,7 +153,7 @@ export const TIMING_METHODOLOGY: Record<string, string> = {
     'throughput_tok_s is the sum of completion tokens of successful requests in the window divided by the window length (chunk estimates included where the server sent no usage; metric_population.output_token_sources says how many).',
   throughput_rps: 'throughput_rps is the number of successful requests of the window that finished inside it divided by the window length.',
   slo_attainment:
-    'slo_attainment is the share of the window attempted requests that succeeded and met every per-request latency bound the class declares, the TTFT bound on ttft or, with slo.basis "intended", on ttft_from_intended (429, 5xx, timeouts and other failures count as misses).',
+    'slo_attainment is the share of the window attempted requests that succeeded and met every per-request latency bound the class declares, the TTFT bound on ttft or, with slo.basis "intended", on ttft_from_intended (429, 5xx, timeouts and other failures count as misses; a bound a request cannot be measured on, TPOT without 2 counted output tokens, is not held against it).',
   window_membership:
     'A request belongs to a window by its intended send time (open loop) or its send time (closed loop), in seconds from the run start.',
   percentiles:

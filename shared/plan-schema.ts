@@ -278,7 +278,12 @@ export const PromptSpec = closed({
     }),
   ),
   shared_prefix_tokens: Type.Optional(tokens('Required exactly when cache is "shared"; below input_tokens.')),
-  canary: Type.Optional(Type.Boolean({ description: "Each prompt starts with its request's marker and asks the model to echo it." })),
+  canary: Type.Optional(
+    Type.Boolean({
+      description:
+        "Each prompt starts with its request's marker and asks the model to echo it. Only on a calibrated class of identical requests: refused with a trace, a dataset, sessions or a length distribution.",
+    }),
+  ),
 });
 
 /** Registered load models, one file each under shared/load/. */
@@ -301,7 +306,7 @@ export const Load = closed({
 export const SloBasis = oneOf(['sent', 'intended'], {
   default: 'sent',
   description:
-    'TTFT from the actual send, or from the intended send (ttft_from_intended: keeps any delay the client added; open loop only).',
+    'TTFT from the actual send, or from the intended send (ttft_from_intended: keeps any delay the client added; arrival-schedule classes only: refused on closed-loop and sessions classes).',
 });
 
 /** Per-class service level objectives; attainment is reported against them. */
@@ -312,6 +317,29 @@ export const Slo = closed({
   success_rate_min: Type.Optional(share()),
   basis: Type.Optional(SloBasis),
 });
+
+/**
+ * Abort rules (k6's abortOnFail, GuideLLM's over-saturation stop): the run stops early, status
+ * aborted with the rule that fired, when a class stays past a limit for `for_s` seconds.
+ */
+export const AbortRules = closed(
+  {
+    error_share_above: Type.Optional(
+      share("Stop when a class's failed share of the requests that ended in the last window_s exceeds this."),
+    ),
+    p95_over_slo: Type.Optional(
+      positive(
+        "Stop when a class's rolling p95 (over window_s) of a latency its SLO bounds (TTFT on the SLO's basis, TPOT, e2e) exceeds this multiple of the bound.",
+      ),
+    ),
+    for_s: positive('Seconds a limit must be exceeded without a break before the run stops.'),
+    window_s: Type.Optional(positive('Rolling window the figures are taken over (s).', { default: 5 })),
+    min_requests: Type.Optional(
+      Type.Integer({ minimum: 1, default: 10, description: 'Fewer requests ending in the window than this judge nothing.' }),
+    ),
+  },
+  { description: 'Stops an overloaded run early; at least one of error_share_above and p95_over_slo.' },
+);
 
 /** One traffic class (tenant). */
 export const TrafficClass = closed({
@@ -372,6 +400,7 @@ export const PlanFile = say(
       classes: Type.Array(TrafficClass, { minItems: 1 }),
       windows: Type.Optional(Type.Array(Window, { description: 'Named analysis windows; the whole run is always the window `all`.' })),
       scrape: Type.Optional(Type.Array(ScrapeTarget, { description: 'Prometheus endpoints scraped during the run.' })),
+      abort: Type.Optional(AbortRules),
     },
     { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
   ),

@@ -119,3 +119,41 @@ describe('plan validation of sessions', () => {
     ]);
   });
 });
+
+describe('plans that cannot be judged are refused (issue 22)', () => {
+  const SESSIONS = {
+    model: 'sessions',
+    phases: [{ start_s: 0, duration_s: 60, rate_per_s: 1 }],
+    session: { turns: 3, think_time_s: 1, user_tokens: 64 },
+  };
+  it('refuses slo.basis "intended" on a sessions class, with the path and why', () => {
+    expect(problems({ prompt: { output_tokens: 8 }, load: SESSIONS, slo: { ttft_p95_ms: 500, basis: 'intended' } })).toEqual([
+      'classes[0].slo.basis: "intended" cannot judge a sessions class (only a session\'s first turn has an intended send time; later turns follow the previous answer); use "sent"',
+    ]);
+    expect(problems({ prompt: { output_tokens: 8 }, load: SESSIONS, slo: { ttft_p95_ms: 500, basis: 'sent' } })).toEqual([]);
+  });
+
+  it('refuses prompt.canary on every per-request class, and keeps it on a calibrated one', () => {
+    const why = 'canaries need a calibrated class of identical requests';
+    expect(problems({ prompt: { input_tokens: 16, output_tokens: 8, canary: true }, load: POISSON })).toEqual([]);
+    expect(
+      problems({ prompt: { input_tokens: { distribution: 'uniform', min: 10, max: 20 }, output_tokens: 8, canary: true }, load: POISSON }),
+    ).toEqual([
+      `classes[0].prompt.canary: not allowed with a length distribution (each request has its own length, so no calibrated prompt): ${why}`,
+    ]);
+    expect(
+      problems({ prompt: { input_tokens: 16, output_tokens: { distribution: 'uniform', min: 1, max: 9 }, canary: true }, load: POISSON }),
+    ).toEqual([
+      `classes[0].prompt.canary: not allowed with a length distribution (each request has its own length, so no calibrated prompt): ${why}`,
+    ]);
+    expect(problems({ prompt: { dataset: { file: 'd.jsonl', format: 'jsonl' }, output_tokens: 8, canary: true }, load: POISSON })).toEqual([
+      `classes[0].prompt.canary: not allowed with a dataset (each record gives its own prompt): ${why}`,
+    ]);
+    expect(problems({ prompt: { canary: true }, load: TRACE })).toEqual([
+      `classes[0].prompt.canary: not allowed with model "trace" (each row gives its own prompt): ${why}`,
+    ]);
+    expect(problems({ prompt: { output_tokens: 8, canary: true }, load: SESSIONS })).toEqual([
+      `classes[0].prompt.canary: not allowed with model "sessions" (each turn's prompt is its conversation so far): ${why}`,
+    ]);
+  });
+});

@@ -34,6 +34,21 @@ export function promptRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined):
   if (trace || dataset || sessions)
     refuse('shared_prefix_tokens', 'not allowed with a trace or dataset (their content decides what is shared)');
   else sharedPrefixRules(ctx, o);
+  // Canaries ride on the calibrated prompt of a class of identical requests; a class whose requests
+  // each have their own prompt carries none, so the flag would silently do nothing.
+  if (o['canary'] === true) {
+    const perRequest = trace
+      ? 'model "trace" (each row gives its own prompt)'
+      : sessions
+        ? 'model "sessions" (each turn\'s prompt is its conversation so far)'
+        : dataset
+          ? 'a dataset (each record gives its own prompt)'
+          : isObj(o['input_tokens']) || isObj(o['output_tokens'])
+            ? 'a length distribution (each request has its own length, so no calibrated prompt)'
+            : null;
+    if (perRequest !== null)
+      report(child(ctx, 'canary'), `not allowed with ${perRequest}: canaries need a calibrated class of identical requests`);
+  }
 }
 
 // Required exactly when cache is "shared": with unique prompts a prefix length would be silently ignored.

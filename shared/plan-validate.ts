@@ -49,6 +49,7 @@ function planRules(ctx: Ctx, o: Obj): void {
   eachObj(ctx, o, 'classes', (c, cls) => classRules(c, cls, durationS));
   eachObj(ctx, o, 'windows', (c, w) => windowRules(c, w, durationS));
   eachObj(ctx, o, 'scrape', (c, s) => httpUrl(child(c, 'url'), s['url']));
+  if (isObj(o['abort'])) abortRules(child(ctx, 'abort'), o['abort'], o['classes']);
   noDuplicates(child(ctx, 'classes'), o['classes'], 'name');
   noDuplicates(child(ctx, 'windows'), o['windows'], 'name');
   noDuplicates(child(ctx, 'scrape'), o['scrape'], 'name');
@@ -87,6 +88,12 @@ function classRules(ctx: Ctx, cls: Obj, durationS: number | undefined): void {
   // A closed loop has no intended send time, so nothing to measure TTFT from but the send.
   if (model === 'concurrency' && isObj(cls['slo']) && cls['slo']['basis'] === 'intended')
     report(child(child(ctx, 'slo'), 'basis'), '"intended" needs an open-loop class (a closed loop has no intended send time)');
+  // Only a session's first turn has an intended time; later turns would silently leave the p95 and never count as goodput.
+  if (model === 'sessions' && isObj(cls['slo']) && cls['slo']['basis'] === 'intended')
+    report(
+      child(child(ctx, 'slo'), 'basis'),
+      '"intended" cannot judge a sessions class (only a session\'s first turn has an intended send time; later turns follow the previous answer); use "sent"',
+    );
 }
 
 type LoadKey = Exclude<keyof Phase, 'start_s' | 'duration_s'>;
@@ -179,4 +186,17 @@ function windowRules(ctx: Ctx, o: Obj, durationS: number | undefined): void {
   if (startS === undefined || endS === undefined || startS < 0 || endS <= 0) return;
   if (endS <= startS) report(child(ctx, 'end_s'), `must be > start_s (${startS})`);
   if (durationS !== undefined && endS > durationS) report(child(ctx, 'end_s'), `must be <= duration_s (${durationS})`);
+}
+
+// An abort rule must say what to stop on, and a latency multiple needs a latency bound to multiply.
+function abortRules(ctx: Ctx, o: Obj, classes: unknown): void {
+  if (o['error_share_above'] === undefined && o['p95_over_slo'] === undefined)
+    report(ctx, 'needs error_share_above or p95_over_slo (nothing to stop on)');
+  const bounded =
+    Array.isArray(classes) &&
+    classes.some(
+      (c) => isObj(c) && isObj(c['slo']) && ['ttft_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms'].some((k) => (c['slo'] as Obj)[k] !== undefined),
+    );
+  if (o['p95_over_slo'] !== undefined && !bounded)
+    report(child(ctx, 'p95_over_slo'), 'no class declares a latency bound (slo.ttft_p95_ms, tpot_p95_ms or e2e_p95_ms) to multiply');
 }

@@ -132,6 +132,26 @@ describe('coordinator experiment', () => {
     expect(analysis.runs.map((r: any) => r.run_dir)).not.toContain(before.runs[1].run_dir);
   });
 
+  // Issue 22: two experiment directories of the same experiment compared arm against arm, by repeats.
+  it('compares two experiment directories by their repeats of one arm', async () => {
+    const a = onlyDir(join(work, 'out'));
+    const b = onlyDir(join(work, 'out2'));
+    const compare = (args: readonly string[]) => startNode('coordinator/main.js', ['compare', a, b, ...args]).done;
+    const unnamed = await compare(['--out', join(work, 'cmp-none')]);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toMatch(/holds runs of arms rt only, rt with bulk: name one with --arm/);
+    const r = await compare(['--arm', 'rt only', '--out', join(work, 'cmp')]);
+    expect(r.code, r.stderr).toBe(0);
+    const c = readJson(join(work, 'cmp', 'comparison.json'));
+    expect(c.method).toBe('bootstrap-over-repeats');
+    expect([c.baseline.runs.length, c.candidate.runs.length]).toEqual([2, 2]);
+    const itl = c.classes.rt.all.find((f: any) => f.figure === 'itl_p95_ms');
+    // Over repeats ITL has an interval too (its per-run histogram figures are resampled).
+    expect(itl.interval).not.toBeNull();
+    expect(['regressed', 'improved', 'within_noise']).toContain(itl.verdict);
+    expect(r.stdout).toMatch(/^compare \(bootstrap-over-repeats, 95% intervals\)/);
+  });
+
   it('refuses an invalid experiment before any run, listing every problem', async () => {
     const bad = join(work, 'bad.experiment.json');
     writeFileSync(

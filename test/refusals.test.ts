@@ -34,6 +34,35 @@ function rawConnect(url: string, headers: Record<string, string>): Promise<{ sta
 }
 
 describe('refusals and early ends', () => {
+  it('refuses a plan that could not be judged (issue 22): intended basis on sessions, a canary on a per-request class', async () => {
+    const work = tempDir();
+    const bad = {
+      ...TINY,
+      classes: [
+        {
+          name: 'chat',
+          prompt: { output_tokens: 4 },
+          slo: { ttft_p95_ms: 500, basis: 'intended' },
+          load: {
+            model: 'sessions',
+            phases: [{ start_s: 0, duration_s: 2, rate_per_s: 1 }],
+            session: { turns: 2, think_time_s: 0, user_tokens: 8 },
+          },
+        },
+        {
+          ...TINY.classes[0],
+          name: 'mixed',
+          prompt: { input_tokens: { distribution: 'uniform', min: 4, max: 12 }, output_tokens: 4, canary: true },
+        },
+      ],
+    };
+    const res = await runCoordinator(['--plan', writePlan(work, bad), '--out', join(work, 'out')]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/classes\[0\]\.slo\.basis: "intended" cannot judge a sessions class/);
+    expect(res.stderr).toMatch(/classes\[1\]\.prompt\.canary: not allowed with a length distribution/);
+    expect(existsSync(join(work, 'out'))).toBe(false);
+  });
+
   it('rejects an invalid plan with every problem and its path, exit 2, nothing started', async () => {
     const work = tempDir();
     const bad = {

@@ -59,12 +59,26 @@ describe('multi-turn sessions on 2 agents', () => {
     }
   });
 
-  it('runs every turn of every session once, turn 1 at the scheduled arrival, all ok', () => {
+  it('runs every turn of every session once, turn 1 at the scheduled arrival, all ok, none after duration_s', () => {
     const sessions = schedule.classes[0]!.arrivalsNs.length;
     expect(sessions).toBeGreaterThan(10);
     expect(run.schedule_sha256).toBe(schedule.sha256);
     expect(run.offered_schedule_matches).toBe(true);
-    expect(rows).toHaveLength(3 * sessions);
+    // Sessions respect the run's time (issue 22): turns that would be sent at or after duration_s
+    // are not sent and are counted as cut, never as failures.
+    const counts = run.sessions.chat;
+    console.log(`session turns: ${JSON.stringify({ ...counts, by_turn: undefined })}`);
+    expect(counts).toMatchObject({ turns_planned: 3 * sessions, turns_sent: rows.length, turns_abandoned: 0 });
+    expect(counts.turns_not_sent).toBeGreaterThan(0); // sessions starting in the last second cannot finish 3 turns
+    expect(rows).toHaveLength(3 * sessions - counts.turns_not_sent);
+    expect(run.failed).toBe(0);
+    const start = BigInt(run.started_at_unix_ns);
+    for (const r of rows) expect(Number(BigInt(r.sent_unix_ns) - start) / 1e9).toBeLessThan(6);
+    // A cut session's next turn would have left at or after 6 s: its last reply's end plus the think time.
+    const last = new Map<number, any>();
+    for (const r of rows) if ((last.get(r.session_id)?.turn ?? 0) < r.turn) last.set(r.session_id, r);
+    for (const r of last.values())
+      if (r.turn < 3) expect(Number(BigInt(r.done_unix_ns) - start) / 1e9 + THINK_S).toBeGreaterThanOrEqual(6 - 0.05);
     expect(rows.every((r) => r.status === 'ok')).toBe(true);
     for (const r of rows) {
       expect(r.request_index).toBe(turnRequestIndex(r.session_id, r.turn, sessions));
@@ -116,6 +130,7 @@ describe('multi-turn sessions on 2 agents', () => {
     const byTurn = run.sessions.chat.by_turn;
     expect(byTurn.map((t: any) => t.cached_prompt_share)).toEqual(byTurn.map((t: any) => t.implied_prefix_hit_share));
     expect(byTurn.map((t: any) => t.turn)).toEqual([1, 2, 3]);
+    expect(byTurn.reduce((n: number, t: any) => n + t.requests, 0)).toBe(rows.length);
     const shares = byTurn.map((t: any) => t.implied_prefix_hit_share);
     expect(shares[0]).toBe(0);
     expect(shares[1]).toBeGreaterThan(0.2);

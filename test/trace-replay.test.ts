@@ -138,8 +138,11 @@ describe('trace replay: Mooncake rows over 3 agents and 1', () => {
   // that when those rows reached it first and were prefilled by then: a row is "racing" when a
   // row sharing one of its blocks came earlier in the file but had not streamed its first token
   // when this one was sent, or came later in the file but was sent first (agents on a busy
-  // machine send a few ms late). Every non-racing row must match exactly; racing rows may not.
-  it("engine-sim reports each row's cached prompt tokens exactly as its hash ids imply, except rows racing a sharer", () => {
+  // machine send a few ms late). Every non-racing row must match exactly; racing rows may not, but
+  // both they and the mismatches among them are bounded, so the exclusion cannot swallow a real
+  // cache bug: measured 47–54 racing rows of 300 and 1–2 mismatches among them (2026-12-03, shared
+  // 2-core machine); the bounds are 40% and 5% of the rows, over twice what was seen.
+  it("engine-sim reports each row's cached prompt tokens exactly as its hash ids imply, except a bounded few rows racing a sharer", () => {
     for (const { rows } of runs) {
       const racing = (r: any): boolean =>
         rows.some((q) => {
@@ -154,6 +157,8 @@ describe('trace replay: Mooncake rows over 3 agents and 1', () => {
         `rows whose cached_tokens differ from the implied: ${off.length} of ${rows.length} (${offRacing.length} racing a sharer; racing rows in all: ${rows.filter(racing).length})`,
       );
       expect(off.filter((r) => !racing(r)).map((r) => r.request_index)).toEqual([]);
+      expect(rows.filter(racing).length).toBeLessThanOrEqual(0.4 * rows.length);
+      expect(offRacing.length).toBeLessThanOrEqual(0.05 * rows.length);
     }
   });
 

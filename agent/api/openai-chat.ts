@@ -13,6 +13,9 @@ export const openaiChat: ApiAdapter = {
   bodyTemplate: (input) => splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: text }] }), input),
   deltaText: (event) => {
     const delta = (firstChoice(event).delta ?? {}) as Record<string, unknown>;
-    return { visible: textOf(delta.content), reasoning: textOf(delta.reasoning_content) + textOf(delta.reasoning) };
+    // Some servers send the same text under both names: counted once, or tokenizer-counted output doubles.
+    const rc = textOf(delta.reasoning_content);
+    const r = textOf(delta.reasoning);
+    return { visible: textOf(delta.content), reasoning: rc === r ? rc : rc + r };
   },
 };

@@ -113,9 +113,13 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   server:
     'what the coordinator scraped from the serving stack: capture health per source and the derived figures per window (each defined in server.definitions)',
   data_quality:
-    'valid only when every named check passed (each with its evidence; not_evaluated never counts as a pass; see data_quality.definitions)',
+    'valid only when at least one named check applied and every check that applied passed (each with its evidence; not_evaluated — the check applies but its evidence is missing — never counts as a pass; not_applicable — the plan does not call for the check, its reason says why — leaves the gate alone; see data_quality.definitions)',
   slo_proof:
-    'whether the SLO evaluation can be trusted (not whether the SLOs were met: attainment is evidence); valid only when every check passed; see slo_proof.definitions',
+    'whether the SLO evaluation can be trusted (not whether the SLOs were met: attainment is evidence); valid only when at least one check applied and every check that applied passed (not_applicable checks leave it alone); see slo_proof.definitions',
+  'data_quality.applied':
+    'the names of the checks that applied to this run (status pass, fail or not_evaluated), in check order; slo_proof.applied likewise',
+  'data_quality.not_applicable':
+    'the checks the plan does not call for (no class sends a fairness header, nothing scraped, no cache claim to prove, no SLO declared), each with why; slo_proof.not_applicable likewise',
   experiment: 'the experiment, arm and repeat (from 1) this run belongs to; absent for a run outside an experiment',
   'classes.<c>.slo_verdict':
     'whether the class met its declared SLO, per window, with each criterion (the p95 of each bounded latency, the success rate) against its bound; present only for a class that declares an SLO; slo_proof says whether this verdict can be trusted',

@@ -106,7 +106,9 @@ function checksSection(run: Obj, key: string, title: string): string {
   });
   const body = rows.length > 0 ? table(['check', 'status', 'reason', 'evidence'], rows, 'checks') : '<p>No checks recorded.</p>';
   const meaning = GATE_MEANINGS[key as keyof typeof GATE_MEANINGS];
-  return `<h2>${esc(title)} ${verdict(boolOrNull(block.valid))}</h2>${meaning ? `<p class="definition">${esc(title)}: ${esc(meaning)}.</p>` : ''}${body}`;
+  const scope =
+    '<p class="definition">A check not_applicable is one the plan does not call for (its reason says why); it leaves the gate alone. A check not_evaluated applies but lacks its evidence, and keeps the gate from being valid.</p>';
+  return `<h2>${esc(title)} ${verdict(boolOrNull(block.valid))}</h2>${meaning ? `<p class="definition">${esc(title)}: ${esc(meaning)}.</p>` : ''}${body}${scope}`;
 }
 
 function serverTable(run: Obj): string {

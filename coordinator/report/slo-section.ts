@@ -48,7 +48,7 @@ export function sloSection(run: Obj): string {
     `<h2 id="slo-verdict">SLO verdict</h2>`,
     lines,
     table(['class', 'window', 'verdict', 'criteria (figure against bound)', 'goodput', 'throughput'], rows, 'slo'),
-    '<p class="definition">Each *_p95_ms bound is judged on the exact nearest-rank p95 of the window’s successful requests (by intended send time); success counts 429, 5xx and timeouts as misses. ',
+    '<p class="definition">Each *_p95_ms bound is judged on the exact nearest-rank p95 of every request of the window (by intended send time), a failed request ranked +∞, so a failure never meets a latency bound; a bound no successful request could be measured on (TPOT without counted tokens, 1-token outputs) is not evaluable, never missed; success counts 429, 5xx and timeouts as misses. ',
     goodputDef ? `Goodput: ${esc(goodputDef)}. ` : '',
     'Throughput: successful requests that finished inside the window, per second.</p>',
     `<p class="definition"><strong>Data quality</strong>: ${esc(GATE_MEANINGS.data_quality)}. <strong>SLO proof</strong>: ${esc(GATE_MEANINGS.slo_proof)}.</p>`,

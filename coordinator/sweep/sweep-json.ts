@@ -95,7 +95,7 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   'stages[].client_limited_agents':
     'agents whose schedule-lag p99 or event-loop-delay p99 exceeded the run client-health limits, with their dispatched req/s',
   'stages[].verdict':
-    'pass: SLO met and (rate) achieved ≥ 90% of the arrivals offered in the window (a shortfall of at most 2 requests is counting noise at the window edges); fail: otherwise; client_limited: an agent could not keep its schedule, so the stage says nothing about the server; error: the run aborted',
+    'pass: SLO met and (rate) achieved ≥ 90% of the arrivals offered in the window (a shortfall of at most 2 requests is counting noise at the window edges); a latency bound is missed when more than 5% of the window requests failed (each failure ranks +∞, so the p95 is a failure); fail: otherwise, or the run was stopped by a plan abort rule (over capacity); client_limited: an agent could not keep its schedule, so the stage says nothing about the server; error: the run aborted otherwise',
   'stages[].measure_window':
     'the part of the stage judged: from the scaled phase start plus warmup_s to the end of the stage, seconds from the stage start',
   'stages[].measure_s': 'length of the measured window, s',

@@ -118,13 +118,29 @@ describe('judgeStage', () => {
     expect(judgeStage(f, SLO)).toEqual({
       verdict: 'fail',
       reasons: [
-        'p95 TTFT 812.4 ms > SLO 100 ms',
-        'p95 TPOT 12 ms > SLO 10 ms',
+        // 10 of 80 failed (12.5% > 5%): the p95 falls on a failure, whatever the successes' p95 (issue 22).
+        'p95 TTFT falls on a failed request (10 of 80 failed, each ranked +∞; successful-only 812.4 ms) > SLO 100 ms',
+        'p95 TPOT falls on a failed request (10 of 80 failed, each ranked +∞; successful-only 12 ms) > SLO 10 ms',
         'success rate 87.5% < SLO 99.0% (10 of 80 failed; 429/503/timeouts count as misses)',
         'saturated: achieved 7 req/s < 90% of the 10 req/s offered in the window (70.0%)',
       ],
     });
   });
+  it('a stage whose successes are fast but 6% of requests failed misses a latency-only SLO (issue 22)', () => {
+    const f = figures(runJson({ window: { completed: 75, failed: 5, requests: 80, ttft_p95_ms: 20 } }), {
+      requests: 76,
+      completionTokens: 0,
+    });
+    expect(judgeStage(f, { ttft_p95_ms: 100 }).reasons[0]).toBe(
+      'p95 TTFT falls on a failed request (5 of 80 failed, each ranked +∞; successful-only 20 ms) > SLO 100 ms',
+    );
+    const four = figures(runJson({ window: { completed: 76, failed: 4, requests: 80, ttft_p95_ms: 20 } }), {
+      requests: 76,
+      completionTokens: 0,
+    });
+    expect(judgeStage(four, { ttft_p95_ms: 100 }).verdict).toBe('pass'); // 5% exactly: the p95 is still a success
+  });
+
   it('saturation alone fails a stage: 89% of offered', () => {
     const f = figures(runJson(), { requests: 71, completionTokens: 0 }); // 8.875 req/s of 10 over 8 s: 9 short
     expect(judgeStage(f, {})).toMatchObject({ verdict: 'fail', reasons: [expect.stringContaining('saturated')] });
@@ -149,6 +165,12 @@ describe('judgeStage', () => {
       reasons: ['client-limited: a2 (schedule lag p99 80 ms, event-loop delay p99 61 ms)'],
     });
   });
+  it('a stage stopped by a plan abort rule is over capacity (fail), not an error (issue 22)', () => {
+    const r = runJson({ status: 'aborted' });
+    r.status_reason = 'abort rule abort.error_share_above: class rt failed 40 of 44 requests (90.9% > 50%) for 2 s (window 5 s)';
+    expect(judgeStage(figures(r), SLO)).toEqual({ verdict: 'fail', reasons: [`over capacity, stopped early: ${r.status_reason}`] });
+  });
+
   it('an aborted run or an endpoint that refuses every connection is an error', () => {
     expect(judgeStage(figures(runJson({ status: 'aborted' })), SLO)).toEqual({
       verdict: 'error',

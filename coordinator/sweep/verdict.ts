@@ -2,10 +2,12 @@
 // class met its SLO in the measured window (p95 TTFT, p95 TPOT, success rate — 429/503/timeouts
 // count as misses) and, for a rate, achieved at least 90% of the offered throughput. A stage any
 // agent could not drive honestly is `client_limited`: neither a pass nor a fail of the server.
+
 import type { SloBasis } from '../../shared/plan.js';
 import { sloTtftMetric } from '../../shared/plan.js';
 import type { SweepScale, SweepSlo } from '../../shared/sweep.js';
 import { SATURATION_RATIO } from '../../shared/sweep.js';
+import { ABORT_RULE_PREFIX } from '../abort-rule.js';
 import type { Verdict } from './strategy.js';
 import { fmt } from './strategy.js';
 
@@ -211,6 +213,9 @@ export interface Judgement {
 
 /** Judges a stage against the SLO and the saturation test. */
 export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
+  // A plan abort rule stopped an overloaded stage early: that is the stage's answer (over capacity), not an error.
+  if (f.run_status === 'aborted' && f.run_status_reason?.startsWith(ABORT_RULE_PREFIX))
+    return { verdict: 'fail', reasons: [`over capacity, stopped early: ${f.run_status_reason}`] };
   if (f.run_status === 'aborted') return { verdict: 'error', reasons: [`the run aborted: ${f.run_status_reason ?? 'no reason given'}`] };
   if (f.client_limited) {
     const who = f.client_limited_agents.map(
@@ -224,13 +229,20 @@ export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
     return { verdict: 'error', reasons: [`the endpoint did not answer (${connectErrors} connect errors, nothing completed)`] };
   const reasons: string[] = [];
   if (f.requests === 0) return { verdict: 'fail', reasons: ['no request of the class fell in the measured window'] };
+  // Failures count (as in the run's SLO verdict): each ranks +∞, so past 5% of the window's requests the p95 is a failure.
+  const onFailure = f.requests > 0 && f.failed / f.requests > 0.05;
+  const failedText = `${f.failed} of ${f.requests} failed, each ranked +∞`;
   if (slo.ttft_p95_ms !== undefined) {
-    if (f.ttft_p95_ms === null) reasons.push('no successful request to measure p95 TTFT on');
+    if (onFailure)
+      reasons.push(`p95 TTFT falls on a failed request (${failedText}; successful-only ${ms(f.ttft_p95_ms)}) > SLO ${ms(slo.ttft_p95_ms)}`);
+    else if (f.ttft_p95_ms === null) reasons.push('no successful request to measure p95 TTFT on');
     else if (f.ttft_p95_ms > slo.ttft_p95_ms)
       reasons.push(`p95 TTFT${f.ttft_basis === 'intended' ? ' from intended send' : ''} ${ms(f.ttft_p95_ms)} > SLO ${ms(slo.ttft_p95_ms)}`);
   }
   if (slo.tpot_p95_ms !== undefined) {
-    if (f.tpot_p95_ms === null) reasons.push('no successful request to measure p95 TPOT on');
+    if (onFailure)
+      reasons.push(`p95 TPOT falls on a failed request (${failedText}; successful-only ${ms(f.tpot_p95_ms)}) > SLO ${ms(slo.tpot_p95_ms)}`);
+    else if (f.tpot_p95_ms === null) reasons.push('no successful request to measure p95 TPOT on');
     else if (f.tpot_p95_ms > slo.tpot_p95_ms) reasons.push(`p95 TPOT ${ms(f.tpot_p95_ms)} > SLO ${ms(slo.tpot_p95_ms)}`);
   }
   if (slo.success_rate_min !== undefined && f.success_rate !== null && f.success_rate < slo.success_rate_min)

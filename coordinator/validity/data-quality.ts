@@ -1,7 +1,7 @@
 // Pure: the data-quality gate (domain.md §5), one small function per named check.
 import { PROMPT_TOLERANCE } from '../class-shape.js';
 import type { Check, Gate, ValidityInput } from './types.js';
-import { decide, gate, notEvaluated } from './types.js';
+import { decide, gate, notApplicable, notEvaluated } from './types.js';
 
 /** Limits of the schedule-kept check (domain.md §5). */
 export const SCHEDULE_LIMITS = { start_spread_ms: 50, schedule_lag_p99_ms: 100, schedule_lag_max_ms: 500 } as const;
@@ -10,11 +10,11 @@ export const SCHEDULE_LIMITS = { start_spread_ms: 50, schedule_lag_p99_ms: 100, 
 export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
   schedule_kept: `every planned open-loop request was dispatched; per class, the spread over agents of their first request's lateness (sent − intended, or sent − phase start in a closed loop) is ≤ ${SCHEDULE_LIMITS.start_spread_ms} ms; per open-loop class the exact schedule lag p99 ≤ ${SCHEDULE_LIMITS.schedule_lag_p99_ms} ms and max ≤ ${SCHEDULE_LIMITS.schedule_lag_max_ms} ms; and the offered schedule hash equals the plan's`,
   metric_capture_healthy:
-    'every scrape source answered its pre and post snapshots and every interval tick (no scrape errors, no skipped ticks, samples_ok = ticks_due > 0), and no source restarted (process_start_time_seconds never changed); not evaluated when nothing is scraped',
+    'every scrape source answered its pre and post snapshots and every interval tick (no scrape errors, no skipped ticks, samples_ok = ticks_due > 0), and no source restarted (process_start_time_seconds never changed); not_applicable when nothing is scraped (the plan has a target and declares no scrape list)',
   headers_honoured:
-    "for each class that sends a fairness id header and dispatched requests, the gateway's flow-control series carry that fairness_id with the class's declared priority (or any priority when the class declares none); not evaluated without gateway metrics",
+    "for each class that sends a fairness id header and dispatched requests, the gateway's flow-control series carry that fairness_id with the class's declared priority (or any priority when the class declares none); not_applicable when no class that sent requests carries a fairness id header; not evaluated when one does and no scrape source exposes gateway metrics",
   cache_evidence_matches_declaration:
-    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; with replayed traces (cache "trace") or sessions (cache "sessions", each turn re-sending the previous turn\'s prompt) the hits must instead be within 5% of the queried tokens of implied_prefix_hit_tokens (what the rows\' hash ids imply for a cache that never evicts) when prefix caching is on, and 0 when it is off; not evaluated when a class shares a prefix (hits then depend on server settings the plan does not declare) or the server exposes no prefix-cache counters',
+    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; with replayed traces (cache "trace") or sessions (cache "sessions", each turn re-sending the previous turn\'s prompt) the hits must instead be within 5% of the queried tokens of implied_prefix_hit_tokens (what the rows\' hash ids imply for a cache that never evicts) when prefix caching is on, and 0 when it is off; not_applicable when a class shares a prefix (hits then depend on server settings the plan does not declare: no claim to prove), or when no scraped source exposes prefix-cache counters and no trace or sessions class claims implied hits (unique prompts are loadfleet\'s own construction, proven only where the server counts its cache hits); not evaluated when a trace or sessions class claims implied hits, sources are scraped, and none exposes the counters',
   stream_integrity:
     'no HTTP 200 ended without a clean stream ([DONE], and usage where target.require_usage is true), and every successful request of an ignore_eos class whose server reported usage returned exactly its output_tokens as completion_tokens (a tokenizer re-count or a chunk count cannot prove an output length)',
   request_shape:
@@ -60,7 +60,7 @@ export function scheduleKept(input: ValidityInput): Check {
 /** No scrape errors or skipped ticks, every source sampled every tick, no restart. */
 export function metricCaptureHealthy(input: ValidityInput): Check {
   if (input.sources.length === 0)
-    return notEvaluated('metric_capture_healthy', 'nothing was scraped (the plan has a target and no scrape list)');
+    return notApplicable('metric_capture_healthy', 'nothing was scraped: the plan has a target and declares no scrape list');
   const problems: string[] = [];
   for (const s of input.sources) {
     if (s.errors > 0)
@@ -111,9 +111,14 @@ export function headersHonoured(input: ValidityInput): Check {
       ]),
     ),
   };
+  // Which classes call for the check comes first: without a fairness header there is nothing to honour.
+  if (evaluated.length === 0) return notApplicable(name, 'no class that sent requests carries a fairness id header', evidence);
   if (input.server.max_pool_saturation === null && Object.keys(seen).length === 0)
-    return notEvaluated(name, 'no scrape source exposes gateway flow-control metrics', evidence);
-  if (evaluated.length === 0) return notEvaluated(name, 'no class that sent requests carries a fairness id header', evidence);
+    return notEvaluated(
+      name,
+      `class(es) ${evaluated.map((c) => c.name).join(', ')} send a fairness id header, and no scrape source exposes gateway flow-control metrics`,
+      evidence,
+    );
   const problems: string[] = [];
   for (const c of evaluated) {
     const priorities = seen[c.fairnessId!];
@@ -139,13 +144,28 @@ export function cacheEvidence(input: ValidityInput): Check {
   };
   const shared = input.classes.filter((c) => c.cache === 'shared').map((c) => c.name);
   if (shared.length > 0)
-    return notEvaluated(
+    return notApplicable(
       name,
-      `class(es) ${shared.join(', ')} share a prefix; their hits depend on server settings the plan does not declare`,
+      `class(es) ${shared.join(', ')} share a prefix; their hits depend on server settings the plan does not declare, so there is no cache claim to prove`,
       evidence,
     );
-  if (typeof hits !== 'number') return notEvaluated(name, 'no scrape source exposes vllm:prefix_cache_hits_total', evidence);
   const traces = input.classes.filter((c) => typeof c.impliedPrefixHitTokens === 'number');
+  if (typeof hits !== 'number') {
+    // An implied-hits claim is what trace and sessions classes are run for: with sources scraped, its missing counters keep the gate open.
+    if (traces.length > 0 && input.sources.length > 0)
+      return notEvaluated(
+        name,
+        `class(es) ${traces.map((c) => c.name).join(', ')} imply prefix-cache hits, and no scraped source exposes vllm:prefix_cache_hits_total`,
+        evidence,
+      );
+    return notApplicable(
+      name,
+      input.sources.length === 0
+        ? 'nothing was scraped: the plan declares no server-side evidence to prove its cache declaration with'
+        : 'every class declares unique prompts (loadfleet builds them so) and no scraped source exposes vllm:prefix_cache_hits_total to prove it with',
+      evidence,
+    );
+  }
   if (traces.length > 0) return traceCacheEvidence(name, hits, typeof queries === 'number' ? queries : 0, traces, evidence);
   return decide(name, hits === 0 ? [] : [`${hits} prompt tokens hit the prefix cache although every prompt was declared unique`], evidence);
 }
@@ -301,7 +321,28 @@ export function dataQuality(input: ValidityInput): Gate {
       ...(input.classes.some((c) => c.canary) ? [requestCanaries(input)] : []),
     ],
     definitionsFor(input),
+    appliesBecause(input),
   );
+}
+
+/** Why each check applies to this run (read only for the checks that did). */
+export function appliesBecause(input: ValidityInput): Record<string, string> {
+  const names = (cs: ValidityInput['classes']) => cs.map((c) => c.name).join(', ');
+  const headers = input.classes.filter((c) => c.fairnessId !== null);
+  const implied = input.classes.filter((c) => typeof c.impliedPrefixHitTokens === 'number');
+  return {
+    schedule_kept: 'every run offers a schedule',
+    metric_capture_healthy: `${input.sources.length} scrape source(s): ${input.sources.map((s) => s.name).join(', ')}`,
+    headers_honoured: `class(es) ${names(headers)} send a fairness id header`,
+    cache_evidence_matches_declaration:
+      implied.length > 0
+        ? `class(es) ${names(implied)} imply prefix-cache hits`
+        : 'every class declares unique prompts and a scraped source exposes vllm:prefix_cache_hits_total',
+    stream_integrity: 'every run streams its responses',
+    request_shape: 'every class sizes its prompts',
+    output_token_counts: 'every run counts output tokens',
+    request_canaries: `class(es) ${names(input.classes.filter((c) => c.canary))} declare prompt.canary`,
+  };
 }
 
 // Definitions of the checks this gate holds (request_canaries only when it is there).

@@ -9,6 +9,7 @@ import {
   scheduleKept,
   streamIntegrity,
 } from './data-quality.js';
+import { gateLine } from './index.js';
 import { declaredSlosEvaluated, noSafetyCeilingHit, openLoopArrivals, sloProof } from './slo-proof.js';
 import type { ClassEvidence, SourceEvidence, ValidityInput } from './types.js';
 import { gate } from './types.js';
@@ -113,6 +114,51 @@ describe('data quality', () => {
     expect(Object.keys(g.definitions)).toEqual(g.checks.map((c) => c.name));
   });
 
+  it('is valid against engine-sim without a gateway when no class sends a fairness header (issue 22: 45,018 of 45,018 ok)', () => {
+    const sim = input({
+      classes: [
+        cls({
+          fairnessId: null,
+          planned: 45_018,
+          dispatched: 45_018,
+          ok: 45_018,
+          statusCounts: { ok: 45_018 },
+          httpCounts: { '200': 45_018 },
+          outputSources: { usage: 45_018, tokenizer: 0, chunks: 0 },
+        }),
+      ],
+      sources: [source({ name: 'engine-sim' })],
+      server: { vllm_prefix_cache_queries_delta: 0, vllm_prefix_cache_hits_delta: 0, max_pool_saturation: null },
+      fairnessPriorities: {},
+    });
+    const g = dataQuality(sim);
+    expect(g.valid).toBe(true);
+    expect(g.not_applicable).toEqual([{ name: 'headers_honoured', reason: 'no class that sent requests carries a fairness id header' }]);
+    expect(g.applied).not.toContain('headers_honoured');
+    expect(g.applies_because).toMatchObject({
+      metric_capture_healthy: '1 scrape source(s): engine-sim',
+      cache_evidence_matches_declaration: 'every class declares unique prompts and a scraped source exposes vllm:prefix_cache_hits_total',
+    });
+    expect(dataQuality(input()).applies_because.headers_honoured).toBe('class(es) realtime send a fairness id header');
+    expect(gateLine('data quality', g)).toBe(
+      '  data quality: valid (6 of 7 checks applied; not applicable — headers_honoured: no class that sent requests carries a fairness id header)',
+    );
+    // A plain server (no scrape list, no usage of a gateway): still judgeable, never stuck at not valid.
+    const plain = dataQuality({ ...sim, sources: [], server: {} });
+    expect(plain.valid).toBe(true);
+    expect(plain.not_applicable.map((c) => c.name)).toEqual([
+      'metric_capture_healthy',
+      'headers_honoured',
+      'cache_evidence_matches_declaration',
+    ]);
+    // A check that applies and lacks evidence still keeps the gate from passing.
+    const open = dataQuality({ ...sim, classes: [cls({ fairnessId: 'x' })] });
+    expect(open.valid).toBe(false);
+    expect(gateLine('data quality', open)).toMatch(
+      /^ {2}data quality: NOT valid \(not evaluated headers_honoured; 7 of 7 checks applied\)$/,
+    );
+  });
+
   it('schedule kept fails on each limit, at the limit passing', () => {
     expect(scheduleKept(input({ classes: [cls({ startSpreadMs: 50, scheduleLagP99Ms: 100, scheduleLagMaxMs: 500 })] })).status).toBe(
       'pass',
@@ -130,8 +176,11 @@ describe('data quality', () => {
     expect(c.evidence.offered_schedule_matches).toBe(false);
   });
 
-  it('metric capture: not evaluated without sources, fails on errors, skips, gaps, snapshots and restarts', () => {
-    expect(metricCaptureHealthy(input({ sources: [] })).status).toBe('not_evaluated');
+  it('metric capture: not applicable without sources, fails on errors, skips, gaps, snapshots and restarts', () => {
+    expect(metricCaptureHealthy(input({ sources: [] }))).toMatchObject({
+      status: 'not_applicable',
+      reason: 'nothing was scraped: the plan has a target and declares no scrape list',
+    });
     const c = metricCaptureHealthy(
       input({
         sources: [
@@ -154,11 +203,18 @@ describe('data quality', () => {
     expect(headersHonoured(input({ classes: [cls({ priority: null })], fairnessPriorities: { 'realtime-chat': ['7'] } })).status).toBe(
       'pass',
     );
-    expect(headersHonoured(input({ classes: [cls({ fairnessId: null })] })).status).toBe('not_evaluated');
-    expect(headersHonoured(input({ fairnessPriorities: {}, server: { max_pool_saturation: null } })).status).toBe('not_evaluated');
+    // No class sends the header: nothing to honour, whatever the gateway exposes.
+    expect(headersHonoured(input({ classes: [cls({ fairnessId: null })] })).status).toBe('not_applicable');
+    expect(headersHonoured(input({ classes: [cls({ fairnessId: null })], fairnessPriorities: {}, server: {} })).status).toBe(
+      'not_applicable',
+    );
+    // A class sends it and no gateway metrics exist: the check applies and lacks its evidence.
+    const open = headersHonoured(input({ fairnessPriorities: {}, server: { max_pool_saturation: null } }));
+    expect(open).toMatchObject({ status: 'not_evaluated' });
+    expect(open.reason).toMatch(/^class\(es\) realtime send a fairness id header, and no scrape source exposes gateway/);
   });
 
-  it('cache evidence: hits with unique prompts fail; shared prompts and missing counters are not evaluated', () => {
+  it('cache evidence: hits with unique prompts fail; shared prompts and missing counters are not applicable, a trace without counters not evaluated', () => {
     expect(
       cacheEvidence(input({ server: { vllm_prefix_cache_queries_delta: 9000, vllm_prefix_cache_hits_delta: 0 } })).evidence
         .prefix_caching_inferred,
@@ -166,8 +222,15 @@ describe('data quality', () => {
     const hit = cacheEvidence(input({ server: { vllm_prefix_cache_queries_delta: 9000, vllm_prefix_cache_hits_delta: 64 } }));
     expect(hit.status).toBe('fail');
     expect(hit.reason).toMatch(/^64 prompt tokens hit/);
-    expect(cacheEvidence(input({ classes: [cls({ cache: 'shared' })] })).status).toBe('not_evaluated');
-    expect(cacheEvidence(input({ server: {} })).status).toBe('not_evaluated');
+    expect(cacheEvidence(input({ classes: [cls({ cache: 'shared' })] })).status).toBe('not_applicable');
+    expect(cacheEvidence(input({ server: {} }))).toMatchObject({
+      status: 'not_applicable',
+      reason: expect.stringMatching(/unique prompts/),
+    });
+    expect(cacheEvidence(input({ server: {}, sources: [] })).reason).toMatch(/^nothing was scraped/);
+    const trace = cls({ name: 'trace', cache: 'trace', impliedPrefixHitTokens: 7000 });
+    expect(cacheEvidence(input({ classes: [trace], server: {} })).status).toBe('not_evaluated');
+    expect(cacheEvidence(input({ classes: [trace], server: {}, sources: [] })).status).toBe('not_applicable');
   });
 
   it('cache evidence with a replayed trace: hits within 5% of the queried tokens of what its hash ids imply', () => {
@@ -276,7 +339,7 @@ describe('slo proof', () => {
     expect(g.checks.map((x) => x.name)).toEqual(['open_loop_arrivals', 'no_safety_ceiling_hit', 'declared_slos_evaluated']);
   });
 
-  it('fails on closed loops, ceilings and SLO classes without requests; not evaluated without SLOs', () => {
+  it('fails on closed loops, ceilings and SLO classes without requests; not applicable without SLOs', () => {
     expect(openLoopArrivals(input({ classes: [cls({ openLoop: false })] })).status).toBe('fail');
     const ceiling = noSafetyCeilingHit(
       input({
@@ -294,10 +357,12 @@ describe('slo proof', () => {
     });
     expect(declaredSlosEvaluated(input({ classes: [empty] })).reason).toBe('realtime declares an SLO but sent no request');
     const none = sloProof(input({ classes: [cls({ slo: null })] }));
-    expect(none.valid).toBe(false);
-    expect(none.checks.filter((x) => x.status === 'not_evaluated').map((x) => x.name)).toEqual([
-      'open_loop_arrivals',
-      'declared_slos_evaluated',
+    expect(none.valid).toBe(true); // rests on no_safety_ceiling_hit alone, and says so
+    expect(none.applied).toEqual(['no_safety_ceiling_hit']);
+    expect(sloProof(input()).applies_because.declared_slos_evaluated).toBe('class(es) realtime declare an SLO');
+    expect(none.not_applicable).toEqual([
+      { name: 'open_loop_arrivals', reason: 'no class declares an SLO' },
+      { name: 'declared_slos_evaluated', reason: 'no class declares an SLO' },
     ]);
   });
 
@@ -311,7 +376,8 @@ describe('slo proof', () => {
     expect(sloProof(input({ expectFlowControlEngaged: false })).valid).toBe(false);
   });
 
-  it('never passes an empty gate', () => {
+  it('never passes an empty gate, nor one where nothing applied', () => {
     expect(gate([], {}).valid).toBe(false);
+    expect(gate([{ name: 'x', status: 'not_applicable', evidence: {}, reason: 'r' }], {}).valid).toBe(false);
   });
 });

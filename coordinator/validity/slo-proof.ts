@@ -2,7 +2,7 @@
 // trusted — open-loop arrivals, no ceiling that truncated latencies, every declared SLO
 // evaluated, flow control as expected — not whether the SLOs were met: attainment is evidence.
 import type { Check, ClassEvidence, Gate, ValidityInput } from './types.js';
-import { decide, gate, notEvaluated } from './types.js';
+import { decide, gate, notApplicable, notEvaluated } from './types.js';
 
 /** One sentence per check. */
 export const SLO_PROOF_DEFINITIONS: Record<string, string> = {
@@ -20,7 +20,7 @@ export const SLO_PROOF_DEFINITIONS: Record<string, string> = {
 export function openLoopArrivals(input: ValidityInput): Check {
   const slo = input.classes.filter((c) => c.slo !== null);
   const evidence = { classes: Object.fromEntries(slo.map((c) => [c.name, { open_loop: c.openLoop }])) };
-  if (slo.length === 0) return notEvaluated('open_loop_arrivals', 'no class declares an SLO', evidence);
+  if (slo.length === 0) return notApplicable('open_loop_arrivals', 'no class declares an SLO', evidence);
   return decide(
     'open_loop_arrivals',
     slo.filter((c) => !c.openLoop).map((c) => `${c.name} declares an SLO but runs a closed loop`),
@@ -48,7 +48,7 @@ export function noSafetyCeilingHit(input: ValidityInput): Check {
 export function declaredSlosEvaluated(input: ValidityInput): Check {
   const slo = input.classes.filter((c) => c.slo !== null);
   const classes = Object.fromEntries(slo.map((c) => [c.name, sloEvidence(c)]));
-  if (slo.length === 0) return notEvaluated('declared_slos_evaluated', 'no class declares an SLO');
+  if (slo.length === 0) return notApplicable('declared_slos_evaluated', 'no class declares an SLO');
   const problems = slo.filter((c) => (c.windows.all?.requests ?? 0) === 0).map((c) => `${c.name} declares an SLO but sent no request`);
   return decide('declared_slos_evaluated', problems, { classes });
 }
@@ -94,5 +94,14 @@ export function sloProof(input: ValidityInput): Gate {
   const checks = [openLoopArrivals(input), noSafetyCeilingHit(input), declaredSlosEvaluated(input)];
   const flow = flowControlAsExpected(input);
   if (flow) checks.push(flow);
-  return gate(checks, SLO_PROOF_DEFINITIONS);
+  const declared = `class(es) ${input.classes
+    .filter((c) => c.slo !== null)
+    .map((c) => c.name)
+    .join(', ')} declare an SLO`;
+  return gate(checks, SLO_PROOF_DEFINITIONS, {
+    open_loop_arrivals: declared,
+    no_safety_ceiling_hit: 'every run can be cut short',
+    declared_slos_evaluated: declared,
+    flow_control_as_expected: 'the run declares whether flow control should engage',
+  });
 }

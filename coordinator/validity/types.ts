@@ -1,10 +1,13 @@
 // The validity gates' shapes (domain.md §5): each gate is a list of named checks, each decided by
-// the evidence it carries. A check that cannot be evaluated says so and never counts as a pass.
+// the evidence it carries. A check that applies but cannot be evaluated says so and never counts
+// as a pass; a check the plan does not call for (no fairness header sent, nothing scraped, no cache
+// claim to prove) is not_applicable and leaves the gate alone — so a gate can pass against a plain
+// vLLM, llama.cpp or a provider, and a gate that cannot pass is never one users learn to ignore.
 import type { OutputTokenSource } from '../../shared/metrics.js';
 import type { PromptLengthCheck, PromptLengthMethod, Slo } from '../../shared/plan.js';
 
 /** How a check came out. */
-export type CheckStatus = 'pass' | 'fail' | 'not_evaluated';
+export type CheckStatus = 'pass' | 'fail' | 'not_evaluated' | 'not_applicable';
 
 /** One named check with the evidence that decided it. */
 export interface Check {
@@ -15,9 +18,15 @@ export interface Check {
   reason: string | null;
 }
 
-/** A gate: valid only when every check passed. */
+/** A gate: valid only when at least one check applied and every check that applied passed. */
 export interface Gate {
   valid: boolean;
+  /** Names of the checks that applied (every status but not_applicable), in check order. */
+  applied: string[];
+  /** Per applied check, why the run calls for it. */
+  applies_because: Record<string, string>;
+  /** The checks the run did not call for, each with why (the check's reason). */
+  not_applicable: { name: string; reason: string }[];
   checks: Check[];
   definitions: Record<string, string>;
 }
@@ -121,8 +130,16 @@ export interface ValidityInput {
 }
 
 /** A gate from its checks. */
-export function gate(checks: Check[], definitions: Record<string, string>): Gate {
-  return { valid: checks.length > 0 && checks.every((c) => c.status === 'pass'), checks, definitions };
+export function gate(checks: Check[], definitions: Record<string, string>, why: Record<string, string> = {}): Gate {
+  const applied = checks.filter((c) => c.status !== 'not_applicable');
+  return {
+    valid: applied.length > 0 && applied.every((c) => c.status === 'pass'),
+    applied: applied.map((c) => c.name),
+    applies_because: Object.fromEntries(applied.map((c) => [c.name, why[c.name] ?? 'every run calls for it'])),
+    not_applicable: checks.filter((c) => c.status === 'not_applicable').map((c) => ({ name: c.name, reason: c.reason ?? '' })),
+    checks,
+    definitions,
+  };
 }
 
 /** A check from the problems found: pass when none, else fail with them as the reason. */
@@ -133,4 +150,9 @@ export function decide(name: string, problems: string[], evidence: Record<string
 /** A check that could not be evaluated, and why. */
 export function notEvaluated(name: string, reason: string, evidence: Record<string, unknown> = {}): Check {
   return { name, status: 'not_evaluated', evidence, reason };
+}
+
+/** A check the run does not call for, and why: it leaves the gate's verdict alone. */
+export function notApplicable(name: string, reason: string, evidence: Record<string, unknown> = {}): Check {
+  return { name, status: 'not_applicable', evidence, reason };
 }

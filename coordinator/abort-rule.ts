@@ -1,0 +1,126 @@
+// Pure: the plan's abort rules (k6's abortOnFail, GuideLLM's over-saturation stop) watched while a
+// run goes on. Each second the coordinator asks: has a class, over the requests that ended in the
+// last window_s, failed more than error_share_above, or had a p95 beyond p95_over_slo × a latency
+// bound of its SLO, at every check for for_s seconds? Then the run stops, aborted, with the rule.
+import type { Static } from '@sinclair/typebox';
+import { nearestRank } from '../shared/histogram.js';
+import type { RequestRecord } from '../shared/metrics.js';
+import { metricNs } from '../shared/metrics.js';
+import type { Plan } from '../shared/plan.js';
+import type { AbortRules } from '../shared/plan-schema.js';
+import type { VerdictMetric } from './window-stats.js';
+import { boundedMetrics } from './window-stats.js';
+
+export type AbortRulesSpec = Static<typeof AbortRules>;
+
+/** Every abort reason starts with this, so readers (sweeps) can tell a rule from other aborts. */
+export const ABORT_RULE_PREFIX = 'abort rule';
+
+const BOUND_KEY: Record<VerdictMetric, 'ttft_p95_ms' | 'tpot_p95_ms' | 'e2e_p95_ms'> = {
+  ttft: 'ttft_p95_ms',
+  ttft_from_intended: 'ttft_p95_ms',
+  tpot: 'tpot_p95_ms',
+  e2e: 'e2e_p95_ms',
+};
+
+interface Ended {
+  atNs: number;
+  ok: boolean;
+  values: (number | null)[];
+}
+
+/** Watches one run's records against its abort rules. */
+export class AbortWatch {
+  private readonly ended = new Map<string, Ended[]>();
+  private readonly metrics = new Map<string, VerdictMetric[]>();
+  /** Per class and limit, since when (run ns) it has been exceeded at every check. */
+  private readonly since = new Map<string, number>();
+  private readonly windowNs: number;
+  private readonly minRequests: number;
+
+  constructor(
+    private readonly rules: AbortRulesSpec,
+    private readonly plan: Pick<Plan, 'classes'>,
+  ) {
+    this.windowNs = (rules.window_s ?? 5) * 1e9;
+    this.minRequests = rules.min_requests ?? 10;
+    for (const c of plan.classes) {
+      this.ended.set(c.name, []);
+      this.metrics.set(c.name, c.slo ? boundedMetrics(c.slo) : []);
+    }
+  }
+
+  /** Records as they arrive (any order); each counts at its end time (its send time when it never ended). */
+  add(rows: readonly RequestRecord[]): void {
+    for (const r of rows) {
+      const list = this.ended.get(r.class);
+      if (!list) continue;
+      const ms = this.metrics.get(r.class)!;
+      list.push({
+        atNs: r.done_ns ?? r.sent_ns,
+        ok: r.status === 'ok',
+        values: ms.map((m) => (r.status === 'ok' ? metricNs(r, m) : null)),
+      });
+    }
+  }
+
+  /** At run time nowNs: the reason to stop, or null. Call about once a second. */
+  check(nowNs: number): string | null {
+    const from = nowNs - this.windowNs;
+    for (const c of this.plan.classes) {
+      const list = this.ended.get(c.name)!;
+      // Old records leave the window for good: keep the list to what the next checks can see.
+      const recent = list.filter((e) => e.atNs > from - this.windowNs);
+      this.ended.set(c.name, recent);
+      const inWindow = recent.filter((e) => e.atNs > from && e.atNs <= nowNs);
+      for (const limit of this.limits(c.name, c.slo, inWindow)) {
+        const key = `${c.name}\u0000${limit.name}`;
+        if (!limit.exceeded) {
+          this.since.delete(key);
+          continue;
+        }
+        const since = this.since.get(key) ?? nowNs;
+        this.since.set(key, since);
+        if (nowNs - since >= this.rules.for_s * 1e9)
+          return `${ABORT_RULE_PREFIX} abort.${limit.rule}: class ${c.name} ${limit.text} for ${this.rules.for_s} s (window ${this.windowNs / 1e9} s)`;
+      }
+    }
+    return null;
+  }
+
+  private limits(
+    cls: string,
+    slo: Plan['classes'][number]['slo'],
+    inWindow: Ended[],
+  ): { name: string; rule: string; exceeded: boolean; text: string }[] {
+    const out: { name: string; rule: string; exceeded: boolean; text: string }[] = [];
+    const enough = inWindow.length >= this.minRequests;
+    if (this.rules.error_share_above !== undefined) {
+      const failed = inWindow.filter((e) => !e.ok).length;
+      const share = inWindow.length > 0 ? failed / inWindow.length : 0;
+      out.push({
+        name: 'errors',
+        rule: 'error_share_above',
+        exceeded: enough && share > this.rules.error_share_above,
+        text: `failed ${failed} of ${inWindow.length} requests (${(share * 100).toFixed(1)}% > ${this.rules.error_share_above * 100}%)`,
+      });
+    }
+    const multiple = this.rules.p95_over_slo;
+    if (multiple !== undefined && slo) {
+      this.metrics.get(cls)!.forEach((m, i) => {
+        const bound = slo[BOUND_KEY[m]]!;
+        const values = Float64Array.from(
+          inWindow.flatMap((e) => (e.values[i] === null || e.values[i] === undefined ? [] : [e.values[i]! / 1e6])),
+        ).sort();
+        const p95 = values.length >= this.minRequests ? nearestRank(values, 0.95) : null;
+        out.push({
+          name: m,
+          rule: 'p95_over_slo',
+          exceeded: p95 !== null && p95 > multiple * bound,
+          text: `rolling p95 ${m} ${p95 === null ? '–' : p95.toFixed(1)} ms > ${multiple} × its bound ${bound} ms`,
+        });
+      });
+    }
+    return out;
+  }
+}
