@@ -226,15 +226,14 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (f & EventFlag.DONE) r.done_ns ??= t;
   }
 
-  // The one JSON.parse per request, after the timestamp is already taken.
+  // The one JSON.parse per request, after the timestamp is already taken; the adapter knows the usage's shape.
   private readUsage(data: string): void {
     try {
-      const usage = (JSON.parse(data) as { usage?: Record<string, unknown> }).usage ?? {};
-      const details = usage.prompt_tokens_details as Record<string, unknown> | undefined;
-      this.record.prompt_tokens = numberOrNull(usage.prompt_tokens);
-      this.record.completion_tokens = numberOrNull(usage.completion_tokens);
+      const usage = this.adapter.usage(JSON.parse(data));
+      this.record.prompt_tokens = usage.prompt_tokens;
+      this.record.completion_tokens = usage.completion_tokens;
       if (this.record.completion_tokens !== null) this.record.output_token_source = 'usage';
-      this.record.cached_tokens = numberOrNull(details?.cached_tokens);
+      this.record.cached_tokens = usage.cached_tokens;
     } catch {
       this.flags |= EventFlag.MALFORMED;
     }
@@ -257,8 +256,4 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       ...(this.captureContent && { content: this.capture!.text().visible }),
     });
   }
-}
-
-function numberOrNull(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }

@@ -3,11 +3,11 @@
 // so far — every earlier user message and the reply the server really sent — plus a new user
 // message, sent the think time after the previous reply ended. Only the first turn has an
 // intended time (it is the open-loop arrival); later turns depend on their replies.
-import type { ApiKind, ChatMessage, TrafficClass } from '../shared/plan.js';
+import type { ChatMessage, TrafficClass } from '../shared/plan.js';
 import type { ClassSchedule } from '../shared/schedule.js';
 import { turnRequestIndex } from '../shared/session-shape.js';
 import type { ClassStripe } from '../shared/shares.js';
-import { commonFields } from './api/adapter.js';
+import type { ApiAdapter } from './api/adapter.js';
 import type { RequestResult } from './client.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { sleepUntil } from './timing.js';
@@ -30,7 +30,7 @@ export class Conversations {
     seed: number,
     private readonly cls: TrafficClass,
     private readonly schedule: ClassSchedule,
-    private readonly api: ApiKind,
+    private readonly adapter: ApiAdapter,
     private readonly model: string,
   ) {
     this.words = new WordPool(seed, cls.name);
@@ -76,16 +76,9 @@ export class Conversations {
   }
 
   private body(messages: readonly ChatMessage[], outputTokens: number): string {
-    const common = commonFields({
-      model: this.model,
-      prefix: '',
-      suffix: '',
-      maxTokens: outputTokens,
-      ignoreEos: this.cls.prompt.ignore_eos ?? true,
-      canary: false,
-    });
-    // The completions API has no roles: the conversation is its messages' text, one per line.
-    if (this.api === 'completions') return JSON.stringify({ ...common, prompt: messages.map((m) => m.content).join('\n') });
-    return JSON.stringify({ ...common, messages });
+    return this.adapter.bodyFromMessages(
+      { model: this.model, maxTokens: outputTokens, ignoreEos: this.cls.prompt.ignore_eos ?? true },
+      messages,
+    );
   }
 }

@@ -118,7 +118,7 @@ export class AgentRun implements ShareRunner {
       const runtime = { cls, stripe: takeStripe(schedule.classes[i]!, share, i), headers: { ...commonHeaders, ...(cls.headers ?? {}) } };
       if (cls.load.model === 'sessions') {
         // A turn's body comes from its conversation; the builder only names its requests.
-        const conversations = new Conversations(runId, plan.seed, cls, schedule.classes[i]!, this.target.api, this.target.model);
+        const conversations = new Conversations(runId, plan.seed, cls, schedule.classes[i]!, this.adapter, this.target.model);
         const prompts: RequestPrompts = {
           requestId: (idx) => conversations.head(idx),
           body: () => conversations.noBody(),

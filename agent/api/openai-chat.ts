@@ -1,7 +1,9 @@
-// POST {base}/chat/completions with one user message; text arrives in delta.content and, on
-// reasoning models, delta.reasoning_content (or delta.reasoning on some servers).
+// POST {base}/chat/completions with one user message (or a conversation); text arrives in
+// delta.content and, on reasoning models, delta.reasoning_content (or delta.reasoning on some
+// servers); the stream ends with `data: [DONE]` and usage comes in its own chunk before it.
+import { API_METRICS } from '../../shared/api-kinds.js';
 import type { ApiAdapter } from './adapter.js';
-import { commonFields, firstChoice, splitTemplate, textOf } from './adapter.js';
+import { commonFields, firstChoice, openaiUsage, splitTemplate, textOf } from './adapter.js';
 
 /** The chat completions API. */
 export const openaiChat: ApiAdapter = {
@@ -9,10 +11,15 @@ export const openaiChat: ApiAdapter = {
   patterns: {
     content: /"content":\s*"[^"]/,
     reasoning: /"(?:reasoning_content|reasoning)":\s*"[^"]/,
+    done: '[DONE]',
+    usage: /"usage":\s*\{/,
   },
+  metrics: API_METRICS.chat,
   bodyTemplate: (input) => splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: text }] }), input),
+  bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages }),
   deltaText: (event) => {
     const delta = (firstChoice(event).delta ?? {}) as Record<string, unknown>;
     return { visible: textOf(delta.content), reasoning: textOf(delta.reasoning_content) + textOf(delta.reasoning) };
   },
+  usage: openaiUsage,
 };
