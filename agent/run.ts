@@ -60,15 +60,16 @@ interface ClassRuntime {
   /** Model `sessions`: the class's conversations (each turn's body is built from its history). */
   conversations?: Conversations;
   headers: Record<string, string>;
+  /** The class's API (class.api, else target.api) and where its requests go. */
+  adapter: ApiAdapter;
+  path: string;
 }
 
 /** Executes one share of one plan. */
 export class AgentRun implements ShareRunner {
   private readonly classes: ClassRuntime[];
-  private readonly adapter: ApiAdapter;
   private readonly target: Target;
   private readonly origin: string;
-  private readonly path: string;
   /** `{base}/models`, the read-only warm-up request. */
   private readonly modelsPath: string;
   private readonly commonHeadersValue: Record<string, string>;
@@ -109,16 +110,22 @@ export class AgentRun implements ShareRunner {
   ) {
     if (!plan.target) throw new LoadfleetError(ErrorCode.INTERNAL, 'the coordinator sent a plan without a resolved target');
     this.target = plan.target;
-    this.adapter = API_ADAPTERS[plan.target.api];
-    ({ origin: this.origin, path: this.path, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, this.adapter));
+    ({ origin: this.origin, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, API_ADAPTERS[plan.target.api]));
     const schedule = buildSchedule(plan);
     const commonHeaders = this.commonHeaders(plan.target);
     this.commonHeadersValue = commonHeaders;
     this.classes = plan.classes.map((cls, i) => {
-      const runtime = { cls, stripe: takeStripe(schedule.classes[i]!, share, i), headers: { ...commonHeaders, ...(cls.headers ?? {}) } };
+      const adapter = API_ADAPTERS[cls.api ?? plan.target!.api];
+      const runtime = {
+        cls,
+        stripe: takeStripe(schedule.classes[i]!, share, i),
+        headers: { ...commonHeaders, ...(cls.headers ?? {}) },
+        adapter,
+        path: endpointPaths(plan.target!.base_url, adapter).path,
+      };
       if (cls.load.model === 'sessions') {
         // A turn's body comes from its conversation; the builder only names its requests.
-        const conversations = new Conversations(runId, plan.seed, cls, schedule.classes[i]!, this.adapter, this.target.model);
+        const conversations = new Conversations(runId, plan.seed, cls, schedule.classes[i]!, adapter, this.target.model);
         const prompts: RequestPrompts = {
           requestId: (idx) => conversations.head(idx),
           body: () => conversations.noBody(),
@@ -129,8 +136,8 @@ export class AgentRun implements ShareRunner {
       // Classes whose requests differ build each body from its own shape (workload-prompt.ts); the
       // rest use the calibrated builder.
       const prompts: RequestPrompts = variesPerRequest(cls)
-        ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, this.target.api, this.target.model))
-        : new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed, plan.prompt_calibration?.[cls.name]);
+        ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, cls.api ?? this.target.api, this.target.model))
+        : new PromptBuilder(runId, cls, adapter, this.target.model, plan.seed, plan.prompt_calibration?.[cls.name]);
       return { ...runtime, prompts };
     });
   }
@@ -257,13 +264,13 @@ export class AgentRun implements ShareRunner {
     this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
     const sending = sendRequest(
       this.dispatcher,
-      this.adapter,
+      c.adapter,
       {
         className: c.cls.name,
         requestIndex,
         intendedNs,
         origin: this.origin,
-        path: this.path,
+        path: c.path,
         headers: { ...c.headers, 'x-request-id': c.prompts.requestId(requestIndex) },
         body: turn ? turn.body : c.prompts.body(requestIndex),
         timeoutMs: this.target.timeout_s * 1000,

@@ -21,6 +21,7 @@ const STREAMED: ApiMetrics = { streamed: true, notApplicable: [], note: 'streame
 export const API_METRICS: Record<ApiKind, ApiMetrics> = {
   chat: STREAMED,
   completions: STREAMED,
+  responses: STREAMED,
 };
 
 /** The latency metrics that exist for `api`. */

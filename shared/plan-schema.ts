@@ -55,7 +55,9 @@ export const Headers = Type.Unsafe<Record<string, string>>(
 );
 
 /** Which OpenAI-compatible endpoint a plan targets. */
-export const ApiKind = oneOf(['chat', 'completions'], { description: '`chat` (/chat/completions) or `completions` (/completions).' });
+export const ApiKind = oneOf(['chat', 'completions', 'responses'], {
+  description: '`chat` (/chat/completions), `completions` (/completions) or `responses` (/responses, the Responses API).',
+});
 
 /** Where requests go; absent from a plan means "the built-in engine-sim". */
 export const Target = closed(
@@ -305,6 +307,7 @@ export const TrafficClass = closed({
   name: shortName('The class name (in metric and file names).'),
   priority: Type.Optional(Type.Integer()),
   headers: Type.Optional(Headers),
+  api: Type.Optional({ ...ApiKind, description: 'The API this class sends to, instead of target.api (a plan may mix APIs).' }),
   prompt: PromptSpec,
   load: Load,
   slo: Type.Optional(Slo),

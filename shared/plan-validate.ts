@@ -6,6 +6,7 @@ import type { Static } from '@sinclair/typebox';
 import type { LoadModelName, Phase, Plan } from './plan.js';
 import { PLAN_DEFAULTS, PROMPT_DEFAULTS } from './plan.js';
 import { HEADER_NAME, Phase as PhaseDef, PlanFile } from './plan-schema.js';
+import { apiRules } from './plan-validate-api.js';
 import { promptRules, sessionRules, workloadDefaults } from './plan-validate-workload.js';
 import { checkShape, fitsShape } from './schema-problems.js';
 import type { Ctx, Obj } from './validate-kit.js';
@@ -47,6 +48,7 @@ function planRules(ctx: Ctx, o: Obj): void {
     headerRules(child(child(ctx, 'target'), 'headers'), o['target']['headers']);
   }
   eachObj(ctx, o, 'classes', (c, cls) => classRules(c, cls, durationS));
+  eachObj(ctx, o, 'classes', (c, cls) => apiRules(c, cls, isObj(o['target']) ? o['target']['api'] : undefined));
   eachObj(ctx, o, 'windows', (c, w) => windowRules(c, w, durationS));
   eachObj(ctx, o, 'scrape', (c, s) => httpUrl(child(c, 'url'), s['url']));
   noDuplicates(child(ctx, 'classes'), o['classes'], 'name');

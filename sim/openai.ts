@@ -24,8 +24,8 @@ export class ApiError extends Error {
 const invalid = (message: string, param: string | null = null, code: string | null = 'invalid_value'): ApiError =>
   new ApiError(400, message, 'invalid_request_error', code, param);
 
-/** The two generation endpoints. */
-export type Endpoint = 'chat' | 'completions';
+/** The generation endpoints: chat, completions and the Responses API (responses.ts). */
+export type Endpoint = 'chat' | 'completions' | 'responses';
 
 /** What the server serves, against which requests are checked. */
 export interface ServedModel {
@@ -71,22 +71,61 @@ export function parseJsonObject(raw: string): Record<string, unknown> {
 /** Validates a chat or completions body against the served model. */
 export function parseGenerationRequest(endpoint: Endpoint, body: Record<string, unknown>, served: ServedModel): GenerationRequest {
   checkModel(body['model'], served.model);
-  const texts = endpoint === 'chat' ? messageContents(body['messages']) : [promptText(body['prompt'])];
+  const texts = promptTexts(endpoint, body);
+  const promptParam = PROMPT_PARAM[endpoint];
   const promptTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
-  checkContextLength(promptTokens, served.maxModelLen, endpoint === 'chat' ? 'messages' : 'prompt');
+  checkContextLength(promptTokens, served.maxModelLen, promptParam);
   const streamOptions = body['stream_options'] ?? {};
   if (typeof streamOptions !== 'object' || streamOptions === null) throw invalid('stream_options must be an object', 'stream_options');
-  const requested = body['max_tokens'] ?? (endpoint === 'chat' ? body['max_completion_tokens'] : undefined);
+  const requested =
+    endpoint === 'responses'
+      ? body['max_output_tokens']
+      : (body['max_tokens'] ?? (endpoint === 'chat' ? body['max_completion_tokens'] : undefined));
   return {
     endpoint,
     promptText: texts.join('\n'),
     promptTokens,
-    maxTokens: maxTokens(requested, promptTokens, served.maxModelLen, endpoint === 'chat' ? 'messages' : 'prompt'),
+    maxTokens: maxTokens(requested, promptTokens, served.maxModelLen, promptParam),
     stream: optionalBool(body['stream'], 'stream'),
-    includeUsage: optionalBool((streamOptions as Record<string, unknown>)['include_usage'], 'stream_options.include_usage'),
+    // The Responses API always reports usage (in response.completed).
+    includeUsage:
+      endpoint === 'responses' || optionalBool((streamOptions as Record<string, unknown>)['include_usage'], 'stream_options.include_usage'),
     ignoreEos: optionalBool(body['ignore_eos'], 'ignore_eos'),
     canaryMarker: canaryMarkerIn(texts.join('\n')),
   };
+}
+
+const PROMPT_PARAM: Record<Endpoint, string> = { chat: 'messages', completions: 'prompt', responses: 'input' };
+
+function promptTexts(endpoint: Endpoint, body: Record<string, unknown>): string[] {
+  if (endpoint === 'chat') return messageContents(body['messages']);
+  if (endpoint === 'completions') return [promptText(body['prompt'])];
+  const instructions = body['instructions'];
+  if (instructions !== undefined && instructions !== null && typeof instructions !== 'string')
+    throw invalid('instructions must be a string', 'instructions');
+  return [...(instructions ? [instructions] : []), ...responsesInput(body['input'])];
+}
+
+// The Responses API's `input`: a string, or a list of messages whose content is a string or a
+// list of input_text parts.
+function responsesInput(input: unknown): string[] {
+  if (typeof input === 'string') return [input];
+  if (!Array.isArray(input) || input.length === 0) throw invalid('input must be a string or a non-empty array of messages', 'input');
+  return input.map((m: unknown, i) => {
+    const msg = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+    if (typeof msg['role'] !== 'string') throw invalid(`input[${i}].role must be a string`, `input[${i}].role`);
+    const content = msg['content'];
+    if (typeof content === 'string') return content;
+    if (!Array.isArray(content)) throw invalid(`input[${i}].content must be a string or an array of parts`, `input[${i}].content`);
+    return content
+      .map((part: unknown, j) => {
+        const p = (typeof part === 'object' && part !== null ? part : {}) as Record<string, unknown>;
+        if (typeof p['text'] !== 'string')
+          throw invalid(`input[${i}].content[${j}].text must be a string`, `input[${i}].content[${j}].text`);
+        return p['text'];
+      })
+      .join('\n');
+  });
 }
 
 /** Validates a `/tokenize` body (`prompt` or `messages`) and returns its token ids. */

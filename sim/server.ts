@@ -59,6 +59,7 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/tokenize': { POST: tokenize },
   '/v1/chat/completions': { POST: (req, res, state) => generate('chat', req, res, state) },
   '/v1/completions': { POST: (req, res, state) => generate('completions', req, res, state) },
+  '/v1/responses': { POST: (req, res, state) => generate('responses', req, res, state) },
 };
 
 /** Starts a simulator; resolves once it listens. Throws SimOptionsError for invalid options. */
@@ -193,7 +194,7 @@ function simulated(
   const seq = state.arrivals.toString(36).padStart(6, '0');
   const who = {
     endpoint,
-    id: `${endpoint === 'chat' ? 'chatcmpl' : 'cmpl'}-sim${seq}`,
+    id: `${ID_PREFIX[endpoint]}-sim${seq}`,
     created: Math.floor(Date.now() / 1000),
     model: options.model,
   };
@@ -202,6 +203,8 @@ function simulated(
   return () =>
     serveGeneration({ res, engine: pool.pick(), request, who, fault, priority, blockHashes: blockHashesOf, reasoningTokens, stallMs });
 }
+
+const ID_PREFIX: Record<Endpoint, string> = { chat: 'chatcmpl', completions: 'cmpl', responses: 'resp' };
 
 // `x-sim-priority` sets the engine's scheduling priority directly (it wins over the gateway band).
 function headerPriority(req: IncomingMessage): number | undefined {

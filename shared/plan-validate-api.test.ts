@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { validatePlan } from './plan-validate.js';
+
+const plan = (classes: unknown[], api = 'chat') => ({
+  schema: 'loadfleet.plan/v1',
+  name: 'apis',
+  seed: 1,
+  duration_s: 10,
+  target: { base_url: 'http://127.0.0.1:8000/v1', api, model: 'm' },
+  classes,
+});
+const load = { model: 'poisson', phases: [{ start_s: 0, duration_s: 10, rate_per_s: 1 }] };
+
+describe('a class and its API', () => {
+  it('mixes APIs per class', () => {
+    const r = validatePlan(
+      plan([
+        { name: 'chat', prompt: { input_tokens: 10, output_tokens: 5 }, load },
+        { name: 'resp', api: 'responses', prompt: { input_tokens: 10, output_tokens: 5 }, load },
+      ]),
+    );
+    expect(r.ok).toBe(true);
+  });
+
+  it('refuses per-request bodies on an API whose builder does not exist yet, and an unknown API, with their paths', () => {
+    const r = validatePlan(
+      plan([
+        { name: 'a', api: 'responses', prompt: { input_tokens: { distribution: 'uniform', min: 1, max: 9 }, output_tokens: 5 }, load },
+        { name: 'b', api: 'rerank', prompt: { input_tokens: 10, output_tokens: 5 }, load },
+      ]),
+    );
+    expect(r.ok).toBe(false);
+    const problems = (r as { problems: string[] }).problems;
+    expect(problems).toContain(
+      'classes[0].api: api "responses" sends fixed-length prompts or sessions only (an input_tokens distribution needs per-request bodies, built for chat and completions)',
+    );
+    expect(problems.some((p) => p.startsWith('classes[1].api: must be one of'))).toBe(true);
+  });
+
+  it('applies target.api where the class names none', () => {
+    const r = validatePlan(
+      plan([{ name: 'a', prompt: { input_tokens: 10, output_tokens: { distribution: 'uniform', min: 1, max: 9 } }, load }], 'responses'),
+    );
+    expect((r as { problems: string[] }).problems).toEqual([
+      'classes[0]: api "responses" sends fixed-length prompts or sessions only (an output_tokens distribution needs per-request bodies, built for chat and completions)',
+    ]);
+  });
+});
