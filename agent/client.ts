@@ -12,6 +12,8 @@ import { TextCapture } from './text-capture.js';
 
 /** Longest error text kept per request (spec: ≤ 2 KiB). */
 const MAX_ERROR_BYTES = 2048;
+/** Largest JSON body (an API answered in one body, e.g. embeddings) read; beyond it the request fails. */
+const MAX_JSON_BODY_BYTES = 64 << 20;
 
 /** What a request needs besides its body. */
 export interface RequestSpec {
@@ -90,6 +92,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private readonly capture: TextCapture | null;
   /** Sessions send the reply back as the next turn's assistant message. */
   private readonly captureContent: boolean;
+  /** The body of an API answered in one JSON body (not SSE), null for streamed APIs. */
+  private readonly json: { chunks: Buffer[]; bytes: number; lastNs: number | null } | null;
 
   constructor(
     spec: RequestSpec,
@@ -106,6 +110,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.capture =
       spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) || this.captureContent ? new TextCapture(adapter) : null;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
+    this.json = adapter.metrics.streamed ? null : { chunks: [], bytes: 0, lastNs: null };
+    if (adapter.batchSize !== undefined) this.record.inputs = adapter.batchSize;
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);
@@ -134,6 +140,13 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       if (this.errorBody.length < MAX_ERROR_BYTES) this.errorBody += chunk.toString('utf8', 0, MAX_ERROR_BYTES);
       return;
     }
+    if (this.json) {
+      // Done is when the body's last bytes arrived; nothing is parsed until it has.
+      this.json.lastNs = this.chunkNs;
+      this.json.bytes += chunk.length;
+      if (this.json.bytes <= MAX_JSON_BODY_BYTES) this.json.chunks.push(chunk);
+      return;
+    }
     this.parser.push(chunk);
   }
 
@@ -156,6 +169,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private outcome(): [RequestStatus, string | null] {
     const r = this.record;
     if (r.http_status !== 200) return ['http_error', this.errorBody || `HTTP ${r.http_status}`];
+    if (this.json) return this.jsonOutcome(this.json);
     if (this.flags & EventFlag.MALFORMED) return ['malformed_stream', 'an SSE event was not a JSON object'];
     if (this.flags & EventFlag.ERROR) return ['incomplete_stream', 'the stream carried an error event'];
     if (r.done_ns === null)
@@ -163,6 +177,30 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (r.output_token_source === 'usage') return ['ok', null];
     if (this.requireUsage) return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
     this.countWithoutUsage();
+    return ['ok', null];
+  }
+
+  // A body answered whole: valid JSON, one result per input, usage where the plan requires it.
+  // It has no first token; done is the arrival of its last bytes.
+  private jsonOutcome(json: { chunks: Buffer[]; bytes: number; lastNs: number | null }): [RequestStatus, string | null] {
+    const r = this.record;
+    r.done_ns = json.lastNs;
+    if (json.lastNs === null) return ['incomplete_stream', 'the response had no body'];
+    if (json.bytes > MAX_JSON_BODY_BYTES) return ['malformed_stream', `the body exceeded ${MAX_JSON_BODY_BYTES} bytes`];
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(json.chunks).toString('utf8'));
+    } catch {
+      return ['malformed_stream', 'the body was not JSON'];
+    }
+    const expected = this.adapter.batchSize ?? 1;
+    const items = this.adapter.items?.(body) ?? null;
+    if (items !== expected) return ['malformed_stream', `the body held ${items ?? 'no'} results for ${expected} inputs`];
+    const usage = this.adapter.usage(body);
+    r.prompt_tokens = usage.prompt_tokens;
+    r.cached_tokens = usage.cached_tokens;
+    if (this.requireUsage && r.prompt_tokens === null)
+      return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
     return ['ok', null];
   }
 

@@ -19,7 +19,7 @@ import { loadTokenizerFile } from '../shared/tokenizer-file.js';
 import { AfterReads } from './after-reads.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { endpointPaths } from './api/adapter.js';
-import { API_ADAPTERS } from './api/index.js';
+import { API_ADAPTERS, adapterFor } from './api/index.js';
 import type { RequestResult } from './client.js';
 import { sendRequest } from './client.js';
 import { Conversations } from './conversations.js';
@@ -110,12 +110,13 @@ export class AgentRun implements ShareRunner {
   ) {
     if (!plan.target) throw new LoadfleetError(ErrorCode.INTERNAL, 'the coordinator sent a plan without a resolved target');
     this.target = plan.target;
-    ({ origin: this.origin, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, API_ADAPTERS[plan.target.api]));
+    // Only the origin and the models path are read here; each class has its own API path.
+    ({ origin: this.origin, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, API_ADAPTERS.chat));
     const schedule = buildSchedule(plan);
     const commonHeaders = this.commonHeaders(plan.target);
     this.commonHeadersValue = commonHeaders;
     this.classes = plan.classes.map((cls, i) => {
-      const adapter = API_ADAPTERS[cls.api ?? plan.target!.api];
+      const adapter = adapterFor(cls.api ?? plan.target!.api, cls);
       const runtime = {
         cls,
         stripe: takeStripe(schedule.classes[i]!, share, i),

@@ -88,12 +88,14 @@ export class ClassShape {
     if (r.status !== 'ok') return;
     this.ok++;
     const { inputTokens: target, outputTokens } = this.expected(r.request_index);
-    if (r.prompt_tokens !== null) {
-      this.promptTokensMin = Math.min(this.promptTokensMin ?? r.prompt_tokens, r.prompt_tokens);
-      this.promptTokensMax = Math.max(this.promptTokensMax ?? r.prompt_tokens, r.prompt_tokens);
+    // An embeddings request carries several inputs of input_tokens each: its prompt is held per input.
+    const prompt = r.prompt_tokens === null ? null : r.prompt_tokens / (r.inputs ?? 1);
+    if (prompt !== null) {
+      this.promptTokensMin = Math.min(this.promptTokensMin ?? prompt, prompt);
+      this.promptTokensMax = Math.max(this.promptTokensMax ?? prompt, prompt);
     }
-    if (r.prompt_tokens === null) this.promptUnreported++;
-    else if (Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
+    if (prompt === null) this.promptUnreported++;
+    else if (Math.abs(prompt - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
     if (r.output_token_source !== null) this.outputSources[r.output_token_source]++;
     // Only the server's own count can prove the output length: a text re-count or a chunk count cannot.
     if (r.output_token_source === 'usage' && r.completion_tokens !== outputTokens) this.completionMismatch++;

@@ -23,6 +23,9 @@ export class WindowStats {
   http200 = 0;
   http429 = 0;
   completionTokens = 0;
+  /** Embeddings: inputs and prompt tokens of the successful requests. */
+  inputs = 0;
+  promptTokens = 0;
   /** Successful requests that finished inside the window (for throughput_rps). */
   finishedInside = 0;
   sloHits = 0;
@@ -70,6 +73,8 @@ export class WindowStats {
     }
     this.completed++;
     this.completionTokens += r.completion_tokens ?? 0;
+    this.inputs += r.inputs ?? 0;
+    this.promptTokens += r.prompt_tokens ?? 0;
     if (r.done_ns !== null && r.done_ns >= this.startNs && r.done_ns < this.endNs) this.finishedInside++;
     if (this.slo && meetsSlo(r, this.slo)) this.sloHits++;
   }

@@ -22,9 +22,19 @@ export const API_METRICS: Record<ApiKind, ApiMetrics> = {
   chat: STREAMED,
   completions: STREAMED,
   responses: STREAMED,
+  embeddings: {
+    streamed: false,
+    notApplicable: ['ttft', 'ttfo', 'tpot', 'ntpot', 'itl', 'visible_generation', 'ttft_from_intended'],
+    note: 'an embeddings request is answered in one JSON body: it has no first token and generates none, so only e2e, e2e_from_intended and schedule_lag exist (with inputs and input tokens per second as its throughput)',
+  },
 };
 
 /** The latency metrics that exist for `api`. */
 export function metricApplies(api: ApiKind, metric: LatencyMetric): boolean {
   return !API_METRICS[api].notApplicable.includes(metric);
+}
+
+/** The API a class sends to: its own, else the target's, else chat (the built-in simulator). */
+export function classApi(cls: { api?: ApiKind }, target: { api: ApiKind } | undefined): ApiKind {
+  return cls.api ?? target?.api ?? 'chat';
 }

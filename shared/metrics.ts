@@ -69,6 +69,8 @@ export interface RequestRecord {
   error: string | null;
   /** Model `sessions` only: the session (its index in the class) and the turn, from 1. */
   session_id?: number;
+  /** api "embeddings" only: the inputs the request carried (its batch size). */
+  inputs?: number;
   turn?: number;
 }
 

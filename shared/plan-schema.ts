@@ -55,8 +55,9 @@ export const Headers = Type.Unsafe<Record<string, string>>(
 );
 
 /** Which OpenAI-compatible endpoint a plan targets. */
-export const ApiKind = oneOf(['chat', 'completions', 'responses'], {
-  description: '`chat` (/chat/completions), `completions` (/completions) or `responses` (/responses, the Responses API).',
+export const ApiKind = oneOf(['chat', 'completions', 'responses', 'embeddings'], {
+  description:
+    '`chat` (/chat/completions), `completions` (/completions), `responses` (/responses, the Responses API) or `embeddings` (/embeddings).',
 });
 
 /** Where requests go; absent from a plan means "the built-in engine-sim". */
@@ -268,6 +269,13 @@ export const PromptSpec = closed({
   ),
   shared_prefix_tokens: Type.Optional(tokens('Required exactly when cache is "shared"; below input_tokens.')),
   canary: Type.Optional(Type.Boolean({ description: "Each prompt starts with its request's marker and asks the model to echo it." })),
+  batch_size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2048,
+      description: 'api "embeddings" only: inputs per request, each of input_tokens (default 1).',
+    }),
+  ),
 });
 
 /** Registered load models, one file each under shared/load/. */

@@ -46,3 +46,27 @@ describe('a class and its API', () => {
     ]);
   });
 });
+
+describe('an embeddings class', () => {
+  it('has inputs and a batch size, no output, no canary, sessions or first-token SLO', () => {
+    expect(validatePlan(plan([{ name: 'e', api: 'embeddings', prompt: { input_tokens: 10, batch_size: 8 }, load }])).ok).toBe(true);
+    const r = validatePlan(
+      plan([
+        {
+          name: 'e',
+          api: 'embeddings',
+          prompt: { input_tokens: 10, output_tokens: 4, canary: true },
+          load,
+          slo: { ttft_p95_ms: 100, e2e_p95_ms: 500 },
+        },
+        { name: 'c', prompt: { input_tokens: 10, output_tokens: 4, batch_size: 2 }, load },
+      ]),
+    );
+    expect((r as { problems: string[] }).problems).toEqual([
+      'classes[0].prompt.output_tokens: not allowed with api "embeddings" (it generates no tokens)',
+      'classes[0].prompt.canary: not allowed with api "embeddings" (there is no answer to check)',
+      'classes[0].slo.ttft_p95_ms: not allowed with api "embeddings" (it has no first token; bound e2e_p95_ms)',
+      'classes[1].prompt.batch_size: only allowed with api "embeddings"',
+    ]);
+  });
+});

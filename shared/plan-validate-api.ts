@@ -10,24 +10,46 @@ import { child, isObj, report } from './validate-kit.js';
 /** APIs whose bodies the per-request builder knows. */
 const PER_REQUEST_APIS: readonly ApiKind[] = ['chat', 'completions'];
 
-/** The API a class sends to. */
-export function classApi(cls: { api?: ApiKind }, target: { api: ApiKind } | undefined): ApiKind {
-  return cls.api ?? target?.api ?? 'chat';
+// The API of a class not yet known to be valid.
+function apiOf(cls: Obj, targetApi: unknown): ApiKind {
+  return (typeof cls['api'] === 'string' ? cls['api'] : typeof targetApi === 'string' ? targetApi : 'chat') as ApiKind;
+}
+
+/** Whether a class's API generates tokens (embeddings do not: no output_tokens). */
+export function generates(cls: Obj, targetApi: unknown): boolean {
+  return apiOf(cls, targetApi) !== 'embeddings';
 }
 
 /** Rules between a class's API and its prompt (`ctx` is the class). */
 export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
-  const api = (typeof cls['api'] === 'string' ? cls['api'] : typeof targetApi === 'string' ? targetApi : 'chat') as ApiKind;
-  if (PER_REQUEST_APIS.includes(api)) return;
-  const where = cls['api'] !== undefined ? child(ctx, 'api') : ctx;
+  const api = apiOf(cls, targetApi);
   const prompt = isObj(cls['prompt']) ? cls['prompt'] : {};
   const load = isObj(cls['load']) ? cls['load'] : {};
+  const p = child(ctx, 'prompt');
+  if (api === 'embeddings') embeddingsRules(ctx, cls, prompt, load);
+  else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), 'only allowed with api "embeddings"');
+  if (PER_REQUEST_APIS.includes(api)) return;
+  const where = cls['api'] !== undefined ? child(ctx, 'api') : ctx;
   const why = perRequestReason(prompt, load);
   if (why)
     report(
       where,
       `api "${api}" sends fixed-length prompts or sessions only (${why} needs per-request bodies, built for chat and completions)`,
     );
+}
+
+// An embeddings request has inputs and no output, no conversation and no answer to check.
+function embeddingsRules(ctx: Ctx, cls: Obj, prompt: Obj, load: Obj): void {
+  const p = child(ctx, 'prompt');
+  const refuse = (key: string, why: string) => prompt[key] !== undefined && report(child(p, key), why);
+  refuse('output_tokens', 'not allowed with api "embeddings" (it generates no tokens)');
+  if (prompt['canary'] === true) report(child(p, 'canary'), 'not allowed with api "embeddings" (there is no answer to check)');
+  if (load['model'] === 'sessions')
+    report(child(child(ctx, 'load'), 'model'), '"sessions" is not allowed with api "embeddings" (no conversation)');
+  const slo = isObj(cls['slo']) ? cls['slo'] : {};
+  for (const key of ['ttft_p95_ms', 'tpot_p95_ms'])
+    if (slo[key] !== undefined)
+      report(child(child(ctx, 'slo'), key), 'not allowed with api "embeddings" (it has no first token; bound e2e_p95_ms)');
 }
 
 function perRequestReason(prompt: Obj, load: Obj): string | undefined {

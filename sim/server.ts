@@ -2,6 +2,7 @@
 // programmatic use (tests, the coordinator's embedded default target).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { embeddingsBody, parseEmbeddingsRequest, serveEmbeddings } from './embeddings.js';
 import { type FaultKind, isFaultKind, NO_FAULT_HEADER_VALUE, pickFault } from './faults.js';
 import { admit, flowHeaders } from './gateway-http.js';
 import { serveGeneration } from './generate.js';
@@ -60,6 +61,7 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/v1/chat/completions': { POST: (req, res, state) => generate('chat', req, res, state) },
   '/v1/completions': { POST: (req, res, state) => generate('completions', req, res, state) },
   '/v1/responses': { POST: (req, res, state) => generate('responses', req, res, state) },
+  '/v1/embeddings': { POST: embeddings },
 };
 
 /** Starts a simulator; resolves once it listens. Throws SimOptionsError for invalid options. */
@@ -177,6 +179,33 @@ async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   const serve = request
     ? simulated(endpoint, request, res, state, fault, explicitPriority ?? band)
     : () => void forward(options.upstream, req.url ?? '', req, res, raw);
+  if (pool.gateway) admit(pool.gateway, res, { fairnessId, priority: band, bytes: Buffer.byteLength(raw) }, serve);
+  else serve();
+}
+
+// Embeddings share the generation engines (embeddings.ts says how they are charged); refusal
+// faults apply as to generation, stream faults have nothing to act on.
+async function embeddings(req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
+  const raw = await readBody(req);
+  const { options, pool } = state;
+  if (options.upstream !== '') return forward(options.upstream, req.url ?? '', req, res, raw);
+  const request = parseEmbeddingsRequest(parseJsonObject(raw), options);
+  const fault = chooseFault(req, state);
+  if (fault === '429' || fault === '5xx') {
+    state.faults.set(fault, (state.faults.get(fault) ?? 0) + 1);
+    refuse(res, fault);
+    return;
+  }
+  const { objective, fairnessId } = flowHeaders(req.headers);
+  const band = pool.priorityOf(objective);
+  const serve = (): void =>
+    serveEmbeddings(
+      pool.pick(),
+      request,
+      headerPriority(req) ?? band,
+      () => sendJson(res, 200, embeddingsBody(request, options.model)),
+      (cb) => res.on('close', cb),
+    );
   if (pool.gateway) admit(pool.gateway, res, { fairnessId, priority: band, bytes: Buffer.byteLength(raw) }, serve);
   else serve();
 }

@@ -25,8 +25,12 @@ export interface ApiAdapter {
   bodyFromMessages(input: BodyFields, messages: readonly ChatMessage[]): string;
   /** The visible and reasoning text one parsed event carries ("" where none). */
   deltaText(event: unknown): { visible: string; reasoning: string };
-  /** The token counts of a parsed event that carries usage (patterns.usage matched it). */
+  /** The token counts of a parsed event that carries usage (patterns.usage matched it), or of a whole JSON body. */
   usage(event: unknown): UsageCounts;
+  /** An API answered in one JSON body (metrics.streamed false): how many results it holds (one per input), null if unreadable. */
+  items?(body: unknown): number | null;
+  /** Inputs per request (embeddings), where an API sends several. */
+  batchSize?: number;
 }
 
 /** The fields of a body besides its text. */
@@ -106,8 +110,10 @@ export function openaiUsage(event: unknown): UsageCounts {
   };
 }
 
-// The unique head is spliced where this marker stands in the serialised template.
-const HEAD_MARK = '\u0001HEAD\u0001';
+// The unique head is spliced where this marker stands in the serialised template (an adapter may
+// place it more than once: openai-embeddings.ts suffixes each copy).
+/** Where the head goes in the text a body builder is handed (splitTemplate). */
+export const HEAD_MARK = '\u0001HEAD\u0001';
 const HEAD_MARK_JSON = JSON.stringify(HEAD_MARK).slice(1, -1);
 
 /** Serialises `body` with the text field holding prefix + HEAD + suffix (+ the canary instruction), then splits at every HEAD. */

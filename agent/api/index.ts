@@ -1,13 +1,19 @@
 // API adapters by the plan's `target.api`.
-import type { ApiKind } from '../../shared/plan.js';
+import type { ApiKind, TrafficClass } from '../../shared/plan.js';
 import type { ApiAdapter } from './adapter.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiCompletions } from './openai-completions.js';
+import { openaiEmbeddings } from './openai-embeddings.js';
 import { openaiResponses } from './openai-responses.js';
 
-/** Every supported API by its plan name. */
-export const API_ADAPTERS: Record<ApiKind, ApiAdapter> = {
+/** The streamed APIs by their plan name (embeddings depends on the class: adapterFor). */
+export const API_ADAPTERS: Record<Exclude<ApiKind, 'embeddings'>, ApiAdapter> = {
   chat: openaiChat,
   completions: openaiCompletions,
   responses: openaiResponses,
 };
+
+/** The adapter of a class's API (class.api, else target.api). */
+export function adapterFor(api: ApiKind, cls: TrafficClass): ApiAdapter {
+  return api === 'embeddings' ? openaiEmbeddings(cls.prompt.batch_size ?? 1) : API_ADAPTERS[api];
+}

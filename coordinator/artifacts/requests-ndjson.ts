@@ -53,6 +53,7 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
     error: r.error,
   });
   if (r.session_id !== undefined) Object.assign(row, { session_id: r.session_id, turn: r.turn });
+  if (r.inputs !== undefined) row.inputs = r.inputs;
   if (tb.alignNs !== 0n) Object.assign(row, local);
   return `${stringifyExact(row)}\n`;
 }

@@ -24,7 +24,7 @@ import { serverBlock } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
 import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
-import { classSummaries, EXACT_METHOD_DEFINITIONS, histogramSection, metricPopulation } from '../summary.js';
+import { classSummaries, EMBEDDINGS_DEFINITIONS, EXACT_METHOD_DEFINITIONS, histogramSection, metricPopulation } from '../summary.js';
 import { assessRun } from '../validity/index.js';
 import { writeFileAtomic } from './atomic.js';
 
@@ -88,6 +88,9 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   ...EXACT_METHOD_DEFINITIONS,
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
+  'metric_population.not_applicable':
+    'per class whose API cannot have them, the latency metrics left out of its figures (absent, never zero) and why (an embeddings request has no first token)',
+  ...Object.fromEntries(Object.entries(EMBEDDINGS_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
   'metric_population.output_token_sources':
     'successful requests by where their completion_tokens came from (usage, tokenizer, chunks; see timing_methodology.output_token_source); only usage and tokenizer counts enter tpot, ntpot and decode_tok_s',
   'classes.<class>.output_token_sources': 'the same count for one class',

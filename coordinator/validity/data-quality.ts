@@ -193,7 +193,7 @@ export function streamIntegrity(input: ValidityInput): Check {
   return decide('stream_integrity', problems, { classes });
 }
 
-/** Prompt tokens within ±10% of the class target: reported by usage, or counted at calibration. */
+/** Prompt tokens within ±10% of the class target (per input for embeddings): reported by usage, or counted at calibration. */
 export function requestShape(input: ValidityInput): Check {
   const problems: string[] = [];
   const unverifiable: string[] = [];
@@ -236,6 +236,7 @@ export function outputTokenCounts(input: ValidityInput): Check {
   let estimated = 0;
   const problems: string[] = [];
   for (const c of input.classes) {
+    if (c.generates === false) continue; // embeddings: no output to count (metric_population.not_applicable)
     const counted = c.outputSources.usage + c.outputSources.tokenizer + c.outputSources.chunks;
     ok += c.ok;
     estimated += c.outputSources.chunks;
