@@ -25,6 +25,8 @@ export const ErrorCode = {
   TLS_MISMATCH: 'LF_TLS_MISMATCH',
   /** More agents left the fleet between runs than --max-agent-loss allows. */
   FLEET_SHORT: 'LF_FLEET_SHORT',
+  /** target.reset_cache_between_runs is set but the server answered neither reset endpoint. */
+  CACHE_RESET_UNAVAILABLE: 'LF_CACHE_RESET_UNAVAILABLE',
 } as const;
 
 /** One of the stable codes above. */

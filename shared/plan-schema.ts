@@ -83,6 +83,13 @@ export const Target = closed(
     require_usage: Type.Optional(
       Type.Boolean({ default: false, description: 'When true, a stream without a usage event is `missing_usage`, a failure.' }),
     ),
+    reset_cache_between_runs: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "Before each run (every sweep stage, experiment run and repeat) empty the server's prefix cache: POST /reset_prefix_cache (vLLM) or /flush_cache (SGLang); the run fails before any load if neither answers.",
+      }),
+    ),
     tokenizer: Type.Optional(
       say(
         Type.String({

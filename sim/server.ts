@@ -42,6 +42,8 @@ interface SimState {
   faults: Map<string, number>;
   /** Generation requests seen so far: the arrival index of the fault PRNG. */
   arrivals: number;
+  /** Prefix-cache resets answered (loadfleet_sim_prefix_cache_resets_total). */
+  cacheResets: number;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, state: SimState) => void | Promise<void>;
@@ -58,6 +60,9 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/vllm/metrics': { GET: (_req, res, state) => sendMetrics(res, state, replicaFamilies(state, true)) },
   '/epp/metrics': { GET: (_req, res, state) => sendMetrics(res, state, gatewayFamilies(state)) },
   '/tokenize': { POST: tokenize },
+  // vLLM's and SGLang's cache resets, for a load generator's clean start between runs.
+  '/reset_prefix_cache': { POST: (req, res, state) => resetCache('/reset_prefix_cache', req, res, state) },
+  '/flush_cache': { POST: (req, res, state) => resetCache('/flush_cache', req, res, state) },
   '/v1/chat/completions': { POST: (req, res, state) => generate('chat', req, res, state) },
   '/v1/completions': { POST: (req, res, state) => generate('completions', req, res, state) },
   '/v1/responses': { POST: (req, res, state) => generate('responses', req, res, state) },
@@ -68,7 +73,14 @@ const ROUTES: Record<string, Record<string, Handler>> = {
 export async function startSim(input: SimOptions = {}): Promise<SimServer> {
   const options = resolveSimOptions(input);
   const startTimeS = Date.now() / 1000;
-  const state: SimState = { options, pool: buildPool(options, undefined, startTimeS), startTimeS, faults: new Map(), arrivals: 0 };
+  const state: SimState = {
+    options,
+    pool: buildPool(options, undefined, startTimeS),
+    startTimeS,
+    faults: new Map(),
+    arrivals: 0,
+    cacheResets: 0,
+  };
   // Idle keep-alive sockets stay open 65 s (Node's default is 5 s) so a load generator's pooled
   // connections are not closed under it between requests, which would show up as spurious resets.
   const server = createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => dispatch(req, res, state));
@@ -142,7 +154,13 @@ function replicaFamilies(state: SimState, alone = false): MetricFamily[] {
   const faults = family('loadfleet_sim_faults_injected_total', 'counter', 'Faults injected.', [
     ...labelled('loadfleet_sim_faults_injected_total', m, 'fault', Object.fromEntries(state.faults)),
   ]);
-  return [...state.pool.replicaFamilies(), faults];
+  const resets = family(
+    'loadfleet_sim_prefix_cache_resets_total',
+    'counter',
+    'Prefix-cache resets answered (/reset_prefix_cache, /flush_cache).',
+    [`loadfleet_sim_prefix_cache_resets_total{${m}} ${state.cacheResets}`],
+  );
+  return [...state.pool.replicaFamilies(), faults, resets];
 }
 
 function gatewayFamilies(state: SimState): MetricFamily[] {
@@ -153,6 +171,15 @@ function gatewayFamilies(state: SimState): MetricFamily[] {
 function sendMetrics(res: ServerResponse, state: SimState, families: MetricFamily[]): void {
   const text = renderFamilies([...families, processStartFamily(state.startTimeS)]);
   res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text);
+}
+
+// Every replica forgets its cached prefixes (vLLM answers 200 with no body; SGLang a line of text).
+async function resetCache(path: string, req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
+  const raw = await readBody(req);
+  if (state.options.upstream !== '') return forward(state.options.upstream, path, req, res, raw);
+  for (const engine of state.pool.engines) engine.resetPrefixCache?.();
+  state.cacheResets++;
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(path === '/flush_cache' ? 'Cache flushed.\n' : '');
 }
 
 async function tokenize(req: IncomingMessage, res: ServerResponse, { options }: SimState): Promise<void> {

@@ -11,6 +11,8 @@ import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
 import type { AgentState } from '../agent-state.js';
+import type { CacheReset } from '../cache-reset.js';
+import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
 import type { ClassShape } from '../class-shape.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
@@ -88,6 +90,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   ...EXACT_METHOD_DEFINITIONS,
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
+  ...CACHE_RESET_DEFINITIONS,
   'metric_population.not_applicable':
     'per class whose API cannot have them, the latency metrics left out of its figures (absent, never zero) and why (an embeddings request has no first token)',
   ...Object.fromEntries(Object.entries(EMBEDDINGS_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
@@ -138,6 +141,8 @@ export interface RunJsonInput {
   expectFlowControlEngaged?: boolean;
   /** The experiment, arm and repeat this run belongs to, if any. */
   experiment?: { name: string; arm: string; repeat: number };
+  /** What was done to the server's cache before the load. */
+  cacheReset?: CacheReset;
 }
 
 /** Writes run.json; returns the status and a short human summary. */
@@ -204,6 +209,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     offered_schedule_sha256: offered,
     offered_schedule_matches: offered === input.schedule.sha256,
     ...(inputs && { workload_files: inputs.files }),
+    ...(input.cacheReset && { cache_reset: input.cacheReset }),
     ...(c.sessionTurns.size > 0 && {
       sessions: Object.fromEntries([...c.sessionTurns].map(([name, t]) => [name, t.summary()])),
     }),
