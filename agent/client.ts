@@ -33,6 +33,8 @@ export interface RequestSpec {
   canaryMarker: string | null;
   /** Keep the reply's visible text (multi-turn sessions send it back as the assistant message). */
   captureContent?: boolean;
+  /** The model name the body carries, recorded for a class with LoRA adapters. */
+  model?: string;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
@@ -112,6 +114,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.json = adapter.metrics.streamed ? null : { chunks: [], bytes: 0, lastNs: null };
     if (adapter.batchSize !== undefined) this.record.inputs = adapter.batchSize;
+    if (spec.model !== undefined) this.record.model = spec.model;
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);

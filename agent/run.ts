@@ -3,6 +3,7 @@
 // yet taken) and interval histograms, then hand over the run histograms.
 import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent as UndiciAgent } from 'undici';
+import { adapterPicker } from '../shared/adapters.js';
 import type { Clock } from '../shared/clock.js';
 import { perfOffsetToHrtime } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
@@ -63,6 +64,8 @@ interface ClassRuntime {
   /** The class's API (class.api, else target.api) and where its requests go. */
   adapter: ApiAdapter;
   path: string;
+  /** A class with LoRA adapters: the model name of each request (shared/adapters.ts). */
+  modelOf?: (requestIndex: number) => string;
 }
 
 /** Executes one share of one plan. */
@@ -135,11 +138,20 @@ export class AgentRun implements ShareRunner {
         return { ...runtime, prompts, conversations };
       }
       // Classes whose requests differ build each body from its own shape (workload-prompt.ts); the
-      // rest use the calibrated builder.
-      const prompts: RequestPrompts = variesPerRequest(cls)
-        ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, cls.api ?? this.target.api, this.target.model))
-        : new PromptBuilder(runId, cls, adapter, this.target.model, plan.seed, plan.prompt_calibration?.[cls.name]);
-      return { ...runtime, prompts };
+      // rest use the calibrated builder. A class with LoRA adapters has one builder per model name.
+      const build = (model: string): RequestPrompts =>
+        variesPerRequest(cls)
+          ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, cls.api ?? this.target.api, model))
+          : new PromptBuilder(runId, cls, adapter, model, plan.seed, plan.prompt_calibration?.[cls.name]);
+      const picker = adapterPicker(plan.seed, cls);
+      if (!picker) return { ...runtime, prompts: build(this.target.model) };
+      const builders = picker.adapters.map((a) => build(a.model));
+      const prompts: RequestPrompts = {
+        requestId: (idx) => builders[picker.at(idx)]!.requestId(idx),
+        body: (idx) => builders[picker.at(idx)]!.body(idx),
+        marker: (idx) => builders[picker.at(idx)]!.marker(idx),
+      };
+      return { ...runtime, prompts, modelOf: (idx: number) => picker.modelAt(idx) };
     });
   }
 
@@ -279,6 +291,7 @@ export class AgentRun implements ShareRunner {
         countOutput: this.countOutput,
         canaryMarker: c.prompts.marker(requestIndex),
         ...(turn && { captureContent: true }),
+        ...(c.modelOf && { model: c.modelOf(requestIndex) }),
       },
       this.nowNs,
       this.stopper.signal,

@@ -71,6 +71,8 @@ export interface RequestRecord {
   session_id?: number;
   /** api "embeddings" only: the inputs the request carried (its batch size). */
   inputs?: number;
+  /** A class with LoRA adapters only: the model name (adapter) the request named. */
+  model?: string;
   turn?: number;
 }
 

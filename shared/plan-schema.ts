@@ -323,6 +323,18 @@ export const TrafficClass = closed({
   priority: Type.Optional(Type.Integer()),
   headers: Type.Optional(Headers),
   api: Type.Optional({ ...ApiKind, description: 'The API this class sends to, instead of target.api (a plan may mix APIs).' }),
+  adapters: Type.Optional(
+    Type.Array(
+      closed({
+        model: text('The model name requests of this adapter carry (a LoRA adapter the server serves), instead of target.model.'),
+        weight: Type.Integer({ minimum: 1, maximum: 10_000, description: 'Relative share, exact over every cycle of Σ weights requests.' }),
+      }),
+      {
+        minItems: 1,
+        description: 'LoRA adapters: each request names one of these models, in exact proportion to the weights, in a seeded order.',
+      },
+    ),
+  ),
   prompt: PromptSpec,
   load: Load,
   slo: Type.Optional(Slo),

@@ -5,7 +5,7 @@
 // (agent/workload-prompt.ts), so a class of those on another API is refused rather than sent wrong.
 import type { ApiKind } from './plan.js';
 import type { Ctx, Obj } from './validate-kit.js';
-import { child, isObj, report } from './validate-kit.js';
+import { child, isObj, noDuplicates, report } from './validate-kit.js';
 
 /** APIs whose bodies the per-request builder knows. */
 const PER_REQUEST_APIS: readonly ApiKind[] = ['chat', 'completions'];
@@ -26,6 +26,9 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
   const prompt = isObj(cls['prompt']) ? cls['prompt'] : {};
   const load = isObj(cls['load']) ? cls['load'] : {};
   const p = child(ctx, 'prompt');
+  if (cls['adapters'] !== undefined && load['model'] === 'sessions')
+    report(child(ctx, 'adapters'), 'not allowed with model "sessions" (a conversation keeps one model)');
+  noDuplicates(child(ctx, 'adapters'), cls['adapters'], 'model');
   if (api === 'embeddings') embeddingsRules(ctx, cls, prompt, load);
   else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), 'only allowed with api "embeddings"');
   if (PER_REQUEST_APIS.includes(api)) return;

@@ -31,6 +31,8 @@ export type Endpoint = 'chat' | 'completions' | 'responses';
 export interface ServedModel {
   model: string;
   maxModelLen: number;
+  /** LoRA adapter names requests may name instead of the model. */
+  loraModules?: readonly string[];
 }
 
 /** A validated generation request. */
@@ -70,7 +72,7 @@ export function parseJsonObject(raw: string): Record<string, unknown> {
 
 /** Validates a chat or completions body against the served model. */
 export function parseGenerationRequest(endpoint: Endpoint, body: Record<string, unknown>, served: ServedModel): GenerationRequest {
-  checkModel(body['model'], served.model);
+  checkModel(body['model'], served.model, served.loraModules);
   const texts = promptTexts(endpoint, body);
   const promptParam = PROMPT_PARAM[endpoint];
   const promptTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
@@ -135,8 +137,8 @@ export function parseTokenizeRequest(body: Record<string, unknown>, served: Serv
   return texts.flatMap(tokenIds);
 }
 
-function checkModel(model: unknown, served: string): void {
-  if (model === undefined || model === null || model === served) return;
+function checkModel(model: unknown, served: string, loras: readonly string[] = []): void {
+  if (model === undefined || model === null || model === served || loras.includes(model as string)) return;
   throw new ApiError(404, `The model \`${String(model)}\` does not exist.`, 'invalid_request_error', 'model_not_found', 'model');
 }
 

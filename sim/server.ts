@@ -8,6 +8,7 @@ import { admit, flowHeaders } from './gateway-http.js';
 import { serveGeneration } from './generate.js';
 import { readBody, sendError, sendJson } from './http.js';
 import { blockHashes } from './kv-cache.js';
+import { LoraSlots } from './lora.js';
 import { family, labelled, type MetricFamily, processStartFamily, renderFamilies } from './metrics.js';
 import {
   ApiError,
@@ -44,6 +45,8 @@ interface SimState {
   arrivals: number;
   /** Prefix-cache resets answered (loadfleet_sim_prefix_cache_resets_total). */
   cacheResets: number;
+  /** The LoRA adapter table (none without --lora-modules). */
+  lora: LoraSlots | undefined;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, state: SimState) => void | Promise<void>;
@@ -80,6 +83,8 @@ export async function startSim(input: SimOptions = {}): Promise<SimServer> {
     faults: new Map(),
     arrivals: 0,
     cacheResets: 0,
+    lora:
+      options.loraModules.length > 0 ? new LoraSlots(options.loraModules, options.maxLoras, options.loraLoadMs, options.model) : undefined,
   };
   // Idle keep-alive sockets stay open 65 s (Node's default is 5 s) so a load generator's pooled
   // connections are not closed under it between requests, which would show up as spurious resets.
@@ -144,7 +149,9 @@ function notFound(req: IncomingMessage, path: string): ApiError {
 async function models(req: IncomingMessage, res: ServerResponse, { options }: SimState): Promise<void> {
   if (options.upstream !== '') return forward(options.upstream, '/v1/models', req, res, undefined);
   const card = { id: options.model, object: 'model', created: 0, owned_by: 'loadfleet', max_model_len: options.maxModelLen };
-  sendJson(res, 200, { object: 'list', data: [card] });
+  // vLLM lists each LoRA adapter as a model whose parent is the base model.
+  const loras = options.loraModules.map((id) => ({ ...card, id, root: id, parent: options.model }));
+  sendJson(res, 200, { object: 'list', data: [card, ...loras] });
 }
 
 function replicaFamilies(state: SimState, alone = false): MetricFamily[] {
@@ -160,7 +167,7 @@ function replicaFamilies(state: SimState, alone = false): MetricFamily[] {
     'Prefix-cache resets answered (/reset_prefix_cache, /flush_cache).',
     [`loadfleet_sim_prefix_cache_resets_total{${m}} ${state.cacheResets}`],
   );
-  return [...state.pool.replicaFamilies(), faults, resets];
+  return [...state.pool.replicaFamilies(), faults, resets, ...(state.lora?.families() ?? [])];
 }
 
 function gatewayFamilies(state: SimState): MetricFamily[] {
@@ -193,7 +200,8 @@ async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   const raw = await readBody(req);
   const { options, pool } = state;
   // In front of a real server its own validation answers; here only the simulated replicas validate.
-  const request = options.upstream === '' ? parseGenerationRequest(endpoint, parseJsonObject(raw), options) : undefined;
+  const body = options.upstream === '' ? parseJsonObject(raw) : undefined;
+  const request = body ? parseGenerationRequest(endpoint, body, options) : undefined;
   const explicitPriority = headerPriority(req);
   const fault = chooseFault(req, state);
   if (fault) state.faults.set(fault, (state.faults.get(fault) ?? 0) + 1);
@@ -203,8 +211,13 @@ async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   }
   const { objective, fairnessId } = flowHeaders(req.headers);
   const band = pool.priorityOf(objective);
-  const serve = request
-    ? simulated(endpoint, request, res, state, fault, explicitPriority ?? band)
+  const simulate = request ? simulated(endpoint, request, res, state, fault, explicitPriority ?? band) : undefined;
+  // A request naming a LoRA adapter reaches the engine once its adapter is loaded (lora.ts).
+  const adapter = typeof body?.['model'] === 'string' && state.lora?.has(body['model']) ? body['model'] : undefined;
+  const serve = simulate
+    ? adapter
+      ? () => res.on('close', state.lora!.acquire(adapter, simulate))
+      : simulate
     : () => void forward(options.upstream, req.url ?? '', req, res, raw);
   if (pool.gateway) admit(pool.gateway, res, { fairnessId, priority: band, bytes: Buffer.byteLength(raw) }, serve);
   else serve();

@@ -54,6 +54,7 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
   });
   if (r.session_id !== undefined) Object.assign(row, { session_id: r.session_id, turn: r.turn });
   if (r.inputs !== undefined) row.inputs = r.inputs;
+  if (r.model !== undefined) row.model = r.model;
   if (tb.alignNs !== 0n) Object.assign(row, local);
   return `${stringifyExact(row)}\n`;
 }

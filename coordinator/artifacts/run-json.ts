@@ -10,6 +10,7 @@ import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
+import { ADAPTER_DEFINITIONS } from '../adapter-tally.js';
 import type { AgentState } from '../agent-state.js';
 import type { CacheReset } from '../cache-reset.js';
 import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
@@ -91,6 +92,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
   ...CACHE_RESET_DEFINITIONS,
+  ...ADAPTER_DEFINITIONS,
   'metric_population.not_applicable':
     'per class whose API cannot have them, the latency metrics left out of its figures (absent, never zero) and why (an embeddings request has no first token)',
   ...Object.fromEntries(Object.entries(EMBEDDINGS_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
@@ -153,6 +155,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
   const { plan } = input;
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
   const classes = withTokenProvenance(plan, c, classSummaries(plan, c, runSeconds));
+  for (const [name, tally] of c.adapterTallies) Object.assign(classes[name] as object, { adapters: tally.summary() });
   const population: Record<string, unknown> = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
   const attempted = population.attempted_requests as number;
   const failed = population.excluded_requests as number;
