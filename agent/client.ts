@@ -35,6 +35,8 @@ export interface RequestSpec {
   captureContent?: boolean;
   /** The model name the body carries, recorded for a class with LoRA adapters. */
   model?: string;
+  /** The class offers tools: time tool-call deltas and check each call's arguments are JSON. */
+  tools?: boolean;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
@@ -94,6 +96,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private readonly capture: TextCapture | null;
   /** Sessions send the reply back as the next turn's assistant message. */
   private readonly captureContent: boolean;
+  /** Tool-call deltas are timed and their arguments checked (spec.tools). */
+  private readonly tools: boolean;
   /** The body of an API answered in one JSON body (not SSE), null for streamed APIs. */
   private readonly json: { chunks: Buffer[]; bytes: number; lastNs: number | null } | null;
 
@@ -110,11 +114,16 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     // One bounded capture serves canaries, output counting and session replies; nothing is parsed
     // while the stream runs.
     this.capture =
-      spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) || this.captureContent ? new TextCapture(adapter) : null;
+      spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) || this.captureContent || spec.tools
+        ? new TextCapture(adapter)
+        : null;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
     this.json = adapter.metrics.streamed ? null : { chunks: [], bytes: 0, lastNs: null };
     if (adapter.batchSize !== undefined) this.record.inputs = adapter.batchSize;
     if (spec.model !== undefined) this.record.model = spec.model;
+    this.tools = spec.tools === true;
+    if (this.tools)
+      Object.assign(this.record, { first_tool_call_ns: null, tool_call_chunks: 0, tool_calls: 0, tool_arguments_valid: null });
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);
@@ -155,6 +164,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     const [status, error] = this.outcome();
+    if (status === 'ok' && this.tools) this.checkToolCalls();
     if (status === 'ok' && this.canaryMarker !== null) {
       // Only a clean stream can be vouched for; a failed canary keeps its timings but not its place in the distributions.
       const canary = checkCanary(this.canaryMarker, this.capture!.text());
@@ -181,6 +191,23 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (this.requireUsage) return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
     this.countWithoutUsage();
     return ['ok', null];
+  }
+
+  // Each call's arguments, joined from its fragments, must be JSON (a data-quality figure); an
+  // incomplete capture proves nothing either way.
+  private checkToolCalls(): void {
+    const text = this.capture!.text();
+    const calls = text.toolArguments ?? [];
+    this.record.tool_calls = calls.length;
+    if (!text.complete) return;
+    this.record.tool_arguments_valid = calls.every((a) => {
+      try {
+        JSON.parse(a);
+        return true;
+      } catch {
+        return false;
+      }
+    });
   }
 
   // A body answered whole: valid JSON, one result per input, usage where the plan requires it.
@@ -217,7 +244,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       r.output_token_source = 'tokenizer';
       return;
     }
-    r.completion_tokens = r.content_chunks + r.reasoning_chunks;
+    r.completion_tokens = r.content_chunks + r.reasoning_chunks + (r.tool_call_chunks ?? 0);
     r.output_token_source = 'chunks';
   }
 
@@ -262,6 +289,14 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       r.content_chunks++;
       if (this.lastContentNs !== null) this.gaps.push(t - this.lastContentNs);
       this.lastContentNs = t;
+    }
+    if (f & EventFlag.TOOL_CALL && this.tools) {
+      // A tool call is output like content: it sets first output, and its arguments are captured.
+      r.first_output_ns ??= t;
+      r.first_tool_call_ns ??= t;
+      r.tool_call_chunks = (r.tool_call_chunks ?? 0) + 1;
+      r.last_token_ns = t;
+      if (!(f & (EventFlag.CONTENT | EventFlag.REASONING))) this.capture?.add(data);
     }
     if (f & EventFlag.USAGE) this.readUsage(data);
     if (f & EventFlag.DONE) r.done_ns ??= t;

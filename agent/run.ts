@@ -292,6 +292,7 @@ export class AgentRun implements ShareRunner {
         canaryMarker: c.prompts.marker(requestIndex),
         ...(turn && { captureContent: true }),
         ...(c.modelOf && { model: c.modelOf(requestIndex) }),
+        ...(c.cls.prompt.tools && { tools: true }),
       },
       this.nowNs,
       this.stopper.signal,

@@ -71,6 +71,7 @@ export const EventFlag = {
   DONE: 8,
   ERROR: 16,
   MALFORMED: 32,
+  TOOL_CALL: 64,
 } as const;
 
 /** What an API adapter provides to classify its events without parsing JSON (its response contract). */
@@ -85,6 +86,8 @@ export interface DeltaPatterns {
   usage: RegExp;
   /** Matches an API's own error event (besides `{"error": …}`), if it has one. */
   error?: RegExp;
+  /** Matches a streamed tool-call delta, for APIs that have them. */
+  toolCall?: RegExp;
 }
 
 const ERROR_EVENT = /^\{\s*"error"\s*:/;
@@ -104,6 +107,7 @@ export function classifyEvent(data: string, patterns: DeltaPatterns): number {
   if (patterns.content.test(trimmed)) flags |= EventFlag.CONTENT;
   if (patterns.reasoning?.test(trimmed)) flags |= EventFlag.REASONING;
   if (patterns.usage.test(trimmed)) flags |= EventFlag.USAGE;
+  if (patterns.toolCall?.test(trimmed)) flags |= EventFlag.TOOL_CALL;
   if (typeof patterns.done !== 'string' && patterns.done.test(trimmed)) flags |= EventFlag.DONE;
   return flags;
 }

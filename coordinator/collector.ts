@@ -26,6 +26,7 @@ import type { ExactMethod } from './exact/exact-store.js';
 import { ExactStore } from './exact/exact-store.js';
 import { SessionTurns } from './session-turns.js';
 import { TtftUncertainty } from './timing-uncertainty.js';
+import { ToolTally } from './tool-tally.js';
 import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
@@ -74,6 +75,8 @@ export class Collector {
   readonly sessionTurns = new Map<string, SessionTurns>();
   /** Classes with LoRA adapters: per-adapter counts and means. */
   readonly adapterTallies = new Map<string, AdapterTally>();
+  /** Classes offering tools: tool-call timing and argument validity. */
+  readonly toolTallies = new Map<string, ToolTally>();
   readonly agentTotals = new Map<number, AgentTotals>();
   /** First-token stamp uncertainty per agent and class (timing-uncertainty.ts). */
   readonly ttftUncertainty = new TtftUncertainty();
@@ -125,6 +128,7 @@ export class Collector {
       const sessions = schedule.classes[i]!.sessions;
       if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions));
       const adapters = schedule.classes[i]!.adapters;
+      if (cls.prompt.tools) this.toolTallies.set(cls.name, new ToolTally());
       if (cls.adapters && adapters) {
         const scheduled = schedule.classes[i]!.closedLoop
           ? null
@@ -165,6 +169,7 @@ export class Collector {
       this.shapes.get(r.class)?.add(agent, r);
       this.sessionTurns.get(r.class)?.add(r);
       this.adapterTallies.get(r.class)?.add(r);
+      this.toolTallies.get(r.class)?.add(r);
       const byWindow = this.stats.get(r.class);
       if (!byWindow) continue;
       for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow.get(w)?.add(r);

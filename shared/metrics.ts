@@ -73,6 +73,11 @@ export interface RequestRecord {
   inputs?: number;
   /** A class with LoRA adapters only: the model name (adapter) the request named. */
   model?: string;
+  /** A class offering tools only: arrival of the first tool-call delta (agent-local ns), its delta count, the calls, and whether every call's arguments parsed as JSON (null when the capture was incomplete). */
+  first_tool_call_ns?: number | null;
+  tool_call_chunks?: number;
+  tool_calls?: number;
+  tool_arguments_valid?: boolean | null;
   turn?: number;
 }
 

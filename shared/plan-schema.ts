@@ -276,6 +276,17 @@ export const PromptSpec = closed({
   ),
   shared_prefix_tokens: Type.Optional(tokens('Required exactly when cache is "shared"; below input_tokens.')),
   canary: Type.Optional(Type.Boolean({ description: "Each prompt starts with its request's marker and asks the model to echo it." })),
+  tools: Type.Optional(
+    Type.Array(
+      closed({
+        name: nameField(64, 'The function name.'),
+        description: Type.Optional(Type.String()),
+        parameters: Type.Optional(Type.Object({}, { description: "The function's JSON Schema." })),
+      }),
+      { minItems: 1, description: 'api "chat": function definitions offered with every request (tool calling).' },
+    ),
+  ),
+  tool_choice: Type.Optional(oneOf(['auto', 'required', 'none'], { description: 'With tools: the tool_choice sent (default: not sent).' })),
   batch_size: Type.Optional(
     Type.Integer({
       minimum: 1,

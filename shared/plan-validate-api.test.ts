@@ -70,3 +70,22 @@ describe('an embeddings class', () => {
     ]);
   });
 });
+
+describe('a class offering tools', () => {
+  it('is chat with fixed-length prompts, and tool_choice needs tools', () => {
+    const tools = [{ name: 'f' }];
+    expect(validatePlan(plan([{ name: 't', prompt: { input_tokens: 10, output_tokens: 5, tools, tool_choice: 'auto' }, load }])).ok).toBe(
+      true,
+    );
+    const r = validatePlan(
+      plan([
+        { name: 'a', api: 'responses', prompt: { input_tokens: 10, output_tokens: 5, tools }, load },
+        { name: 'b', prompt: { input_tokens: 10, output_tokens: 5, tool_choice: 'auto' }, load },
+      ]),
+    );
+    expect((r as { problems: string[] }).problems).toEqual([
+      'classes[0].prompt.tools: only allowed with api "chat" (this class sends to "responses")',
+      'classes[1].prompt.tool_choice: only allowed with tools',
+    ]);
+  });
+});

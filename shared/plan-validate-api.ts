@@ -29,6 +29,14 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
   if (cls['adapters'] !== undefined && load['model'] === 'sessions')
     report(child(ctx, 'adapters'), 'not allowed with model "sessions" (a conversation keeps one model)');
   noDuplicates(child(ctx, 'adapters'), cls['adapters'], 'model');
+  if (prompt['tools'] !== undefined && api !== 'chat')
+    report(child(p, 'tools'), `only allowed with api "chat" (this class sends to "${api}")`);
+  if (prompt['tool_choice'] !== undefined && prompt['tools'] === undefined) report(child(p, 'tool_choice'), 'only allowed with tools');
+  if (prompt['tools'] !== undefined && api === 'chat') {
+    const why = perRequestReason(prompt, load);
+    if (why) report(child(p, 'tools'), `not allowed with ${why} yet (per-request bodies carry no tools)`);
+  }
+  noDuplicates(child(p, 'tools'), prompt['tools'], 'name');
   if (api === 'embeddings') embeddingsRules(ctx, cls, prompt, load);
   else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), 'only allowed with api "embeddings"');
   if (PER_REQUEST_APIS.includes(api)) return;

@@ -4,7 +4,16 @@ import type { ServerResponse } from 'node:http';
 import { type FaultKind, faultTokenIndex } from './faults.js';
 import type { EngineJob, EngineTicket, SimEngine } from './job.js';
 import type { AbortReason, FinishReason } from './metrics.js';
-import { choiceChunk, completionBody, type GenerationRequest, type ResponseIdentity, sseEvent, usageChunk, usageOf } from './openai.js';
+import {
+  choiceChunk,
+  completionBody,
+  type GenerationRequest,
+  type ResponseIdentity,
+  sseEvent,
+  toolCallChunk,
+  usageChunk,
+  usageOf,
+} from './openai.js';
 import { ResponsesStream, responseObject } from './responses.js';
 import { fnv1a32 } from './tokenizer.js';
 
@@ -102,6 +111,11 @@ function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached
         res.end();
         return;
       }
+      if (request.toolName !== null && !isReasoning(ctx, index)) {
+        res.write(sseEvent(toolCallChunk(who, toolCallPart(ctx, index, plan.outputTokens))));
+        if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
+        return;
+      }
       const reasoning = isReasoning(ctx, index);
       const text = tokenText(ctx, index);
       res.write(
@@ -112,7 +126,7 @@ function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached
       if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
     },
     onFinish() {
-      res.write(sseEvent(choiceChunk(who, '', { finish: plan.finish })));
+      res.write(sseEvent(choiceChunk(who, '', { finish: request.toolName !== null ? 'tool_calls' : plan.finish })));
       if (request.includeUsage && fault !== 'no-usage')
         res.write(sseEvent(usageChunk(who, usageOf(request.promptTokens, plan.outputTokens, cached()))));
       res.end('data: [DONE]\n\n');
@@ -198,6 +212,15 @@ function reset(ctx: GenerationContext, end: End): void {
 function hang(ctx: GenerationContext): void {
   ctx.res.writeHead(200, { 'content-type': ctx.request.stream ? 'text/event-stream' : 'application/json' });
   ctx.res.flushHeaders();
+}
+
+// A tool call's arguments spread over the answer's tokens, valid JSON once all are out:
+// `{"input": "` with the first, `tok ` for each between, `"}` with the last (`{}` for one token).
+function toolCallPart(ctx: GenerationContext, index: number, outputTokens: number): { name?: string; arguments: string; first: boolean } {
+  const first = index === firstContentIndex(ctx);
+  const last = index === outputTokens - 1;
+  const args = first && last ? '{}' : first ? '{"input": "' : last ? '"}' : CONTENT_TOKEN;
+  return first ? { name: ctx.request.toolName!, arguments: args, first: index === 0 } : { arguments: args, first: false };
 }
 
 function isReasoning(ctx: GenerationContext, index: number): boolean {

@@ -47,6 +47,8 @@ export interface GenerationRequest {
   ignoreEos: boolean;
   /** The marker the prompt asks the answer to begin with (a load generator's canary), or null. */
   canaryMarker: string | null;
+  /** Chat with tools (and tool_choice not "none"): the function the answer calls, instead of content. */
+  toolName: string | null;
 }
 
 // A load generator's canary instruction (loadfleet: "Begin your answer with <marker> and nothing before it.").
@@ -94,7 +96,28 @@ export function parseGenerationRequest(endpoint: Endpoint, body: Record<string, 
       endpoint === 'responses' || optionalBool((streamOptions as Record<string, unknown>)['include_usage'], 'stream_options.include_usage'),
     ignoreEos: optionalBool(body['ignore_eos'], 'ignore_eos'),
     canaryMarker: canaryMarkerIn(texts.join('\n')),
+    toolName: endpoint === 'chat' ? calledTool(body['tools'], body['tool_choice']) : null,
   };
+}
+
+// The function a chat answer calls: the one tool_choice names, else the first tool (engine-sim
+// always calls one when tools are offered and tool_choice is not "none").
+function calledTool(tools: unknown, choice: unknown): string | null {
+  if (tools === undefined || tools === null) return null;
+  if (!Array.isArray(tools) || tools.length === 0) throw invalid('tools must be a non-empty array', 'tools');
+  const names = tools.map((t: unknown, i) => {
+    const fn = (t as { type?: unknown; function?: { name?: unknown } } | null)?.function;
+    if ((t as { type?: unknown } | null)?.type !== 'function' || typeof fn?.name !== 'string')
+      throw invalid(`tools[${i}] must be {"type": "function", "function": {"name": …}}`, `tools[${i}]`);
+    return fn.name;
+  });
+  if (choice === 'none') return null;
+  const named = (choice as { function?: { name?: unknown } } | null)?.function?.name;
+  if (typeof named === 'string') {
+    if (!names.includes(named)) throw invalid(`tool_choice names ${named}, which is not in tools`, 'tool_choice');
+    return named;
+  }
+  return names[0]!;
 }
 
 const PROMPT_PARAM: Record<Endpoint, string> = { chat: 'messages', completions: 'prompt', responses: 'input' };
@@ -222,6 +245,14 @@ export function choiceChunk(
   const delta: Record<string, string> = options.first ? { role: 'assistant' } : {};
   if (text !== '') delta[options.reasoning ? 'reasoning_content' : 'content'] = text;
   return envelope(who, 'chat.completion.chunk', [{ index: 0, delta, logprobs: null, finish_reason }]);
+}
+
+/** One streamed tool-call delta: the call's id and name on its first, then argument fragments. */
+export function toolCallChunk(who: ResponseIdentity, call: { name?: string; arguments: string; first: boolean }): object {
+  const fn = call.name === undefined ? { arguments: call.arguments } : { name: call.name, arguments: call.arguments };
+  const tool = { index: 0, ...(call.name !== undefined && { id: `call_${who.id}`, type: 'function' }), function: fn };
+  const delta = { ...(call.first ? { role: 'assistant' } : {}), tool_calls: [tool] };
+  return envelope(who, 'chat.completion.chunk', [{ index: 0, delta, logprobs: null, finish_reason: null }]);
 }
 
 /** The stream's usage chunk: no choices, only usage. */

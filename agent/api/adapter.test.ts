@@ -55,3 +55,24 @@ describe('the response and body contract behind the adapters', () => {
     });
   });
 });
+
+describe('tool-call deltas', () => {
+  it('are classified apart from content and their argument fragments joined per call', async () => {
+    const { classifyEvent, EventFlag } = await import('../sse.js');
+    const { TextCapture } = await import('../text-capture.js');
+    const ev = (calls: object[]) => JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: calls } }] });
+    const first = ev([{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a": ' } }]);
+    expect(classifyEvent(first, openaiChat.patterns)).toBe(EventFlag.TOOL_CALL);
+    const capture = new TextCapture(openaiChat);
+    capture.add(first);
+    capture.add(
+      ev([
+        { index: 0, function: { arguments: '1}' } },
+        { index: 1, function: { name: 'g', arguments: '{"b' } },
+      ]),
+    );
+    const text = capture.text();
+    expect(text.toolArguments).toEqual(['{"a": 1}', '{"b']);
+    expect(text.visible).toBe('');
+  });
+});

@@ -23,14 +23,22 @@ export interface ApiAdapter {
   bodyTemplate(input: BodyInput): string[];
   /** The JSON body of a conversation (sessions send the whole history each turn). */
   bodyFromMessages(input: BodyFields, messages: readonly ChatMessage[]): string;
-  /** The visible and reasoning text one parsed event carries ("" where none). */
-  deltaText(event: unknown): { visible: string; reasoning: string };
+  /** The visible and reasoning text one parsed event carries ("" where none), and any tool-call argument fragments. */
+  deltaText(event: unknown): DeltaText;
   /** The token counts of a parsed event that carries usage (patterns.usage matched it), or of a whole JSON body. */
   usage(event: unknown): UsageCounts;
   /** An API answered in one JSON body (metrics.streamed false): how many results it holds (one per input), null if unreadable. */
   items?(body: unknown): number | null;
   /** Inputs per request (embeddings), where an API sends several. */
   batchSize?: number;
+}
+
+/** What one event adds to a response's text. */
+export interface DeltaText {
+  visible: string;
+  reasoning: string;
+  /** Tool-call argument fragments, by the call's index. */
+  toolArguments?: { index: number; arguments: string }[];
 }
 
 /** The fields of a body besides its text. */

@@ -28,6 +28,7 @@ import type { SourceResult } from '../scrape/types.js';
 import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
 import { classSummaries, EMBEDDINGS_DEFINITIONS, EXACT_METHOD_DEFINITIONS, histogramSection, metricPopulation } from '../summary.js';
+import { TOOL_DEFINITIONS } from '../tool-tally.js';
 import { assessRun } from '../validity/index.js';
 import { writeFileAtomic } from './atomic.js';
 
@@ -93,6 +94,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'metric_population.excluded_by_status': 'the excluded requests by status',
   ...CACHE_RESET_DEFINITIONS,
   ...ADAPTER_DEFINITIONS,
+  ...TOOL_DEFINITIONS,
   'metric_population.not_applicable':
     'per class whose API cannot have them, the latency metrics left out of its figures (absent, never zero) and why (an embeddings request has no first token)',
   ...Object.fromEntries(Object.entries(EMBEDDINGS_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
@@ -156,6 +158,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
   const classes = withTokenProvenance(plan, c, classSummaries(plan, c, runSeconds));
   for (const [name, tally] of c.adapterTallies) Object.assign(classes[name] as object, { adapters: tally.summary() });
+  for (const [name, tally] of c.toolTallies) Object.assign(classes[name] as object, { tool_calls: tally.summary() });
   const population: Record<string, unknown> = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
   const attempted = population.attempted_requests as number;
   const failed = population.excluded_requests as number;
