@@ -37,6 +37,8 @@ export interface RequestSpec {
   model?: string;
   /** The class offers tools: time tool-call deltas and check each call's arguments are JSON. */
   tools?: boolean;
+  /** Record the request body's size (classes sending images). */
+  stateBytes?: boolean;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
@@ -121,6 +123,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.json = adapter.metrics.streamed ? null : { chunks: [], bytes: 0, lastNs: null };
     if (adapter.batchSize !== undefined) this.record.inputs = adapter.batchSize;
     if (spec.model !== undefined) this.record.model = spec.model;
+    if (spec.stateBytes) this.record.request_bytes = Buffer.byteLength(spec.body);
     this.tools = spec.tools === true;
     if (this.tools)
       Object.assign(this.record, { first_tool_call_ns: null, tool_call_chunks: 0, tool_calls: 0, tool_arguments_valid: null });

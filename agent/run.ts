@@ -21,9 +21,11 @@ import { AfterReads } from './after-reads.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { endpointPaths } from './api/adapter.js';
 import { API_ADAPTERS, adapterFor } from './api/index.js';
+import { imageMarker } from './api/openai-chat.js';
 import type { RequestResult } from './client.js';
 import { sendRequest } from './client.js';
 import { Conversations } from './conversations.js';
+import { ClassImages } from './images.js';
 import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { loopBusy } from './loop-busy.js';
@@ -52,6 +54,17 @@ type RequestPrompts = Pick<PromptBuilder, 'requestId' | 'body' | 'marker'>;
 // A workload class names its requests by their head and carries no canary (canaries need calibration).
 function workloadPrompts(b: WorkloadPromptBuilder): RequestPrompts {
   return { requestId: (i) => b.head(i), body: (i) => b.body(i), marker: () => null };
+}
+
+// A class with prompt.images: each body's image markers become the request's PNG data URIs.
+function withImages(seed: number, cls: TrafficClass, prompts: RequestPrompts): RequestPrompts {
+  if (!cls.prompt.images) return prompts;
+  const images = new ClassImages(seed, cls.name, cls.prompt.images);
+  return {
+    requestId: (i) => prompts.requestId(i),
+    marker: (i) => prompts.marker(i),
+    body: (i) => images.dataUris(i).reduce((body, uri, k) => body.replace(imageMarker(k), uri), prompts.body(i)),
+  };
 }
 
 interface ClassRuntime {
@@ -144,13 +157,13 @@ export class AgentRun implements ShareRunner {
           ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, cls.api ?? this.target.api, model))
           : new PromptBuilder(runId, cls, adapter, model, plan.seed, plan.prompt_calibration?.[cls.name]);
       const picker = adapterPicker(plan.seed, cls);
-      if (!picker) return { ...runtime, prompts: build(this.target.model) };
+      if (!picker) return { ...runtime, prompts: withImages(plan.seed, cls, build(this.target.model)) };
       const builders = picker.adapters.map((a) => build(a.model));
-      const prompts: RequestPrompts = {
+      const prompts: RequestPrompts = withImages(plan.seed, cls, {
         requestId: (idx) => builders[picker.at(idx)]!.requestId(idx),
         body: (idx) => builders[picker.at(idx)]!.body(idx),
         marker: (idx) => builders[picker.at(idx)]!.marker(idx),
-      };
+      });
       return { ...runtime, prompts, modelOf: (idx: number) => picker.modelAt(idx) };
     });
   }
@@ -293,6 +306,7 @@ export class AgentRun implements ShareRunner {
         ...(turn && { captureContent: true }),
         ...(c.modelOf && { model: c.modelOf(requestIndex) }),
         ...(c.cls.prompt.tools && { tools: true }),
+        ...(c.cls.prompt.images && { stateBytes: true }),
       },
       this.nowNs,
       this.stopper.signal,

@@ -62,6 +62,7 @@ export class ClassShape {
   /** Per agent: lateness of its first request of the class (sent − intended, or − phase start in a closed loop), ns. */
   readonly firstByAgent = new Map<number, { sentNs: number; lagNs: number }>();
   private readonly firstPhaseNs: number;
+  private readonly images: boolean;
 
   constructor(
     cls: TrafficClass,
@@ -71,6 +72,7 @@ export class ClassShape {
     }),
   ) {
     this.firstPhaseNs = Math.min(...cls.load.phases.map((p) => p.start_s)) * 1e9;
+    this.images = cls.prompt.images !== undefined;
   }
 
   /** Adds one record of this class from agent `agent`. */
@@ -94,7 +96,8 @@ export class ClassShape {
       this.promptTokensMin = Math.min(this.promptTokensMin ?? prompt, prompt);
       this.promptTokensMax = Math.max(this.promptTokensMax ?? prompt, prompt);
     }
-    if (prompt === null) this.promptUnreported++;
+    // The server counts image tokens its own way: an image request's prompt is held only by its calibrated text.
+    if (prompt === null || this.images) this.promptUnreported++;
     else if (Math.abs(prompt - target) > PROMPT_TOLERANCE * target) this.promptOutside++;
     if (r.output_token_source !== null) this.outputSources[r.output_token_source]++;
     // Only the server's own count can prove the output length: a text re-count or a chunk count cannot.

@@ -71,6 +71,8 @@ export interface RequestRecord {
   session_id?: number;
   /** api "embeddings" only: the inputs the request carried (its batch size). */
   inputs?: number;
+  /** A class sending images only: the request body's size in bytes. */
+  request_bytes?: number;
   /** A class with LoRA adapters only: the model name (adapter) the request named. */
   model?: string;
   /** A class offering tools only: arrival of the first tool-call delta (agent-local ns), its delta count, the calls, and whether every call's arguments parsed as JSON (null when the capture was incomplete). */

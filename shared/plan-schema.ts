@@ -286,6 +286,17 @@ export const PromptSpec = closed({
       { minItems: 1, description: 'api "chat": function definitions offered with every request (tool calling).' },
     ),
   ),
+  images: Type.Optional(
+    closed(
+      {
+        count: Type.Integer({ minimum: 1, maximum: 16, description: 'Images per request.' }),
+        width: Type.Integer({ minimum: 1, maximum: 4096, description: 'Pixels.' }),
+        height: Type.Integer({ minimum: 1, maximum: 4096, description: 'Pixels.' }),
+        shared: Type.Optional(Type.Boolean({ description: 'Every request sends the same images (default: unique per request).' })),
+      },
+      { description: 'api "chat": PNG images (8-bit grayscale, seeded pixels) sent as image_url data URIs after the text.' },
+    ),
+  ),
   tool_choice: Type.Optional(oneOf(['auto', 'required', 'none'], { description: 'With tools: the tool_choice sent (default: not sent).' })),
   batch_size: Type.Optional(
     Type.Integer({

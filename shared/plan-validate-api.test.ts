@@ -89,3 +89,14 @@ describe('a class offering tools', () => {
     ]);
   });
 });
+
+describe('a class sending images', () => {
+  it('is chat with fixed-length prompts, not sessions', () => {
+    const images = { count: 1, width: 64, height: 64 };
+    expect(validatePlan(plan([{ name: 'i', prompt: { input_tokens: 10, output_tokens: 5, images }, load }])).ok).toBe(true);
+    const r = validatePlan(plan([{ name: 'i', api: 'completions', prompt: { input_tokens: 10, output_tokens: 5, images }, load }]));
+    expect((r as { problems: string[] }).problems).toEqual([
+      'classes[0].prompt.images: not allowed with api "completions" (images go with chat classes of fixed-length prompts)',
+    ]);
+  });
+});

@@ -37,6 +37,10 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
     if (why) report(child(p, 'tools'), `not allowed with ${why} yet (per-request bodies carry no tools)`);
   }
   noDuplicates(child(p, 'tools'), prompt['tools'], 'name');
+  if (prompt['images'] !== undefined) {
+    const why = api !== 'chat' ? `api "${api}"` : load['model'] === 'sessions' ? 'model "sessions"' : perRequestReason(prompt, load);
+    if (why) report(child(p, 'images'), `not allowed with ${why} (images go with chat classes of fixed-length prompts)`);
+  }
   if (api === 'embeddings') embeddingsRules(ctx, cls, prompt, load);
   else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), 'only allowed with api "embeddings"');
   if (PER_REQUEST_APIS.includes(api)) return;

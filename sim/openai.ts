@@ -49,6 +49,8 @@ export interface GenerationRequest {
   canaryMarker: string | null;
   /** Chat with tools (and tool_choice not "none"): the function the answer calls, instead of content. */
   toolName: string | null;
+  /** Prompt tokens charged for images (included in promptTokens). */
+  imageTokens: number;
 }
 
 // A load generator's canary instruction (loadfleet: "Begin your answer with <marker> and nothing before it.").
@@ -77,7 +79,8 @@ export function parseGenerationRequest(endpoint: Endpoint, body: Record<string, 
   checkModel(body['model'], served.model, served.loraModules);
   const texts = promptTexts(endpoint, body);
   const promptParam = PROMPT_PARAM[endpoint];
-  const promptTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
+  const imageTokens = endpoint === 'chat' ? chatImageTokens(body['messages']) : 0;
+  const promptTokens = texts.reduce((sum, text) => sum + countTokens(text), 0) + imageTokens;
   checkContextLength(promptTokens, served.maxModelLen, promptParam);
   const streamOptions = body['stream_options'] ?? {};
   if (typeof streamOptions !== 'object' || streamOptions === null) throw invalid('stream_options must be an object', 'stream_options');
@@ -97,7 +100,44 @@ export function parseGenerationRequest(endpoint: Endpoint, body: Record<string, 
     ignoreEos: optionalBool(body['ignore_eos'], 'ignore_eos'),
     canaryMarker: canaryMarkerIn(texts.join('\n')),
     toolName: endpoint === 'chat' ? calledTool(body['tools'], body['tool_choice']) : null,
+    imageTokens,
   };
+}
+
+/** Pixels per side of one image token: a vision encoder's 14-pixel patches merged 2×2, as Qwen2-VL's. */
+export const IMAGE_TOKEN_PIXELS = 28;
+
+// Image tokens of every image_url part (data: URIs of PNG or JPEG): ceil(w/28)·ceil(h/28) each,
+// so prefill grows with image size as a vision encoder's does.
+function chatImageTokens(messages: unknown): number {
+  let tokens = 0;
+  for (const [i, m] of (messages as { content?: unknown }[]).entries()) {
+    if (!Array.isArray(m.content)) continue;
+    for (const [j, part] of (m.content as Record<string, unknown>[]).entries()) {
+      if (part?.['type'] !== 'image_url') continue;
+      const url = (part['image_url'] as { url?: unknown } | undefined)?.url;
+      const size = typeof url === 'string' ? imageSize(url) : null;
+      if (!size) throw invalid('image_url.url must be a data: URI of a PNG or JPEG image', `messages[${i}].content[${j}].image_url.url`);
+      tokens += Math.ceil(size.width / IMAGE_TOKEN_PIXELS) * Math.ceil(size.height / IMAGE_TOKEN_PIXELS);
+    }
+  }
+  return tokens;
+}
+
+// Width and height from a data URI's PNG header (IHDR) or JPEG start-of-frame marker.
+function imageSize(url: string): { width: number; height: number } | null {
+  const m = /^data:image\/(?:png|jpeg|jpg);base64,/.exec(url);
+  if (!m) return null;
+  const bytes = Buffer.from(url.slice(m[0].length, m[0].length + 65536), 'base64');
+  if (bytes.length >= 24 && bytes.toString('latin1', 1, 4) === 'PNG')
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  for (let i = 2; i + 9 < bytes.length && bytes[0] === 0xff && bytes[1] === 0xd8; ) {
+    if (bytes[i] !== 0xff) return null;
+    const marker = bytes[i + 1]!;
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: bytes.readUInt16BE(i + 5), width: bytes.readUInt16BE(i + 7) };
+    i += 2 + bytes.readUInt16BE(i + 2);
+  }
+  return null;
 }
 
 // The function a chat answer calls: the one tool_choice names, else the first tool (engine-sim
@@ -179,8 +219,14 @@ function messageContents(messages: unknown): string[] {
   return messages.map((m: unknown, i) => {
     const msg = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
     if (typeof msg['role'] !== 'string') throw invalid(`messages[${i}].role must be a string`, `messages[${i}].role`);
-    if (typeof msg['content'] !== 'string') throw invalid(`messages[${i}].content must be a string`, `messages[${i}].content`);
-    return msg['content'];
+    const content = msg['content'];
+    if (typeof content === 'string') return content;
+    // A list of parts: its text parts are the text (image parts are charged by chatImageTokens).
+    if (!Array.isArray(content)) throw invalid(`messages[${i}].content must be a string or an array of parts`, `messages[${i}].content`);
+    return content
+      .filter((p: unknown) => (p as { type?: unknown } | null)?.type === 'text')
+      .map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : ''))
+      .join('\n');
   });
 }
 

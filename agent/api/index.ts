@@ -1,7 +1,7 @@
 // API adapters by the plan's `target.api`.
 import type { ApiKind, TrafficClass } from '../../shared/plan.js';
 import type { ApiAdapter } from './adapter.js';
-import { openaiChat, openaiChatWithTools } from './openai-chat.js';
+import { openaiChat, openaiChatWith } from './openai-chat.js';
 import { openaiCompletions } from './openai-completions.js';
 import { openaiEmbeddings } from './openai-embeddings.js';
 import { openaiResponses } from './openai-responses.js';
@@ -16,10 +16,14 @@ export const API_ADAPTERS: Record<Exclude<ApiKind, 'embeddings'>, ApiAdapter> = 
 /** The adapter of a class's API (class.api, else target.api). */
 export function adapterFor(api: ApiKind, cls: TrafficClass): ApiAdapter {
   if (api === 'embeddings') return openaiEmbeddings(cls.prompt.batch_size ?? 1);
-  const tools = cls.prompt.tools;
-  if (api === 'chat' && tools) {
-    const definitions = tools.map((t) => ({ type: 'function', function: { parameters: { type: 'object', properties: {} }, ...t } }));
-    return openaiChatWithTools(definitions, cls.prompt.tool_choice);
+  const { tools, images, tool_choice: toolChoice } = cls.prompt;
+  if (api === 'chat' && (tools || images)) {
+    const definitions = tools?.map((t) => ({ type: 'function', function: { parameters: { type: 'object', properties: {} }, ...t } }));
+    return openaiChatWith({
+      ...(definitions && { tools: definitions }),
+      ...(toolChoice !== undefined && { toolChoice }),
+      ...(images && { images: images.count }),
+    });
   }
   return API_ADAPTERS[api];
 }

@@ -31,13 +31,26 @@ export const openaiChat: ApiAdapter = {
   usage: openaiUsage,
 };
 
-/** Chat offering tools: every body also carries them and tool_choice (the plan's prompt.tools). */
-export function openaiChatWithTools(tools: readonly object[], toolChoice: string | undefined): ApiAdapter {
-  const extra = { tools, ...(toolChoice !== undefined && { tool_choice: toolChoice }) };
+/** Where image k's data URI goes in a body (agent/images.ts fills it per request). */
+export function imageMarker(k: number): string {
+  return `@@LF_IMAGE_${k}@@`;
+}
+
+/**
+ * Chat with more than text: `tools` (and tool_choice) offered with every request, and `images`
+ * image_url parts after the text, each a marker the caller replaces with the request's data URI.
+ */
+export function openaiChatWith(extra: { tools?: readonly object[]; toolChoice?: string; images?: number }): ApiAdapter {
+  const fields = {
+    ...(extra.tools && { tools: extra.tools }),
+    ...(extra.tools && extra.toolChoice !== undefined && { tool_choice: extra.toolChoice }),
+  };
+  const images = Array.from({ length: extra.images ?? 0 }, (_, k) => ({ type: 'image_url', image_url: { url: imageMarker(k) } }));
+  const content = (text: string) => (images.length > 0 ? [{ type: 'text', text }, ...images] : text);
   return {
     ...openaiChat,
     bodyTemplate: (input) =>
-      splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: text }], ...extra }), input),
-    bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages, ...extra }),
+      splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: content(text) }], ...fields }), input),
+    bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages, ...fields }),
   };
 }

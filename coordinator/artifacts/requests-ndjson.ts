@@ -55,6 +55,7 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase): string {
   if (r.session_id !== undefined) Object.assign(row, { session_id: r.session_id, turn: r.turn });
   if (r.inputs !== undefined) row.inputs = r.inputs;
   if (r.model !== undefined) row.model = r.model;
+  if (r.request_bytes !== undefined) row.request_bytes = r.request_bytes;
   if (r.tool_call_chunks !== undefined) {
     const first = r.first_tool_call_ns ?? null;
     Object.assign(row, {
