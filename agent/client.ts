@@ -12,6 +12,8 @@ import { TextCapture } from './text-capture.js';
 
 /** Longest error text kept per request (spec: ≤ 2 KiB). */
 const MAX_ERROR_BYTES = 2048;
+/** Largest JSON body (an API answered in one body, e.g. embeddings) read; beyond it the request fails. */
+const MAX_JSON_BODY_BYTES = 64 << 20;
 
 /** What a request needs besides its body. */
 export interface RequestSpec {
@@ -31,6 +33,12 @@ export interface RequestSpec {
   canaryMarker: string | null;
   /** Keep the reply's visible text (multi-turn sessions send it back as the assistant message). */
   captureContent?: boolean;
+  /** The model name the body carries, recorded for a class with LoRA adapters. */
+  model?: string;
+  /** The class offers tools: time tool-call deltas and check each call's arguments are JSON. */
+  tools?: boolean;
+  /** Record the request body's size (classes sending images). */
+  stateBytes?: boolean;
 }
 
 /** A finished request: its record and, for ITL, the gaps between its content chunks. */
@@ -90,6 +98,10 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private readonly capture: TextCapture | null;
   /** Sessions send the reply back as the next turn's assistant message. */
   private readonly captureContent: boolean;
+  /** Tool-call deltas are timed and their arguments checked (spec.tools). */
+  private readonly tools: boolean;
+  /** The body of an API answered in one JSON body (not SSE), null for streamed APIs. */
+  private readonly json: { chunks: Buffer[]; bytes: number; lastNs: number | null } | null;
 
   constructor(
     spec: RequestSpec,
@@ -104,8 +116,17 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     // One bounded capture serves canaries, output counting and session replies; nothing is parsed
     // while the stream runs.
     this.capture =
-      spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) || this.captureContent ? new TextCapture(adapter) : null;
+      spec.canaryMarker !== null || (spec.countOutput && !spec.requireUsage) || this.captureContent || spec.tools
+        ? new TextCapture(adapter)
+        : null;
     this.record = blankRecord(spec.className, spec.requestIndex, spec.intendedNs);
+    this.json = adapter.metrics.streamed ? null : { chunks: [], bytes: 0, lastNs: null };
+    if (adapter.batchSize !== undefined) this.record.inputs = adapter.batchSize;
+    if (spec.model !== undefined) this.record.model = spec.model;
+    if (spec.stateBytes) this.record.request_bytes = Buffer.byteLength(spec.body);
+    this.tools = spec.tools === true;
+    if (this.tools)
+      Object.assign(this.record, { first_tool_call_ns: null, tool_call_chunks: 0, tool_calls: 0, tool_arguments_valid: null });
     this.parser = new SseParser((data) => this.onEvent(data));
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);
@@ -134,11 +155,19 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       if (this.errorBody.length < MAX_ERROR_BYTES) this.errorBody += chunk.toString('utf8', 0, MAX_ERROR_BYTES);
       return;
     }
+    if (this.json) {
+      // Done is when the body's last bytes arrived; nothing is parsed until it has.
+      this.json.lastNs = this.chunkNs;
+      this.json.bytes += chunk.length;
+      if (this.json.bytes <= MAX_JSON_BODY_BYTES) this.json.chunks.push(chunk);
+      return;
+    }
     this.parser.push(chunk);
   }
 
   onResponseEnd(): void {
     const [status, error] = this.outcome();
+    if (status === 'ok' && this.tools) this.checkToolCalls();
     if (status === 'ok' && this.canaryMarker !== null) {
       // Only a clean stream can be vouched for; a failed canary keeps its timings but not its place in the distributions.
       const canary = checkCanary(this.canaryMarker, this.capture!.text());
@@ -156,6 +185,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private outcome(): [RequestStatus, string | null] {
     const r = this.record;
     if (r.http_status !== 200) return ['http_error', this.errorBody || `HTTP ${r.http_status}`];
+    if (this.json) return this.jsonOutcome(this.json);
     if (this.flags & EventFlag.MALFORMED) return ['malformed_stream', 'an SSE event was not a JSON object'];
     if (this.flags & EventFlag.ERROR) return ['incomplete_stream', 'the stream carried an error event'];
     if (r.done_ns === null)
@@ -163,6 +193,47 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (r.output_token_source === 'usage') return ['ok', null];
     if (this.requireUsage) return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
     this.countWithoutUsage();
+    return ['ok', null];
+  }
+
+  // Each call's arguments, joined from its fragments, must be JSON (a data-quality figure); an
+  // incomplete capture proves nothing either way.
+  private checkToolCalls(): void {
+    const text = this.capture!.text();
+    const calls = text.toolArguments ?? [];
+    this.record.tool_calls = calls.length;
+    if (!text.complete) return;
+    this.record.tool_arguments_valid = calls.every((a) => {
+      try {
+        JSON.parse(a);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  // A body answered whole: valid JSON, one result per input, usage where the plan requires it.
+  // It has no first token; done is the arrival of its last bytes.
+  private jsonOutcome(json: { chunks: Buffer[]; bytes: number; lastNs: number | null }): [RequestStatus, string | null] {
+    const r = this.record;
+    r.done_ns = json.lastNs;
+    if (json.lastNs === null) return ['incomplete_stream', 'the response had no body'];
+    if (json.bytes > MAX_JSON_BODY_BYTES) return ['malformed_stream', `the body exceeded ${MAX_JSON_BODY_BYTES} bytes`];
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(json.chunks).toString('utf8'));
+    } catch {
+      return ['malformed_stream', 'the body was not JSON'];
+    }
+    const expected = this.adapter.batchSize ?? 1;
+    const items = this.adapter.items?.(body) ?? null;
+    if (items !== expected) return ['malformed_stream', `the body held ${items ?? 'no'} results for ${expected} inputs`];
+    const usage = this.adapter.usage(body);
+    r.prompt_tokens = usage.prompt_tokens;
+    r.cached_tokens = usage.cached_tokens;
+    if (this.requireUsage && r.prompt_tokens === null)
+      return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
     return ['ok', null];
   }
 
@@ -176,7 +247,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       r.output_token_source = 'tokenizer';
       return;
     }
-    r.completion_tokens = r.content_chunks + r.reasoning_chunks;
+    r.completion_tokens = r.content_chunks + r.reasoning_chunks + (r.tool_call_chunks ?? 0);
     r.output_token_source = 'chunks';
   }
 
@@ -222,19 +293,26 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       if (this.lastContentNs !== null) this.gaps.push(t - this.lastContentNs);
       this.lastContentNs = t;
     }
+    if (f & EventFlag.TOOL_CALL && this.tools) {
+      // A tool call is output like content: it sets first output, and its arguments are captured.
+      r.first_output_ns ??= t;
+      r.first_tool_call_ns ??= t;
+      r.tool_call_chunks = (r.tool_call_chunks ?? 0) + 1;
+      r.last_token_ns = t;
+      if (!(f & (EventFlag.CONTENT | EventFlag.REASONING))) this.capture?.add(data);
+    }
     if (f & EventFlag.USAGE) this.readUsage(data);
     if (f & EventFlag.DONE) r.done_ns ??= t;
   }
 
-  // The one JSON.parse per request, after the timestamp is already taken.
+  // The one JSON.parse per request, after the timestamp is already taken; the adapter knows the usage's shape.
   private readUsage(data: string): void {
     try {
-      const usage = (JSON.parse(data) as { usage?: Record<string, unknown> }).usage ?? {};
-      const details = usage.prompt_tokens_details as Record<string, unknown> | undefined;
-      this.record.prompt_tokens = numberOrNull(usage.prompt_tokens);
-      this.record.completion_tokens = numberOrNull(usage.completion_tokens);
+      const usage = this.adapter.usage(JSON.parse(data));
+      this.record.prompt_tokens = usage.prompt_tokens;
+      this.record.completion_tokens = usage.completion_tokens;
       if (this.record.completion_tokens !== null) this.record.output_token_source = 'usage';
-      this.record.cached_tokens = numberOrNull(details?.cached_tokens);
+      this.record.cached_tokens = usage.cached_tokens;
     } catch {
       this.flags |= EventFlag.MALFORMED;
     }
@@ -257,8 +335,4 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       ...(this.captureContent && { content: this.capture!.text().visible }),
     });
   }
-}
-
-function numberOrNull(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }

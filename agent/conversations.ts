@@ -5,13 +5,13 @@
 // intended time (it is the open-loop arrival); later turns depend on their replies. A session
 // respects the run's time: a turn that would be sent at or after duration_s is not sent (the
 // coordinator counts it as cut, turns_not_sent, never as a failure).
-import type { ApiKind, ChatMessage, Plan, TrafficClass } from '../shared/plan.js';
+import type { ChatMessage, Plan, TrafficClass } from '../shared/plan.js';
 import { requestId } from '../shared/prompt-text.js';
-import { completionPrompt, RequestText } from '../shared/request-text.js';
+import { RequestText } from '../shared/request-text.js';
 import type { ClassSchedule } from '../shared/schedule.js';
 import { turnRequestIndex } from '../shared/session-shape.js';
 import type { ClassStripe } from '../shared/shares.js';
-import { commonFields } from './api/adapter.js';
+import type { ApiAdapter } from './api/adapter.js';
 import type { RequestResult } from './client.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { sleepUntil } from './timing.js';
@@ -33,7 +33,7 @@ export class Conversations {
     plan: Plan,
     private readonly cls: TrafficClass,
     private readonly schedule: ClassSchedule,
-    private readonly api: ApiKind,
+    private readonly adapter: ApiAdapter,
     private readonly model: string,
     /** The plan's end (duration_s) in ns from the run start: no turn is sent at or after it. */
     private readonly endNs = Number.POSITIVE_INFINITY,
@@ -81,15 +81,9 @@ export class Conversations {
   }
 
   private body(messages: readonly ChatMessage[], outputTokens: number): string {
-    const common = commonFields({
-      model: this.model,
-      prefix: '',
-      suffix: '',
-      maxTokens: outputTokens,
-      ignoreEos: this.cls.prompt.ignore_eos ?? true,
-      canary: false,
-    });
-    if (this.api === 'completions') return JSON.stringify({ ...common, prompt: completionPrompt(messages) });
-    return JSON.stringify({ ...common, messages });
+    return this.adapter.bodyFromMessages(
+      { model: this.model, maxTokens: outputTokens, ignoreEos: this.cls.prompt.ignore_eos ?? true },
+      messages,
+    );
   }
 }

@@ -3,6 +3,7 @@
 // yet taken) and interval histograms, then hand over the run histograms.
 import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent as UndiciAgent } from 'undici';
+import { adapterPicker } from '../shared/adapters.js';
 import type { Clock } from '../shared/clock.js';
 import { perfOffsetToHrtime } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
@@ -19,10 +20,12 @@ import { loadTokenizerFile } from '../shared/tokenizer-file.js';
 import { AfterReads } from './after-reads.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { endpointPaths } from './api/adapter.js';
-import { API_ADAPTERS } from './api/index.js';
+import { API_ADAPTERS, adapterFor } from './api/index.js';
+import { imageMarker } from './api/openai-chat.js';
 import type { RequestResult } from './client.js';
 import { sendRequest } from './client.js';
 import { Conversations } from './conversations.js';
+import { ClassImages } from './images.js';
 import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { loopBusy } from './loop-busy.js';
@@ -53,6 +56,17 @@ function workloadPrompts(b: WorkloadPromptBuilder): RequestPrompts {
   return { requestId: (i) => b.requestId(i), body: (i) => b.body(i), marker: () => null };
 }
 
+// A class with prompt.images: each body's image markers become the request's PNG data URIs.
+function withImages(seed: number, cls: TrafficClass, prompts: RequestPrompts): RequestPrompts {
+  if (!cls.prompt.images) return prompts;
+  const images = new ClassImages(seed, cls.name, cls.prompt.images);
+  return {
+    requestId: (i) => prompts.requestId(i),
+    marker: (i) => prompts.marker(i),
+    body: (i) => images.dataUris(i).reduce((body, uri, k) => body.replace(imageMarker(k), uri), prompts.body(i)),
+  };
+}
+
 interface ClassRuntime {
   cls: TrafficClass;
   stripe: ClassStripe;
@@ -60,15 +74,18 @@ interface ClassRuntime {
   /** Model `sessions`: the class's conversations (each turn's body is built from its history). */
   conversations?: Conversations;
   headers: Record<string, string>;
+  /** The class's API (class.api, else target.api) and where its requests go. */
+  adapter: ApiAdapter;
+  path: string;
+  /** A class with LoRA adapters: the model name of each request (shared/adapters.ts). */
+  modelOf?: (requestIndex: number) => string;
 }
 
 /** Executes one share of one plan. */
 export class AgentRun implements ShareRunner {
   private readonly classes: ClassRuntime[];
-  private readonly adapter: ApiAdapter;
   private readonly target: Target;
   private readonly origin: string;
-  private readonly path: string;
   /** `{base}/models`, the read-only warm-up request. */
   private readonly modelsPath: string;
   private readonly commonHeadersValue: Record<string, string>;
@@ -111,24 +128,23 @@ export class AgentRun implements ShareRunner {
   ) {
     if (!plan.target) throw new LoadfleetError(ErrorCode.INTERNAL, 'the coordinator sent a plan without a resolved target');
     this.target = plan.target;
-    this.adapter = API_ADAPTERS[plan.target.api];
-    ({ origin: this.origin, path: this.path, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, this.adapter));
+    // Only the origin and the models path are read here; each class has its own API path.
+    ({ origin: this.origin, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, API_ADAPTERS.chat));
     const schedule = buildSchedule(plan);
     const commonHeaders = this.commonHeaders(plan.target);
     this.commonHeadersValue = commonHeaders;
     this.classes = plan.classes.map((cls, i) => {
-      const runtime = { cls, stripe: takeStripe(schedule.classes[i]!, share, i), headers: { ...commonHeaders, ...(cls.headers ?? {}) } };
+      const adapter = adapterFor(cls.api ?? plan.target!.api, cls);
+      const runtime = {
+        cls,
+        stripe: takeStripe(schedule.classes[i]!, share, i),
+        headers: { ...commonHeaders, ...(cls.headers ?? {}) },
+        adapter,
+        path: endpointPaths(plan.target!.base_url, adapter).path,
+      };
       if (cls.load.model === 'sessions') {
         // A turn's body comes from its conversation; the builder only names its requests.
-        const conversations = new Conversations(
-          runId,
-          plan,
-          cls,
-          schedule.classes[i]!,
-          this.target.api,
-          this.target.model,
-          plan.duration_s * 1e9,
-        );
+        const conversations = new Conversations(runId, plan, cls, schedule.classes[i]!, adapter, this.target.model, plan.duration_s * 1e9);
         const prompts: RequestPrompts = {
           requestId: (idx) => conversations.requestId(idx),
           body: () => conversations.noBody(),
@@ -137,11 +153,20 @@ export class AgentRun implements ShareRunner {
         return { ...runtime, prompts, conversations };
       }
       // Classes whose requests differ build each body from its own shape (workload-prompt.ts); the
-      // rest use the calibrated builder.
-      const prompts: RequestPrompts = variesPerRequest(cls)
-        ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, this.target.api, this.target.model))
-        : new PromptBuilder(runId, cls, this.adapter, this.target.model, plan.seed, plan.prompt_calibration?.[cls.name]);
-      return { ...runtime, prompts };
+      // rest use the calibrated builder. A class with LoRA adapters has one builder per model name.
+      const build = (model: string): RequestPrompts =>
+        variesPerRequest(cls)
+          ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, cls.api ?? this.target.api, model))
+          : new PromptBuilder(runId, cls, adapter, model, plan.seed, plan.prompt_calibration?.[cls.name]);
+      const picker = adapterPicker(plan.seed, cls);
+      if (!picker) return { ...runtime, prompts: withImages(plan.seed, cls, build(this.target.model)) };
+      const builders = picker.adapters.map((a) => build(a.model));
+      const prompts: RequestPrompts = withImages(plan.seed, cls, {
+        requestId: (idx) => builders[picker.at(idx)]!.requestId(idx),
+        body: (idx) => builders[picker.at(idx)]!.body(idx),
+        marker: (idx) => builders[picker.at(idx)]!.marker(idx),
+      });
+      return { ...runtime, prompts, modelOf: (idx: number) => picker.modelAt(idx) };
     });
   }
 
@@ -274,13 +299,13 @@ export class AgentRun implements ShareRunner {
     this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
     const sending = sendRequest(
       this.dispatcher,
-      this.adapter,
+      c.adapter,
       {
         className: c.cls.name,
         requestIndex,
         intendedNs,
         origin: this.origin,
-        path: this.path,
+        path: c.path,
         headers: { ...c.headers, 'x-request-id': c.prompts.requestId(requestIndex) },
         body: turn ? turn.body : c.prompts.body(requestIndex),
         timeoutMs: this.target.timeout_s * 1000,
@@ -288,6 +313,9 @@ export class AgentRun implements ShareRunner {
         countOutput: this.countOutput,
         canaryMarker: c.prompts.marker(requestIndex),
         ...(turn && { captureContent: true }),
+        ...(c.modelOf && { model: c.modelOf(requestIndex) }),
+        ...(c.cls.prompt.tools && { tools: true }),
+        ...(c.cls.prompt.images && { stateBytes: true }),
       },
       this.nowNs,
       this.stopper.signal,

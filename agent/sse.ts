@@ -71,32 +71,43 @@ export const EventFlag = {
   DONE: 8,
   ERROR: 16,
   MALFORMED: 32,
+  TOOL_CALL: 64,
 } as const;
 
-/** Regexes an API adapter provides to classify its deltas without parsing JSON. */
+/** What an API adapter provides to classify its events without parsing JSON (its response contract). */
 export interface DeltaPatterns {
   /** Matches a non-empty visible-text delta. */
   content: RegExp;
   /** Matches a non-empty reasoning delta, or null for APIs without reasoning. */
   reasoning: RegExp | null;
+  /** The event that ends a stream: an exact payload (`[DONE]`) or a pattern over a JSON event. */
+  done: string | RegExp;
+  /** Matches an event carrying the usage object. */
+  usage: RegExp;
+  /** Matches an API's own error event (besides `{"error": …}`), if it has one. */
+  error?: RegExp;
+  /** Matches a streamed tool-call delta, for APIs that have them. */
+  toolCall?: RegExp;
 }
 
-const USAGE = /"usage":\s*\{/;
 const ERROR_EVENT = /^\{\s*"error"\s*:/;
 
 /**
- * Classifies a payload by scanning, not parsing: `[DONE]`, non-empty content/reasoning deltas,
- * a usage object, an error object. A payload that is not a braced object is MALFORMED (a cheap
- * structural check; the one usage event per request is fully parsed by the caller).
+ * Classifies a payload by scanning, not parsing: the end of the stream, non-empty
+ * content/reasoning deltas, a usage object, an error object. A payload that is not a braced object
+ * (nor the end marker) is MALFORMED (a cheap structural check; the one usage event per request is
+ * fully parsed by the caller).
  */
 export function classifyEvent(data: string, patterns: DeltaPatterns): number {
-  if (data === '[DONE]') return EventFlag.DONE;
+  if (data === patterns.done || data === '[DONE]') return EventFlag.DONE;
   const trimmed = data.trim();
   if (trimmed.charCodeAt(0) !== 0x7b || trimmed.charCodeAt(trimmed.length - 1) !== 0x7d) return EventFlag.MALFORMED; // { … }
-  if (ERROR_EVENT.test(trimmed)) return EventFlag.ERROR;
+  if (ERROR_EVENT.test(trimmed) || patterns.error?.test(trimmed)) return EventFlag.ERROR;
   let flags = 0;
   if (patterns.content.test(trimmed)) flags |= EventFlag.CONTENT;
   if (patterns.reasoning?.test(trimmed)) flags |= EventFlag.REASONING;
-  if (USAGE.test(trimmed)) flags |= EventFlag.USAGE;
+  if (patterns.usage.test(trimmed)) flags |= EventFlag.USAGE;
+  if (patterns.toolCall?.test(trimmed)) flags |= EventFlag.TOOL_CALL;
+  if (typeof patterns.done !== 'string' && patterns.done.test(trimmed)) flags |= EventFlag.DONE;
   return flags;
 }

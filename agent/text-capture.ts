@@ -15,6 +15,8 @@ export interface CapturedText {
   reasoning: string;
   /** False when the cap was reached or an event could not be read: the text is not all there. */
   complete: boolean;
+  /** Each tool call's arguments, joined from its fragments, by call index (absent without calls). */
+  toolArguments?: string[];
 }
 
 /** Collects event payloads of one response up to a cap. */
@@ -44,15 +46,17 @@ export class TextCapture {
     let visible = '';
     let reasoning = '';
     let complete = !this.overflow;
+    const toolArguments: string[] = [];
     for (const data of this.events) {
       try {
         const parts = this.adapter.deltaText(JSON.parse(data));
         visible += parts.visible;
         reasoning += parts.reasoning;
+        for (const t of parts.toolArguments ?? []) toolArguments[t.index] = (toolArguments[t.index] ?? '') + t.arguments;
       } catch {
         complete = false;
       }
     }
-    return { visible, reasoning, complete };
+    return { visible, reasoning, complete, ...(toolArguments.length > 0 && { toolArguments: Array.from(toolArguments, (a) => a ?? '') }) };
   }
 }

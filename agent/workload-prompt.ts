@@ -47,14 +47,8 @@ export class WorkloadPromptBuilder {
   /** The JSON body of request `requestIndex`. */
   body(requestIndex: number): string {
     const shape = this.shape(requestIndex);
-    const common = commonFields({
-      model: this.model,
-      prefix: '',
-      suffix: '',
-      maxTokens: shape.outputTokens,
-      ignoreEos: this.cls.prompt.ignore_eos ?? true,
-      canary: false, // canaries are for calibrated classes of identical requests
-    });
+    // No canary: canaries are for calibrated classes of identical requests.
+    const common = commonFields({ model: this.model, maxTokens: shape.outputTokens, ignoreEos: this.cls.prompt.ignore_eos ?? true });
     const { messages } = this.text.build(requestIndex, shape);
     return JSON.stringify(this.api === 'chat' ? { ...common, messages } : { ...common, prompt: completionPrompt(messages) });
   }

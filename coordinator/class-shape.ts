@@ -88,6 +88,7 @@ export class ClassShape {
   /** Per agent: lateness of its first request of the class (sent − intended, or − phase start in a closed loop), ns. */
   readonly firstByAgent = new Map<number, { sentNs: number; lagNs: number }>();
   private readonly firstPhaseNs: number;
+  private readonly images: boolean;
 
   constructor(
     cls: TrafficClass,
@@ -97,6 +98,7 @@ export class ClassShape {
     }),
   ) {
     this.firstPhaseNs = Math.min(...cls.load.phases.map((p) => p.start_s)) * 1e9;
+    this.images = cls.prompt.images !== undefined;
   }
 
   /** Adds one record of this class from agent `agent`. */
@@ -114,19 +116,25 @@ export class ClassShape {
     if (r.status !== 'ok') return;
     this.ok++;
     const { inputTokens: target, outputTokens, exact = true } = this.expected(r.request_index);
-    if (r.prompt_tokens !== null) {
-      this.promptTokensMin = Math.min(this.promptTokensMin ?? r.prompt_tokens, r.prompt_tokens);
-      this.promptTokensMax = Math.max(this.promptTokensMax ?? r.prompt_tokens, r.prompt_tokens);
-      if (exact) this.promptExactPlanned++;
-      const d = Math.abs(r.prompt_tokens - target);
-      if (d !== 0) {
-        this.promptDiffer++;
-        if (exact) this.promptDifferExact++;
-        this.promptMaxDifference = Math.max(this.promptMaxDifference, d);
+    // An embeddings request carries several inputs of input_tokens each: its prompt is held per input.
+    const prompt = r.prompt_tokens === null ? null : r.prompt_tokens / (r.inputs ?? 1);
+    if (prompt !== null) {
+      this.promptTokensMin = Math.min(this.promptTokensMin ?? prompt, prompt);
+      this.promptTokensMax = Math.max(this.promptTokensMax ?? prompt, prompt);
+      // The server counts image tokens its own way: an image request is never held to an exact count.
+      if (!this.images) {
+        if (exact) this.promptExactPlanned++;
+        const d = Math.abs(prompt - target);
+        if (d !== 0) {
+          this.promptDiffer++;
+          if (exact) this.promptDifferExact++;
+          this.promptMaxDifference = Math.max(this.promptMaxDifference, d);
+        }
       }
     }
-    if (r.prompt_tokens === null) this.promptUnreported++;
-    else if (Math.abs(r.prompt_tokens - target) > PROMPT_TOLERANCE * target) {
+    // An image request's prompt is held only by its calibrated text.
+    if (prompt === null || this.images) this.promptUnreported++;
+    else if (Math.abs(prompt - target) > PROMPT_TOLERANCE * target) {
       this.promptOutside++;
       if (!exact) this.promptOutsideInexact++;
     }

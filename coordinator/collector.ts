@@ -5,6 +5,7 @@
 // them); the run histograms of each agent are merged at the end. Percentiles are only ever read
 // from merges. An interval that arrives after its second was written is counted, not written: a
 // second has exactly one row.
+
 import type { Histogram } from '../shared/histogram.js';
 import { addEncoded, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
 import { getOrCreate } from '../shared/maps.js';
@@ -14,6 +15,7 @@ import type { Plan } from '../shared/plan.js';
 import type { IntervalClass } from '../shared/protocol.js';
 import type { GlobalSchedule } from '../shared/schedule.js';
 import { arrivalsBetween, concurrencyAt } from '../shared/schedule.js';
+import { AdapterTally } from './adapter-tally.js';
 import { AtomicLineStream } from './artifacts/atomic.js';
 import { HlogWriter } from './artifacts/hlog.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
@@ -24,6 +26,7 @@ import type { ExactMethod } from './exact/exact-store.js';
 import { ExactStore } from './exact/exact-store.js';
 import { SessionTurns } from './session-turns.js';
 import { TtftUncertainty } from './timing-uncertainty.js';
+import { ToolTally } from './tool-tally.js';
 import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
@@ -70,6 +73,10 @@ export class Collector {
   readonly shapes = new Map<string, ClassShape>();
   /** Sessions classes → their figures by turn. */
   readonly sessionTurns = new Map<string, SessionTurns>();
+  /** Classes with LoRA adapters: per-adapter counts and means. */
+  readonly adapterTallies = new Map<string, AdapterTally>();
+  /** Classes offering tools: tool-call timing and argument validity. */
+  readonly toolTallies = new Map<string, ToolTally>();
   readonly agentTotals = new Map<number, AgentTotals>();
   /** First-token stamp uncertainty per agent and class (timing-uncertainty.ts). */
   readonly ttftUncertainty = new TtftUncertainty();
@@ -120,6 +127,14 @@ export class Collector {
       this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!)));
       const sessions = schedule.classes[i]!.sessions;
       if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions));
+      const adapters = schedule.classes[i]!.adapters;
+      if (cls.prompt.tools) this.toolTallies.set(cls.name, new ToolTally());
+      if (cls.adapters && adapters) {
+        const scheduled = schedule.classes[i]!.closedLoop
+          ? null
+          : cls.adapters.map((_, a) => adapters.perRequest.filter((x) => x === a).length);
+        this.adapterTallies.set(cls.name, new AdapterTally(cls.adapters, scheduled));
+      }
     }
   }
 
@@ -153,6 +168,8 @@ export class Collector {
       if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
       this.shapes.get(r.class)?.add(agent, r);
       this.sessionTurns.get(r.class)?.add(r);
+      this.adapterTallies.get(r.class)?.add(r);
+      this.toolTallies.get(r.class)?.add(r);
       const byWindow = this.stats.get(r.class);
       if (!byWindow) continue;
       for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow.get(w)?.add(r);

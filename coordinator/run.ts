@@ -23,6 +23,8 @@ import { writeFailedRunJson } from './artifacts/failed-run-json.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
 import { writeRunJson } from './artifacts/run-json.js';
 import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
+import type { CacheReset } from './cache-reset.js';
+import { resetServerCache } from './cache-reset.js';
 import { calibratePlan } from './calibrate/index.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
@@ -162,9 +164,12 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
       opts.log(`engine-sim listening at ${sim.baseUrl}`);
     }
     plan = await calibratePlan(planAsRun(planWithInputs, sim), runId, opts.log);
+    // Last before the load (calibration's tokenize calls cache nothing): a clean cache if asked.
+    const cacheReset = await resetServerCache(opts.plan.target, opts.log);
     const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock);
     cleanups.unshift(() => scraper.close());
     session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper, headroom);
+    session.cacheReset = cacheReset;
     fleet.setRun(session);
     cleanups.unshift(async () => fleet.setRun(null));
     return await session.run();
@@ -192,6 +197,8 @@ class RunSession implements RunHandle {
   private abortWatch: AbortWatch | null = null;
   private startNs = 0n;
   private abortReason: string | null = null;
+  /** What was done to the server's cache before the load (cache-reset.ts). */
+  cacheReset: CacheReset | undefined;
   private readonly runEvents: string[] = [];
   private decision: ClockDecision | undefined;
   private wake: () => void = () => {};
@@ -655,6 +662,7 @@ class RunSession implements RunHandle {
       maxStartSkewNs: this.opts.maxStartSkewNs,
       scrapes: this.scraper.results(),
       headroom: this.headroom,
+      ...(this.cacheReset && { cacheReset: this.cacheReset }),
       ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
       ...(this.opts.experiment && { experiment: this.opts.experiment }),
     });

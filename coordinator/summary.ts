@@ -1,9 +1,11 @@
 // Pure: turns the collector's merged histograms and exact counts into run.json's per-class,
 // per-window figures, the metric population, and the histograms' measured error vs exact.
+
+import { API_METRICS, classApi, metricApplies } from '../shared/api-kinds.js';
 import type { Histogram } from '../shared/histogram.js';
 import { HISTOGRAM_CONFIG, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
 import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
-import type { Plan, TrafficClass } from '../shared/plan.js';
+import type { ApiKind, Plan, TrafficClass } from '../shared/plan.js';
 import { isClosedLoop } from '../shared/plan.js';
 import type { Collector } from './collector.js';
 import { exactQuantile } from './exact/rank-select.js';
@@ -28,7 +30,7 @@ export function classSummaries(plan: Plan, c: Collector, runSeconds: number): Re
     for (const [name, stats] of byWindow) {
       const w = plan.windows?.find((x) => x.name === name);
       const lengthS = w ? w.end_s - w.start_s : runSeconds;
-      windows[name] = windowMetrics(cls, stats, (m) => c.mergedHistogram(cls.name, name, m), lengthS);
+      windows[name] = windowMetrics(cls, stats, (m) => c.mergedHistogram(cls.name, name, m), lengthS, classApi(cls, plan.target));
     }
     out[cls.name] = {
       requests: all.requests,
@@ -47,10 +49,17 @@ export function classSummaries(plan: Plan, c: Collector, runSeconds: number): Re
   return out;
 }
 
-function windowMetrics(cls: TrafficClass, s: WindowStats, hist: (metric: string) => Histogram, lengthS: number): WindowMetrics {
+function windowMetrics(
+  cls: TrafficClass,
+  s: WindowStats,
+  hist: (metric: string) => Histogram,
+  lengthS: number,
+  api: ApiKind,
+): WindowMetrics {
   const out: WindowMetrics = {};
   for (const m of LATENCY_METRICS) {
     if (FROM_INTENDED_METRICS.includes(m) && isClosedLoop(cls)) continue; // no intended time in a closed loop
+    if (!metricApplies(api, m)) continue; // absent, not empty: metric_population.not_applicable says why
     const d = summarizeMs(hist(m));
     for (const [k, v] of Object.entries(d)) out[`${m}_${k}`] = v;
   }
@@ -58,6 +67,7 @@ function windowMetrics(cls: TrafficClass, s: WindowStats, hist: (metric: string)
   out.decode_tok_s_p50 = tpotP50 ? round3(1000 / tpotP50) : null;
   out.throughput_tok_s = lengthS > 0 ? round3(s.completionTokens / lengthS) : null;
   out.throughput_rps = lengthS > 0 ? round3(s.finishedInside / lengthS) : null;
+  if (api === 'embeddings') Object.assign(out, embeddingsFigures(s, lengthS));
   out.requests = s.requests;
   out.completed = s.completed;
   out.failed = s.failed;
@@ -68,6 +78,25 @@ function windowMetrics(cls: TrafficClass, s: WindowStats, hist: (metric: string)
     Object.assign(out, goodputFigures(s.goodInside, lengthS));
   }
   return out;
+}
+
+/** One sentence per embeddings figure of a window (classes.<c>.windows.<w>.*). */
+export const EMBEDDINGS_DEFINITIONS: Record<string, string> = {
+  inputs: 'embeddings classes: the inputs (texts embedded) of the successful requests of the window',
+  input_tokens: "embeddings classes: the prompt tokens of those requests, from the server's usage",
+  inputs_per_s: 'inputs divided by the window length in seconds (the whole run, drain included, for window all)',
+  input_tokens_per_s: 'input_tokens divided by the window length in seconds',
+  mean_batch_size: 'inputs / completed: the mean inputs per successful request (each request carries prompt.batch_size)',
+};
+
+function embeddingsFigures(s: WindowStats, lengthS: number): WindowMetrics {
+  return {
+    inputs: s.inputs,
+    input_tokens: s.promptTokens,
+    inputs_per_s: lengthS > 0 ? round3(s.inputs / lengthS) : null,
+    input_tokens_per_s: lengthS > 0 ? round3(s.promptTokens / lengthS) : null,
+    mean_batch_size: s.completed > 0 ? round3(s.inputs / s.completed) : null,
+  };
 }
 
 /** The largest relative gap between merged-HDR and exact nearest-rank percentiles (and min/max). */
@@ -138,9 +167,15 @@ export function metricPopulation(plan: Plan, c: Collector): Record<string, unkno
     for (const stats of c.stats.get(cls.name)!.values())
       if (stats.completed > 0) smallestP99Samples = Math.min(smallestP99Samples, stats.completed);
   }
+  const notApplicable: Record<string, { metrics: readonly string[]; why: string }> = {};
+  for (const cls of plan.classes) {
+    const api = API_METRICS[classApi(cls, plan.target)];
+    if (api.notApplicable.length > 0) notApplicable[cls.name] = { metrics: api.notApplicable, why: api.note };
+  }
   return {
     attempted_requests: attempted,
     successful_requests: successful,
+    ...(Object.keys(notApplicable).length > 0 && { not_applicable: notApplicable }),
     performance_eligible_requests: successful,
     excluded_requests: attempted - successful,
     excluded_by_status: excludedByStatus,

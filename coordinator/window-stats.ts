@@ -23,6 +23,9 @@ export class WindowStats {
   http200 = 0;
   http429 = 0;
   completionTokens = 0;
+  /** Embeddings: inputs and prompt tokens of the successful requests. */
+  inputs = 0;
+  promptTokens = 0;
   /** Successful requests that finished inside the window (for throughput_rps). */
   finishedInside = 0;
   /** Successful requests that met every per-request bound (slo_attainment). */
@@ -93,6 +96,8 @@ export class WindowStats {
     }
     this.completed++;
     this.completionTokens += r.completion_tokens ?? 0;
+    this.inputs += r.inputs ?? 0;
+    this.promptTokens += r.prompt_tokens ?? 0;
     if (r.first_content_ns === null) this.okWithoutFirstToken++;
     const counted = r.output_token_source !== null && EXACT_OUTPUT_SOURCES.includes(r.output_token_source);
     if (!counted) this.okUncountedOutput++;

@@ -31,6 +31,8 @@ export const ErrorCode = {
   HEADROOM_REFUSED: 'LF_HEADROOM_REFUSED',
   /** `compare` of runs of different plans or schedules, without --allow-different-plans. */
   NOT_COMPARABLE: 'LF_NOT_COMPARABLE',
+  /** target.reset_cache_between_runs is set but the server answered neither reset endpoint. */
+  CACHE_RESET_UNAVAILABLE: 'LF_CACHE_RESET_UNAVAILABLE',
 } as const;
 
 /** One of the stable codes above. */

@@ -69,6 +69,17 @@ export interface RequestRecord {
   error: string | null;
   /** Model `sessions` only: the session (its index in the class) and the turn, from 1. */
   session_id?: number;
+  /** api "embeddings" only: the inputs the request carried (its batch size). */
+  inputs?: number;
+  /** A class sending images only: the request body's size in bytes. */
+  request_bytes?: number;
+  /** A class with LoRA adapters only: the model name (adapter) the request named. */
+  model?: string;
+  /** A class offering tools only: arrival of the first tool-call delta (agent-local ns), its delta count, the calls, and whether every call's arguments parsed as JSON (null when the capture was incomplete). */
+  first_tool_call_ns?: number | null;
+  tool_call_chunks?: number;
+  tool_calls?: number;
+  tool_arguments_valid?: boolean | null;
   turn?: number;
 }
 

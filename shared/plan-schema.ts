@@ -55,7 +55,10 @@ export const Headers = Type.Unsafe<Record<string, string>>(
 );
 
 /** Which OpenAI-compatible endpoint a plan targets. */
-export const ApiKind = oneOf(['chat', 'completions'], { description: '`chat` (/chat/completions) or `completions` (/completions).' });
+export const ApiKind = oneOf(['chat', 'completions', 'responses', 'embeddings'], {
+  description:
+    '`chat` (/chat/completions), `completions` (/completions), `responses` (/responses, the Responses API) or `embeddings` (/embeddings).',
+});
 
 /** Where requests go; absent from a plan means "the built-in engine-sim". */
 export const Target = closed(
@@ -79,6 +82,13 @@ export const Target = closed(
     headers: Type.Optional(Headers),
     require_usage: Type.Optional(
       Type.Boolean({ default: false, description: 'When true, a stream without a usage event is `missing_usage`, a failure.' }),
+    ),
+    reset_cache_between_runs: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "Before each run (every sweep stage, experiment run and repeat) empty the server's prefix cache: POST /reset_prefix_cache (vLLM) or /flush_cache (SGLang); the run fails before any load if neither answers.",
+      }),
     ),
     tokenizer: Type.Optional(
       say(
@@ -284,6 +294,35 @@ export const PromptSpec = closed({
         "Each prompt starts with its request's marker and asks the model to echo it. Only on a calibrated class of identical requests: refused with a trace, a dataset, sessions or a length distribution.",
     }),
   ),
+  tools: Type.Optional(
+    Type.Array(
+      closed({
+        name: nameField(64, 'The function name.'),
+        description: Type.Optional(Type.String()),
+        parameters: Type.Optional(Type.Object({}, { description: "The function's JSON Schema." })),
+      }),
+      { minItems: 1, description: 'api "chat": function definitions offered with every request (tool calling).' },
+    ),
+  ),
+  images: Type.Optional(
+    closed(
+      {
+        count: Type.Integer({ minimum: 1, maximum: 16, description: 'Images per request.' }),
+        width: Type.Integer({ minimum: 1, maximum: 4096, description: 'Pixels.' }),
+        height: Type.Integer({ minimum: 1, maximum: 4096, description: 'Pixels.' }),
+        shared: Type.Optional(Type.Boolean({ description: 'Every request sends the same images (default: unique per request).' })),
+      },
+      { description: 'api "chat": PNG images (8-bit grayscale, seeded pixels) sent as image_url data URIs after the text.' },
+    ),
+  ),
+  tool_choice: Type.Optional(oneOf(['auto', 'required', 'none'], { description: 'With tools: the tool_choice sent (default: not sent).' })),
+  batch_size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2048,
+      description: 'api "embeddings" only: inputs per request, each of input_tokens (default 1).',
+    }),
+  ),
 });
 
 /** Registered load models, one file each under shared/load/. */
@@ -346,6 +385,19 @@ export const TrafficClass = closed({
   name: shortName('The class name (in metric and file names).'),
   priority: Type.Optional(Type.Integer()),
   headers: Type.Optional(Headers),
+  api: Type.Optional({ ...ApiKind, description: 'The API this class sends to, instead of target.api (a plan may mix APIs).' }),
+  adapters: Type.Optional(
+    Type.Array(
+      closed({
+        model: text('The model name requests of this adapter carry (a LoRA adapter the server serves), instead of target.model.'),
+        weight: Type.Integer({ minimum: 1, maximum: 10_000, description: 'Relative share, exact over every cycle of Σ weights requests.' }),
+      }),
+      {
+        minItems: 1,
+        description: 'LoRA adapters: each request names one of these models, in exact proportion to the weights, in a seeded order.',
+      },
+    ),
+  ),
   prompt: PromptSpec,
   load: Load,
   slo: Type.Optional(Slo),

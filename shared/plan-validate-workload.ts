@@ -12,8 +12,8 @@ import { child, isObj, report } from './validate-kit.js';
 
 const LENGTH = PromptSpec.properties.input_tokens;
 
-/** `prompt`, against the class's load model (undefined when the model itself is wrong). */
-export function promptRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined): void {
+/** `prompt`, against the class's load model (undefined when the model itself is wrong); an API that `generates` no tokens has no output_tokens (plan-validate-api.ts says so). */
+export function promptRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined, generates = true): void {
   const trace = model === 'trace';
   const sessions = model === 'sessions';
   const dataset = o['dataset'] !== undefined;
@@ -25,7 +25,7 @@ export function promptRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined):
   // A trace row gives both lengths; a dataset record gives the prompt (output_tokens is the fallback);
   // a session's prompt is its conversation so far (load.session.user_tokens sizes each new message).
   lengthRules(ctx, o, 'input_tokens', !(trace || dataset || sessions));
-  lengthRules(ctx, o, 'output_tokens', !trace);
+  if (generates) lengthRules(ctx, o, 'output_tokens', !trace);
   if (isObj(o['dataset']) && fitsShape(DatasetSpec, o['dataset'])) {
     const { min_input_tokens: min, max_input_tokens: max } = o['dataset'];
     if (min !== undefined && max !== undefined && max < min)

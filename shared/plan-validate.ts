@@ -6,6 +6,7 @@ import type { Static } from '@sinclair/typebox';
 import type { LoadModelName, Phase, Plan } from './plan.js';
 import { PLAN_DEFAULTS, PROMPT_DEFAULTS } from './plan.js';
 import { HEADER_NAME, Phase as PhaseDef, PlanFile } from './plan-schema.js';
+import { apiRules, generates } from './plan-validate-api.js';
 import { promptRules, sessionRules, workloadDefaults } from './plan-validate-workload.js';
 import { checkShape, fitsShape } from './schema-problems.js';
 import type { Ctx, Obj } from './validate-kit.js';
@@ -46,7 +47,9 @@ function planRules(ctx: Ctx, o: Obj): void {
     httpUrl(child(child(ctx, 'target'), 'base_url'), o['target']['base_url']);
     headerRules(child(child(ctx, 'target'), 'headers'), o['target']['headers']);
   }
-  eachObj(ctx, o, 'classes', (c, cls) => classRules(c, cls, durationS));
+  const targetApi = isObj(o['target']) ? o['target']['api'] : undefined;
+  eachObj(ctx, o, 'classes', (c, cls) => classRules(c, cls, durationS, targetApi));
+  eachObj(ctx, o, 'classes', (c, cls) => apiRules(c, cls, targetApi));
   eachObj(ctx, o, 'windows', (c, w) => windowRules(c, w, durationS));
   eachObj(ctx, o, 'scrape', (c, s) => httpUrl(child(c, 'url'), s['url']));
   if (isObj(o['abort'])) abortRules(child(ctx, 'abort'), o['abort'], o['classes']);
@@ -79,11 +82,11 @@ function headerRules(ctx: Ctx, headers: unknown): void {
   }
 }
 
-function classRules(ctx: Ctx, cls: Obj, durationS: number | undefined): void {
+function classRules(ctx: Ctx, cls: Obj, durationS: number | undefined, targetApi: unknown): void {
   headerRules(child(ctx, 'headers'), cls['headers']);
   const load = isObj(cls['load']) ? cls['load'] : {};
   const model = MODELS.find((m) => m === load['model']);
-  if (isObj(cls['prompt'])) promptRules(child(ctx, 'prompt'), cls['prompt'], model);
+  if (isObj(cls['prompt'])) promptRules(child(ctx, 'prompt'), cls['prompt'], model, generates(cls, targetApi));
   if (isObj(cls['load'])) loadRules(child(ctx, 'load'), load, model, durationS);
   // A closed loop has no intended send time, so nothing to measure TTFT from but the send.
   if (model === 'concurrency' && isObj(cls['slo']) && cls['slo']['basis'] === 'intended')

@@ -37,7 +37,8 @@ export function variesPerRequest(cls: TrafficClass): boolean {
     cls.load.model === 'trace' ||
     cls.prompt.dataset !== undefined ||
     !isFixedLength(cls.prompt.input_tokens) ||
-    !isFixedLength(cls.prompt.output_tokens)
+    // An API that generates nothing (embeddings) has no output_tokens.
+    (cls.prompt.output_tokens !== undefined && !isFixedLength(cls.prompt.output_tokens))
   );
 }
 

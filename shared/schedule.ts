@@ -2,6 +2,7 @@
 // concurrency steps (closed loop). Pure and deterministic, so the coordinator and every agent
 // compute the same thing and `schedule_sha256` proves which load was offered.
 import { createHash } from 'node:crypto';
+import { adapterPicker } from './adapters.js';
 import { LOAD_MODELS } from './load/index.js';
 import type { ConcurrencyStep } from './load/model.js';
 import { secondsToNs } from './load/model.js';
@@ -27,6 +28,8 @@ export interface ClassSchedule {
   requests?: { inputTokens: number[]; outputTokens: number[]; records: number[]; hashIds: number[][] };
   /** Model `sessions`: each session's turns and their lengths and think times (arrivalsNs are the session starts). */
   sessions?: SessionShapes;
+  /** A class with adapters: each open-loop request's adapter index, or (closed loop) the weights that decide it. */
+  adapters?: { perRequest: number[]; weights: string };
 }
 
 /** The whole plan's schedule. */
@@ -56,6 +59,11 @@ export function buildSchedule(plan: Plan): GlobalSchedule {
     const out: ClassSchedule = { className: cls.name, closedLoop: model.closedLoop, arrivalsNs, concurrency: mergeSteps(concurrency) };
     if (!model.closedLoop && variesPerRequest(cls)) out.requests = requestShapes(new ClassRequests(plan, cls), arrivalsNs.length);
     if (cls.load.model === 'sessions') out.sessions = sessionShapes(plan.seed, cls, arrivalsNs.length);
+    const picker = adapterPicker(plan.seed, cls);
+    if (picker) {
+      const perRequest = model.closedLoop ? [] : arrivalsNs.map((_, i) => picker.at(i));
+      out.adapters = { perRequest, weights: picker.adapters.map((a) => `${a.model}=${a.weight}`).join(',') };
+    }
     return out;
   });
   return { classes, sha256: scheduleSha256(classes) };
@@ -86,8 +94,9 @@ function mergeSteps(steps: ConcurrencyStep[]): ConcurrencyStep[] {
 /**
  * SHA-256 over every class's name, then its arrival times and steps as int64 little-endian; for a
  * class whose requests differ, then its per-request prompt and output tokens, dataset records and
- * trace hash ids, and for sessions every session's turns, message and reply lengths and think
- * times (a class of identical requests hashes as it always did).
+ * trace hash ids, for a class with adapters its weights and each request's adapter, and for
+ * sessions every session's turns, message and reply lengths and think times (a class of
+ * identical requests hashes as it always did).
  */
 export function scheduleSha256(classes: readonly ClassSchedule[]): string {
   const h = createHash('sha256');
@@ -100,6 +109,10 @@ export function scheduleSha256(classes: readonly ClassSchedule[]): string {
       h.update(int64Bytes(c.requests.outputTokens));
       h.update(int64Bytes(c.requests.records));
       for (const ids of c.requests.hashIds) h.update(int64Bytes(ids));
+    }
+    if (c.adapters) {
+      h.update(`adapters\n${c.adapters.weights}\n`);
+      h.update(int64Bytes(c.adapters.perRequest));
     }
     if (c.sessions) {
       h.update(int64Bytes(c.sessions.turns));

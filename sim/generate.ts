@@ -4,7 +4,17 @@ import type { ServerResponse } from 'node:http';
 import { type FaultKind, faultTokenIndex } from './faults.js';
 import type { EngineJob, EngineTicket, SimEngine } from './job.js';
 import type { AbortReason, FinishReason } from './metrics.js';
-import { choiceChunk, completionBody, type GenerationRequest, type ResponseIdentity, sseEvent, usageChunk, usageOf } from './openai.js';
+import {
+  choiceChunk,
+  completionBody,
+  type GenerationRequest,
+  type ResponseIdentity,
+  sseEvent,
+  toolCallChunk,
+  usageChunk,
+  usageOf,
+} from './openai.js';
+import { ResponsesStream, responseObject } from './responses.js';
 import { fnv1a32 } from './tokenizer.js';
 
 /** Text of every generated content token (one word, so it counts as one token). */
@@ -61,7 +71,7 @@ export function serveGeneration(ctx: GenerationContext): void {
     ...(ctx.blockHashes ? { blockHashes: ctx.blockHashes } : {}),
     ...(fault === 'stall' ? { pause: { afterTokens: plan.faultAt, ms: ctx.stallMs } } : {}),
     ...(ctx.request.stream
-      ? streamingCallbacks(ctx, plan, end, () => job.cachedTokens)
+      ? (ctx.request.endpoint === 'responses' ? responsesCallbacks : streamingCallbacks)(ctx, plan, end, () => job.cachedTokens)
       : bufferedCallbacks(ctx, plan, end, () => job.cachedTokens)),
   };
   // A client that leaves (or a socket we reset) frees its slot at once.
@@ -101,6 +111,11 @@ function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached
         res.end();
         return;
       }
+      if (request.toolName !== null && !isReasoning(ctx, index)) {
+        res.write(sseEvent(toolCallChunk(who, toolCallPart(ctx, index, plan.outputTokens))));
+        if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
+        return;
+      }
       const reasoning = isReasoning(ctx, index);
       const text = tokenText(ctx, index);
       res.write(
@@ -111,10 +126,39 @@ function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached
       if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
     },
     onFinish() {
-      res.write(sseEvent(choiceChunk(who, '', { finish: plan.finish })));
+      res.write(sseEvent(choiceChunk(who, '', { finish: request.toolName !== null ? 'tool_calls' : plan.finish })));
       if (request.includeUsage && fault !== 'no-usage')
         res.write(sseEvent(usageChunk(who, usageOf(request.promptTokens, plan.outputTokens, cached()))));
       res.end('data: [DONE]\n\n');
+      end();
+    },
+  };
+}
+
+// The Responses API's typed events (responses.ts), with the same faults at the same token.
+function responsesCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached: () => number | undefined): Callbacks {
+  const { res, fault, request } = ctx;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const stream = new ResponsesStream(ctx.who, (chunk) => res.write(chunk));
+  stream.start();
+  return {
+    onToken(index) {
+      if (index === plan.faultAt && fault === 'reset') {
+        reset(ctx, end);
+        return;
+      }
+      if (index === plan.faultAt && fault === 'truncate') {
+        // Ends cleanly but early: no response.completed.
+        end('fault');
+        res.end();
+        return;
+      }
+      stream.token(tokenText(ctx, index), isReasoning(ctx, index));
+      if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
+    },
+    onFinish() {
+      stream.finish(plan.finish, fault === 'no-usage' ? undefined : usageOf(request.promptTokens, plan.outputTokens, cached()));
+      res.end();
       end();
     },
   };
@@ -125,6 +169,10 @@ function bufferedCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached:
   const text = { content: '', reasoning: '' };
   const render = (): string => {
     const usage = fault === 'no-usage' ? undefined : usageOf(request.promptTokens, plan.outputTokens, cached());
+    if (request.endpoint === 'responses')
+      return JSON.stringify(
+        responseObject(who, text, { finish: plan.finish, usage, reasoningTokens: Math.min(ctx.reasoningTokens, plan.outputTokens) }),
+      );
     return JSON.stringify(completionBody(who, text, plan.finish, usage));
   };
   return {
@@ -166,12 +214,21 @@ function hang(ctx: GenerationContext): void {
   ctx.res.flushHeaders();
 }
 
+// A tool call's arguments spread over the answer's tokens, valid JSON once all are out:
+// `{"input": "` with the first, `tok ` for each between, `"}` with the last (`{}` for one token).
+function toolCallPart(ctx: GenerationContext, index: number, outputTokens: number): { name?: string; arguments: string; first: boolean } {
+  const first = index === firstContentIndex(ctx);
+  const last = index === outputTokens - 1;
+  const args = first && last ? '{}' : first ? '{"input": "' : last ? '"}' : CONTENT_TOKEN;
+  return first ? { name: ctx.request.toolName!, arguments: args, first: index === 0 } : { arguments: args, first: false };
+}
+
 function isReasoning(ctx: GenerationContext, index: number): boolean {
-  return ctx.request.endpoint === 'chat' && index < ctx.reasoningTokens;
+  return ctx.request.endpoint !== 'completions' && index < ctx.reasoningTokens;
 }
 
 function firstContentIndex(ctx: GenerationContext): number {
-  return ctx.request.endpoint === 'chat' ? ctx.reasoningTokens : 0;
+  return ctx.request.endpoint !== 'completions' ? ctx.reasoningTokens : 0;
 }
 
 // The text of token `index`. A prompt that asks to begin the answer with a marker gets it as the

@@ -43,4 +43,6 @@ export interface SimEngine {
   cancel(ticket: EngineTicket, reason: AbortReason): void;
   /** Cancels everything and stops; later submissions are cancelled on arrival. */
   stop(): void;
+  /** Forgets every cached prefix (engines with a prefix cache); returns the blocks forgotten. */
+  resetPrefixCache?(): number;
 }

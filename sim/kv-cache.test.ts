@@ -26,6 +26,26 @@ describe('KV block pool', () => {
     expect([kv.usage, kv.freeBlocks]).toEqual([0, 4]);
   });
 
+  it('forgets every cached prefix on reset, held blocks included, and keeps its accounting', () => {
+    const kv = new KvCache(4 * BLOCK_SIZE, true);
+    const held = blockHashes(ids(32, 1));
+    const freed = blockHashes(ids(16, 2));
+    const a = emptyHolder();
+    kv.grow(a, 32);
+    kv.commit(a, held, 32);
+    const b = emptyHolder();
+    kv.grow(b, 16);
+    kv.commit(b, freed, 16);
+    kv.release(b);
+    expect(kv.resetPrefixCache()).toBe(3);
+    expect([kv.lookup(held, 9).length, kv.lookup(freed, 9).length]).toEqual([0, 0]);
+    expect([kv.usage, kv.freeBlocks]).toEqual([2 / 4, 2]);
+    kv.release(a); // its blocks are no longer named: nothing becomes cached
+    expect(kv.lookup(held, 9)).toHaveLength(0);
+    const c = emptyHolder();
+    expect(kv.grow(c, 4 * BLOCK_SIZE)).toBe(true);
+  });
+
   it('keeps freed prompt blocks cached until their space is needed, evicting the least recently freed', () => {
     const kv = new KvCache(4 * BLOCK_SIZE, true);
     const first = blockHashes(ids(32, 1));

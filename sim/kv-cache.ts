@@ -147,6 +147,19 @@ export class KvCache {
     holder.committedBlocks = 0;
   }
 
+  /**
+   * Forgets every cached prefix, as vLLM's POST /reset_prefix_cache (SGLang's /flush_cache): no
+   * later prompt hits a block named before now. Blocks still held stay allocated to their requests
+   * but are no longer shared. Returns the blocks forgotten.
+   */
+  resetPrefixCache(): number {
+    const forgotten = this.cached.size;
+    for (const block of this.cached.values()) block.hash = undefined;
+    this.cached.clear();
+    this.evictable.clear();
+    return forgotten;
+  }
+
   // A block nobody holds: a never-named one if any, else the oldest evictable (forgetting its hash).
   private takeFree(): KvBlock {
     if (this.totalBlocks - this.used - this.evictable.size <= 0) {

@@ -90,6 +90,14 @@ function parseArgs(argv: string[]): SimOptions {
     )
     .option('--max-model-len <n>', 'longest accepted prompt + max_tokens, in tokens', numberArg, d.maxModelLen)
     .option('--reasoning-tokens <n>', 'leading output tokens sent as reasoning_content (chat)', numberArg, d.reasoningTokens)
+    .option(
+      '--lora-modules <names>',
+      'LoRA adapter names served besides the model (comma-separated)',
+      (v: string) => v.split(',').filter(Boolean),
+      d.loraModules,
+    )
+    .option('--max-loras <n>', 'most LoRA adapters loaded at once', numberArg, d.maxLoras)
+    .option('--lora-load-ms <ms>', 'time to load an adapter that is not loaded', numberArg, d.loraLoadMs)
     .option('--fault <NAME=VALUE>', 'inject a fault, e.g. 429-rate=0.1 or stall-ms=500 (repeatable)', faultArg, [])
     .option('--fault-seed <n>', 'seed of the fault PRNG', numberArg, d.faultSeed)
     .option('--allow-fault-header', 'honour the x-sim-fault request header', false)

@@ -57,6 +57,12 @@ export interface SimOptions {
   reasoningTokens?: number;
   /** Probability of each fault per request. */
   faults?: FaultRates;
+  /** LoRA adapters served besides the base model (vLLM --lora-modules names); requests may name any of them. */
+  loraModules?: string[];
+  /** Most adapters loaded at once (vLLM --max-loras); a request for another waits for one to go idle. */
+  maxLoras?: number;
+  /** Time to load an adapter that is not loaded, before its request reaches the engine. */
+  loraLoadMs?: number;
   /** Length of the one pause a `stall` fault inserts. */
   stallMs?: number;
   /** Seed of the fault PRNG. */
@@ -96,6 +102,9 @@ export const SIM_DEFAULTS: ResolvedSimOptions = {
   prefillUsPerToken: 2,
   maxModelLen: 32768,
   reasoningTokens: 0,
+  loraModules: [],
+  maxLoras: 1,
+  loraLoadMs: 25,
   faults: {},
   stallMs: 500,
   faultSeed: 1,
@@ -132,6 +141,8 @@ const NUMBER_RULES: NumberRule[] = [
   ['prefillUsPerToken', 0, false],
   ['maxModelLen', 1, true],
   ['reasoningTokens', 0, true],
+  ['maxLoras', 1, true],
+  ['loraLoadMs', 0, false],
   ['stallMs', 0, false],
   ['faultSeed', 0, true, 0xffffffff],
 ];
@@ -166,6 +177,8 @@ export function resolveSimOptions(input: SimOptions = {}): ResolvedSimOptions {
   }
   if (typeof options.host !== 'string' || options.host === '') problems.push('host: expected a non-empty string');
   if (typeof options.model !== 'string' || options.model === '') problems.push('model: expected a non-empty string');
+  if (!Array.isArray(options.loraModules) || options.loraModules.some((n) => typeof n !== 'string' || n === '' || n === options.model))
+    problems.push('loraModules: expected adapter names, none empty or equal to the base model');
   problems.push(...faultRateProblems(options.faults), ...objectiveProblems(options.objectives), ...modeProblems(options));
   const profile = PROFILES[options.profile];
   if (profile && options.kvCacheTokens === 0) options.kvCacheTokens = profile.kvCacheTokens;

@@ -2,11 +2,13 @@
 // programmatic use (tests, the coordinator's embedded default target).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { embeddingsBody, parseEmbeddingsRequest, serveEmbeddings } from './embeddings.js';
 import { type FaultKind, isFaultKind, NO_FAULT_HEADER_VALUE, pickFault } from './faults.js';
 import { admit, flowHeaders } from './gateway-http.js';
 import { serveGeneration } from './generate.js';
 import { readBody, sendError, sendJson } from './http.js';
 import { blockHashes } from './kv-cache.js';
+import { LoraSlots } from './lora.js';
 import { family, labelled, type MetricFamily, processStartFamily, renderFamilies } from './metrics.js';
 import {
   ApiError,
@@ -41,6 +43,10 @@ interface SimState {
   faults: Map<string, number>;
   /** Generation requests seen so far: the arrival index of the fault PRNG. */
   arrivals: number;
+  /** Prefix-cache resets answered (loadfleet_sim_prefix_cache_resets_total). */
+  cacheResets: number;
+  /** The LoRA adapter table (none without --lora-modules). */
+  lora: LoraSlots | undefined;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, state: SimState) => void | Promise<void>;
@@ -57,15 +63,29 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/vllm/metrics': { GET: (_req, res, state) => sendMetrics(res, state, replicaFamilies(state, true)) },
   '/epp/metrics': { GET: (_req, res, state) => sendMetrics(res, state, gatewayFamilies(state)) },
   '/tokenize': { POST: tokenize },
+  // vLLM's and SGLang's cache resets, for a load generator's clean start between runs.
+  '/reset_prefix_cache': { POST: (req, res, state) => resetCache('/reset_prefix_cache', req, res, state) },
+  '/flush_cache': { POST: (req, res, state) => resetCache('/flush_cache', req, res, state) },
   '/v1/chat/completions': { POST: (req, res, state) => generate('chat', req, res, state) },
   '/v1/completions': { POST: (req, res, state) => generate('completions', req, res, state) },
+  '/v1/responses': { POST: (req, res, state) => generate('responses', req, res, state) },
+  '/v1/embeddings': { POST: embeddings },
 };
 
 /** Starts a simulator; resolves once it listens. Throws SimOptionsError for invalid options. */
 export async function startSim(input: SimOptions = {}): Promise<SimServer> {
   const options = resolveSimOptions(input);
   const startTimeS = Date.now() / 1000;
-  const state: SimState = { options, pool: buildPool(options, undefined, startTimeS), startTimeS, faults: new Map(), arrivals: 0 };
+  const state: SimState = {
+    options,
+    pool: buildPool(options, undefined, startTimeS),
+    startTimeS,
+    faults: new Map(),
+    arrivals: 0,
+    cacheResets: 0,
+    lora:
+      options.loraModules.length > 0 ? new LoraSlots(options.loraModules, options.maxLoras, options.loraLoadMs, options.model) : undefined,
+  };
   // Idle keep-alive sockets stay open 65 s (Node's default is 5 s) so a load generator's pooled
   // connections are not closed under it between requests, which would show up as spurious resets.
   const server = createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => dispatch(req, res, state));
@@ -129,7 +149,9 @@ function notFound(req: IncomingMessage, path: string): ApiError {
 async function models(req: IncomingMessage, res: ServerResponse, { options }: SimState): Promise<void> {
   if (options.upstream !== '') return forward(options.upstream, '/v1/models', req, res, undefined);
   const card = { id: options.model, object: 'model', created: 0, owned_by: 'loadfleet', max_model_len: options.maxModelLen };
-  sendJson(res, 200, { object: 'list', data: [card] });
+  // vLLM lists each LoRA adapter as a model whose parent is the base model.
+  const loras = options.loraModules.map((id) => ({ ...card, id, root: id, parent: options.model }));
+  sendJson(res, 200, { object: 'list', data: [card, ...loras] });
 }
 
 function replicaFamilies(state: SimState, alone = false): MetricFamily[] {
@@ -139,7 +161,13 @@ function replicaFamilies(state: SimState, alone = false): MetricFamily[] {
   const faults = family('loadfleet_sim_faults_injected_total', 'counter', 'Faults injected.', [
     ...labelled('loadfleet_sim_faults_injected_total', m, 'fault', Object.fromEntries(state.faults)),
   ]);
-  return [...state.pool.replicaFamilies(), faults];
+  const resets = family(
+    'loadfleet_sim_prefix_cache_resets_total',
+    'counter',
+    'Prefix-cache resets answered (/reset_prefix_cache, /flush_cache).',
+    [`loadfleet_sim_prefix_cache_resets_total{${m}} ${state.cacheResets}`],
+  );
+  return [...state.pool.replicaFamilies(), faults, resets, ...(state.lora?.families() ?? [])];
 }
 
 function gatewayFamilies(state: SimState): MetricFamily[] {
@@ -150,6 +178,15 @@ function gatewayFamilies(state: SimState): MetricFamily[] {
 function sendMetrics(res: ServerResponse, state: SimState, families: MetricFamily[]): void {
   const text = renderFamilies([...families, processStartFamily(state.startTimeS)]);
   res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text);
+}
+
+// Every replica forgets its cached prefixes (vLLM answers 200 with no body; SGLang a line of text).
+async function resetCache(path: string, req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
+  const raw = await readBody(req);
+  if (state.options.upstream !== '') return forward(state.options.upstream, path, req, res, raw);
+  for (const engine of state.pool.engines) engine.resetPrefixCache?.();
+  state.cacheResets++;
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(path === '/flush_cache' ? 'Cache flushed.\n' : '');
 }
 
 async function tokenize(req: IncomingMessage, res: ServerResponse, { options }: SimState): Promise<void> {
@@ -163,7 +200,8 @@ async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   const raw = await readBody(req);
   const { options, pool } = state;
   // In front of a real server its own validation answers; here only the simulated replicas validate.
-  const request = options.upstream === '' ? parseGenerationRequest(endpoint, parseJsonObject(raw), options) : undefined;
+  const body = options.upstream === '' ? parseJsonObject(raw) : undefined;
+  const request = body ? parseGenerationRequest(endpoint, body, options) : undefined;
   const explicitPriority = headerPriority(req);
   const fault = chooseFault(req, state);
   if (fault) state.faults.set(fault, (state.faults.get(fault) ?? 0) + 1);
@@ -173,9 +211,41 @@ async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   }
   const { objective, fairnessId } = flowHeaders(req.headers);
   const band = pool.priorityOf(objective);
-  const serve = request
-    ? simulated(endpoint, request, res, state, fault, explicitPriority ?? band)
+  const simulate = request ? simulated(endpoint, request, res, state, fault, explicitPriority ?? band) : undefined;
+  // A request naming a LoRA adapter reaches the engine once its adapter is loaded (lora.ts).
+  const adapter = typeof body?.['model'] === 'string' && state.lora?.has(body['model']) ? body['model'] : undefined;
+  const serve = simulate
+    ? adapter
+      ? () => res.on('close', state.lora!.acquire(adapter, simulate))
+      : simulate
     : () => void forward(options.upstream, req.url ?? '', req, res, raw);
+  if (pool.gateway) admit(pool.gateway, res, { fairnessId, priority: band, bytes: Buffer.byteLength(raw) }, serve);
+  else serve();
+}
+
+// Embeddings share the generation engines (embeddings.ts says how they are charged); refusal
+// faults apply as to generation, stream faults have nothing to act on.
+async function embeddings(req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
+  const raw = await readBody(req);
+  const { options, pool } = state;
+  if (options.upstream !== '') return forward(options.upstream, req.url ?? '', req, res, raw);
+  const request = parseEmbeddingsRequest(parseJsonObject(raw), options);
+  const fault = chooseFault(req, state);
+  if (fault === '429' || fault === '5xx') {
+    state.faults.set(fault, (state.faults.get(fault) ?? 0) + 1);
+    refuse(res, fault);
+    return;
+  }
+  const { objective, fairnessId } = flowHeaders(req.headers);
+  const band = pool.priorityOf(objective);
+  const serve = (): void =>
+    serveEmbeddings(
+      pool.pick(),
+      request,
+      headerPriority(req) ?? band,
+      () => sendJson(res, 200, embeddingsBody(request, options.model)),
+      (cb) => res.on('close', cb),
+    );
   if (pool.gateway) admit(pool.gateway, res, { fairnessId, priority: band, bytes: Buffer.byteLength(raw) }, serve);
   else serve();
 }
@@ -193,7 +263,7 @@ function simulated(
   const seq = state.arrivals.toString(36).padStart(6, '0');
   const who = {
     endpoint,
-    id: `${endpoint === 'chat' ? 'chatcmpl' : 'cmpl'}-sim${seq}`,
+    id: `${ID_PREFIX[endpoint]}-sim${seq}`,
     created: Math.floor(Date.now() / 1000),
     model: options.model,
   };
@@ -202,6 +272,8 @@ function simulated(
   return () =>
     serveGeneration({ res, engine: pool.pick(), request, who, fault, priority, blockHashes: blockHashesOf, reasoningTokens, stallMs });
 }
+
+const ID_PREFIX: Record<Endpoint, string> = { chat: 'chatcmpl', completions: 'cmpl', responses: 'resp' };
 
 // `x-sim-priority` sets the engine's scheduling priority directly (it wins over the gateway band).
 function headerPriority(req: IncomingMessage): number | undefined {

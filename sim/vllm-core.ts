@@ -52,6 +52,11 @@ export class VllmCore {
     return this.kv.usage;
   }
 
+  /** Forgets every cached prefix block (kv-cache.ts); returns how many. */
+  resetPrefixCache(): number {
+    return this.kv.resetPrefixCache();
+  }
+
   /** Queues a job that arrived at `nowS`. */
   add(job: EngineJob, nowS: number): Seq {
     const pausedUntilS = job.pause?.afterTokens === 0 ? nowS + job.pause.ms / 1000 : 0;

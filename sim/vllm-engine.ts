@@ -46,6 +46,11 @@ export class VllmEngine implements SimEngine {
     return this.core.kvUsage;
   }
 
+  /** Forgets every cached prefix block; returns how many. */
+  resetPrefixCache(): number {
+    return this.core.resetPrefixCache();
+  }
+
   /** Queues a job; the next step to start picks it up. */
   submit(job: EngineJob): EngineTicket {
     if (this.stopped) return CANCELLED;

@@ -1,7 +1,9 @@
-// POST {base}/chat/completions with one user message; text arrives in delta.content and, on
-// reasoning models, delta.reasoning_content (or delta.reasoning on some servers).
+// POST {base}/chat/completions with one user message (or a conversation); text arrives in
+// delta.content and, on reasoning models, delta.reasoning_content (or delta.reasoning on some
+// servers); the stream ends with `data: [DONE]` and usage comes in its own chunk before it.
+import { API_METRICS } from '../../shared/api-kinds.js';
 import type { ApiAdapter } from './adapter.js';
-import { commonFields, firstChoice, splitTemplate, textOf } from './adapter.js';
+import { commonFields, firstChoice, objectOf, openaiUsage, splitTemplate, textOf } from './adapter.js';
 
 /** The chat completions API. */
 export const openaiChat: ApiAdapter = {
@@ -9,13 +11,49 @@ export const openaiChat: ApiAdapter = {
   patterns: {
     content: /"content":\s*"[^"]/,
     reasoning: /"(?:reasoning_content|reasoning)":\s*"[^"]/,
+    toolCall: /"tool_calls":\s*\[\s*\{/,
+    done: '[DONE]',
+    usage: /"usage":\s*\{/,
   },
+  metrics: API_METRICS.chat,
   bodyTemplate: (input) => splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: text }] }), input),
+  bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages }),
   deltaText: (event) => {
     const delta = (firstChoice(event).delta ?? {}) as Record<string, unknown>;
     // Some servers send the same text under both names: counted once, or tokenizer-counted output doubles.
     const rc = textOf(delta.reasoning_content);
     const r = textOf(delta.reasoning);
-    return { visible: textOf(delta.content), reasoning: rc === r ? rc : rc + r };
+    const text = { visible: textOf(delta.content), reasoning: rc === r ? rc : rc + r };
+    if (!Array.isArray(delta.tool_calls)) return text;
+    const toolArguments = delta.tool_calls.map((c: unknown, i) => {
+      const call = objectOf(c);
+      return { index: typeof call.index === 'number' ? call.index : i, arguments: textOf(objectOf(call.function).arguments) };
+    });
+    return { ...text, toolArguments };
   },
+  usage: openaiUsage,
 };
+
+/** Where image k's data URI goes in a body (agent/images.ts fills it per request). */
+export function imageMarker(k: number): string {
+  return `@@LF_IMAGE_${k}@@`;
+}
+
+/**
+ * Chat with more than text: `tools` (and tool_choice) offered with every request, and `images`
+ * image_url parts after the text, each a marker the caller replaces with the request's data URI.
+ */
+export function openaiChatWith(extra: { tools?: readonly object[]; toolChoice?: string; images?: number }): ApiAdapter {
+  const fields = {
+    ...(extra.tools && { tools: extra.tools }),
+    ...(extra.tools && extra.toolChoice !== undefined && { tool_choice: extra.toolChoice }),
+  };
+  const images = Array.from({ length: extra.images ?? 0 }, (_, k) => ({ type: 'image_url', image_url: { url: imageMarker(k) } }));
+  const content = (text: string) => (images.length > 0 ? [{ type: 'text', text }, ...images] : text);
+  return {
+    ...openaiChat,
+    bodyTemplate: (input) =>
+      splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: content(text) }], ...fields }), input),
+    bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages, ...fields }),
+  };
+}

@@ -54,6 +54,18 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase, plannedPro
     error: r.error,
   });
   if (r.session_id !== undefined) Object.assign(row, { session_id: r.session_id, turn: r.turn });
+  if (r.inputs !== undefined) row.inputs = r.inputs;
+  if (r.model !== undefined) row.model = r.model;
+  if (r.request_bytes !== undefined) row.request_bytes = r.request_bytes;
+  if (r.tool_call_chunks !== undefined) {
+    const first = r.first_tool_call_ns ?? null;
+    Object.assign(row, {
+      first_tool_call_unix_ns: first === null ? null : tb.startLocalNs + BigInt(Math.round(first)) - tb.alignNs,
+      tool_call_chunks: r.tool_call_chunks,
+      tool_calls: r.tool_calls ?? 0,
+      tool_arguments_valid: r.tool_arguments_valid ?? null,
+    });
+  }
   if (tb.alignNs !== 0n) Object.assign(row, local);
   return `${stringifyExact(row)}\n`;
 }

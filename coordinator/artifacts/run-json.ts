@@ -11,7 +11,10 @@ import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
 import { parseSelfTest, SELF_TEST_DEFINITIONS } from '../../shared/self-test.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
+import { ADAPTER_DEFINITIONS } from '../adapter-tally.js';
 import type { AgentState } from '../agent-state.js';
+import type { CacheReset } from '../cache-reset.js';
+import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
 import type { ClassShape } from '../class-shape.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
@@ -27,7 +30,8 @@ import { serverBlock } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
 import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
-import { classSummaries, EXACT_METHOD_DEFINITIONS, histogramSection, metricPopulation } from '../summary.js';
+import { classSummaries, EMBEDDINGS_DEFINITIONS, EXACT_METHOD_DEFINITIONS, histogramSection, metricPopulation } from '../summary.js';
+import { TOOL_DEFINITIONS } from '../tool-tally.js';
 import { assessRun } from '../validity/index.js';
 import { writeFileAtomic } from './atomic.js';
 
@@ -91,6 +95,12 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   ...EXACT_METHOD_DEFINITIONS,
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
+  ...CACHE_RESET_DEFINITIONS,
+  ...ADAPTER_DEFINITIONS,
+  ...TOOL_DEFINITIONS,
+  'metric_population.not_applicable':
+    'per class whose API cannot have them, the latency metrics left out of its figures (absent, never zero) and why (an embeddings request has no first token)',
+  ...Object.fromEntries(Object.entries(EMBEDDINGS_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
   'metric_population.output_token_sources':
     'successful requests by where their completion_tokens came from (usage, tokenizer, chunks; see timing_methodology.output_token_source); only usage and tokenizer counts enter tpot, ntpot and decode_tok_s',
   'classes.<class>.output_token_sources': 'the same count for one class',
@@ -154,6 +164,8 @@ export interface RunJsonInput {
   experiment?: { name: string; arm: string; repeat: number };
   /** The headroom check made before any request (null: not made). */
   headroom?: HeadroomReport | null;
+  /** What was done to the server's cache before the load. */
+  cacheReset?: CacheReset;
 }
 
 // The lowest coverage of the stamp-uncertainty estimate the agents measured in their self-tests.
@@ -172,6 +184,8 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
   const { plan } = input;
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
   const classes = withTokenProvenance(plan, c, classSummaries(plan, c, runSeconds));
+  for (const [name, tally] of c.adapterTallies) Object.assign(classes[name] as object, { adapters: tally.summary() });
+  for (const [name, tally] of c.toolTallies) Object.assign(classes[name] as object, { tool_calls: tally.summary() });
   const population: Record<string, unknown> = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
   const attempted = population.attempted_requests as number;
   const failed = population.excluded_requests as number;
@@ -229,6 +243,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     offered_schedule_sha256: offered,
     offered_schedule_matches: offered === input.schedule.sha256,
     ...(inputs && { workload_files: inputs.files }),
+    ...(input.cacheReset && { cache_reset: input.cacheReset }),
     ...(c.sessionTurns.size > 0 && {
       sessions: Object.fromEntries([...c.sessionTurns].map(([name, t]) => [name, t.summary()])),
     }),

@@ -217,7 +217,7 @@ export function streamIntegrity(input: ValidityInput): Check {
  * Prompt tokens as planned. A class sized on the target's tokenizer is held to its plan exactly:
  * every request with usage must count its planned tokens (a session's later turns, which hold
  * replies the server re-tokenizes, are reported only). A class sized in words is held within ±10% of its
- * input_tokens, as is a request without usage against the count made at calibration.
+ * input_tokens (per input for embeddings), as is a request without usage against the count made at calibration.
  */
 export function requestShape(input: ValidityInput): Check {
   const problems: string[] = [];
@@ -283,6 +283,7 @@ export function outputTokenCounts(input: ValidityInput): Check {
   let estimated = 0;
   const problems: string[] = [];
   for (const c of input.classes) {
+    if (c.generates === false) continue; // embeddings: no output to count (metric_population.not_applicable)
     const counted = c.outputSources.usage + c.outputSources.tokenizer + c.outputSources.chunks;
     ok += c.ok;
     estimated += c.outputSources.chunks;

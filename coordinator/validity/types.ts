@@ -59,6 +59,8 @@ export interface ClassEvidence {
   /** The class's fixed lengths, or a description when each request has its own. */
   inputTokens: number | string;
   outputTokens: number | string;
+  /** False for an API that generates no tokens (embeddings): it has no output count to check (absent: true). */
+  generates?: boolean;
   ignoreEos: boolean;
   /** `trace`: a replayed trace, whose prompts share what its hash ids say; `sessions`: conversations re-sending their history. */
   cache: 'unique' | 'shared' | 'trace' | 'sessions';

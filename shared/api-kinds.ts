@@ -1,0 +1,40 @@
+// What each API a plan can name measures, defined once for the agent (its adapters) and the
+// coordinator (run.json's metric population). A streamed generation API has every latency metric;
+// an API answered in one body (embeddings) has no first token, so no TTFT, TPOT or ITL.
+
+import type { LatencyMetric } from './metrics.js';
+import type { ApiKind } from './plan.js';
+
+/** What the requests of one API can be measured by. */
+export interface ApiMetrics {
+  /** The response streams tokens as server-sent events (else it is one JSON body). */
+  streamed: boolean;
+  /** Latency metrics this API's requests can never have (they are absent, not zero). */
+  notApplicable: readonly LatencyMetric[];
+  /** One sentence for run.json saying why. */
+  note: string;
+}
+
+const STREAMED: ApiMetrics = { streamed: true, notApplicable: [], note: 'streamed tokens: every latency metric applies' };
+
+/** Every API by its plan name. */
+export const API_METRICS: Record<ApiKind, ApiMetrics> = {
+  chat: STREAMED,
+  completions: STREAMED,
+  responses: STREAMED,
+  embeddings: {
+    streamed: false,
+    notApplicable: ['ttft', 'ttfo', 'tpot', 'ntpot', 'itl', 'visible_generation', 'ttft_from_intended'],
+    note: 'an embeddings request is answered in one JSON body: it has no first token and generates none, so only e2e, e2e_from_intended and schedule_lag exist (with inputs and input tokens per second as its throughput)',
+  },
+};
+
+/** The latency metrics that exist for `api`. */
+export function metricApplies(api: ApiKind, metric: LatencyMetric): boolean {
+  return !API_METRICS[api].notApplicable.includes(metric);
+}
+
+/** The API a class sends to: its own, else the target's, else chat (the built-in simulator). */
+export function classApi(cls: { api?: ApiKind }, target: { api: ApiKind } | undefined): ApiKind {
+  return cls.api ?? target?.api ?? 'chat';
+}
