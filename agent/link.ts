@@ -2,7 +2,9 @@
 // retry when retrying cannot help (wrong token, other protocol, a TLS mismatch), frame every message.
 import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
+import { LINK_SILENCE_MS } from '../shared/channel.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import { heartbeat } from '../shared/heartbeat.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { AGENT_PATH, decodeCoordinatorMessage, encodeMessage, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../shared/protocol.js';
 
@@ -135,7 +137,12 @@ function openOnce(opts: ConnectOptions): Promise<Link> {
           opts.log(`ignored a bad frame from the coordinator: ${(err as Error).message}`);
         }
       });
-      ws.on('close', (code: number) => opts.onClose(code));
+      // A link that stops carrying frames without closing is dropped by the heartbeat (onClose follows).
+      const stopHeartbeat = heartbeat(ws, () => opts.log(`coordinator silent for ${LINK_SILENCE_MS / 1000} s: dropping the link`));
+      ws.on('close', (code: number) => {
+        stopHeartbeat();
+        opts.onClose(code);
+      });
       resolve({
         send: (m) => {
           if (ws.readyState === WebSocket.OPEN) ws.send(encodeMessage(m));

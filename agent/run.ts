@@ -85,7 +85,8 @@ export class AgentRun implements ShareRunner {
   /** Finished requests wait here for their bookkeeping until the current poll's reads are stamped. */
   private readonly finishing = new AfterReads<RequestResult>((batch) => this.record(batch));
   private rows: RequestRecord[] = [];
-  private unacked = 0;
+  /** Record batches sent and not yet acknowledged, by batch number (acks are matched, not counted). */
+  private readonly unacked = new Set<number>();
   private batchSeq = 0;
   private sent = 0;
   private done = 0;
@@ -97,7 +98,7 @@ export class AgentRun implements ShareRunner {
   private linkGone = false;
   /** The plan's tokenizer file, when this agent has it: counts output the server did not count. */
   private countOutput: ((text: string) => number) | null = null;
-  /** True once `final` was sent after every record was acknowledged. */
+  /** True once `final` was put in the outbox after every record was acknowledged (the session waits for its ack). */
   handedOver = false;
 
   constructor(
@@ -224,11 +225,11 @@ export class AgentRun implements ShareRunner {
     if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
   }
 
-  /** The coordinator took a record batch (they are counted, not matched: the window is what matters). */
-  acked(_seq?: number): void {
-    this.unacked = Math.max(0, this.unacked - 1);
+  /** The coordinator took record batch `seq` (a batch it never sent, or one acked before, changes nothing). */
+  acked(seq: number): void {
+    if (!this.unacked.delete(seq)) return;
     this.flushRecords();
-    if (this.unacked === 0 && this.rows.length === 0) this.allAcked?.();
+    if (this.unacked.size === 0 && this.rows.length === 0) this.allAcked?.();
   }
 
   private runClass(c: ClassRuntime): Promise<void> {
@@ -304,10 +305,11 @@ export class AgentRun implements ShareRunner {
   }
 
   private flushRecords(): void {
-    while (this.rows.length > 0 && this.unacked < ACK_WINDOW) {
+    while (this.rows.length > 0 && this.unacked.size < ACK_WINDOW) {
       const rows = this.rows.splice(0, RECORD_BATCH_ROWS);
-      this.unacked++;
-      this.send({ type: 'records', seq: this.batchSeq++, rows });
+      const seq = this.batchSeq++;
+      this.unacked.add(seq);
+      this.send({ type: 'records', seq, rows });
       loopBusy.settle(); // encoding a batch takes a while: keep it out of the next wake's bound
     }
   }
@@ -318,7 +320,7 @@ export class AgentRun implements ShareRunner {
     this.recorder!.flushAll();
     await this.recorder!.drained();
     this.flushRecords();
-    if (!this.linkGone && (this.rows.length > 0 || this.unacked > 0)) await new Promise<void>((r) => (this.allAcked = r));
+    if (!this.linkGone && (this.rows.length > 0 || this.unacked.size > 0)) await new Promise<void>((r) => (this.allAcked = r));
     if (this.linkGone) {
       // Nobody can take the rest now: keep the spool for a restarted agent to hand over.
       await this.spool?.close(false);
@@ -326,8 +328,9 @@ export class AgentRun implements ShareRunner {
       await this.dispatcher.close();
       return;
     }
-    // The coordinator acknowledged every record: the spool has been handed over.
-    await this.spool?.close(true);
+    // The coordinator acknowledged every record; the spool stays until it acknowledges `final` too
+    // (the session deletes it then: a `final` lost with the link is resent, never lost).
+    await this.spool?.close(false);
     this.send({ type: 'final', windows: this.recorder!.encodeRun(), health: this.health(), records: this.done });
     this.handedOver = true;
     this.eventLoop.disable();

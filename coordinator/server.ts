@@ -6,6 +6,8 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import { LINK_SILENCE_MS } from '../shared/channel.js';
+import { heartbeat } from '../shared/heartbeat.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { AGENT_PATH, CLOSE_CODE, checkUpgrade, decodeAgentMessage, encodeMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
 
@@ -51,6 +53,11 @@ export class AgentConn {
   /** Drops the socket without a closing handshake (a link that went silent). */
   terminate(): void {
     this.ws.terminate();
+  }
+
+  /** Subscriptions on this link (a run's channel removes its own when the run ends). */
+  listenerCount(): number {
+    return this.handlers.size + this.closeHandlers.size;
   }
 
   deliver(m: AgentMessage): void {
@@ -125,6 +132,9 @@ export class AgentServer {
   private accept(ws: WebSocket, remote: string): void {
     let conn: AgentConn | undefined;
     const helloTimer = setTimeout(() => ws.close(4000, 'no hello'), HELLO_TIMEOUT_MS);
+    const stopHeartbeat = heartbeat(ws, () =>
+      this.opts.log(`link to ${conn?.hello.agent_id ?? remote} silent for ${LINK_SILENCE_MS / 1000} s: dropping it`),
+    );
     ws.on('error', (err) => this.opts.log(`link error with ${conn?.hello.agent_id ?? remote}: ${err.message}`));
     ws.on('message', (data: Buffer) => {
       let m: AgentMessage;
@@ -146,6 +156,7 @@ export class AgentServer {
     });
     ws.on('close', () => {
       clearTimeout(helloTimer);
+      stopHeartbeat();
       conn?.closedNow();
     });
   }

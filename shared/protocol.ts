@@ -2,6 +2,7 @@
 // that does not decode to a known message with the right field types is rejected here, so
 // neither side ever acts on a malformed frame.
 import { Packr } from 'msgpackr';
+import { SEQUENCED_TYPES } from './channel.js';
 import { ErrorCode, LoadfleetError } from './errors.js';
 import type { RequestRecord } from './metrics.js';
 import type { Plan } from './plan.js';
@@ -10,8 +11,10 @@ import type { Share } from './shares.js';
 /**
  * Bumped on any incompatible change; both sides refuse a different one. 2: agents belong to a
  * fleet (many runs per link, `release`), and reconnect mid-run (`resume_live`, `resume`).
+ * 3: every message that must arrive carries `rseq` and is acknowledged cumulatively, `final`
+ * included; agents carry an epoch and prove themselves on resume (shared/channel.ts).
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 /** HTTP upgrade header carrying the agent's protocol version. */
 export const PROTOCOL_HEADER = 'x-loadfleet-protocol';
 /** Environment variable that holds the shared token. */
@@ -70,16 +73,32 @@ export type AgentMessage =
        */
       resume_run_id?: string;
       resume_live?: boolean;
+      /** This agent process (random per process): a resume with another epoch is a restarted process. */
+      epoch?: string;
+      /** The secret the fleet issued at join (`joined`): proves a rejoin or resume is the same process. */
+      secret?: string;
     }
   | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
   | { type: 'prepared'; prep_ms: number; planned_requests: number }
   | { type: 'armed'; start_local_ns: bigint }
-  | { type: 'started'; first_send_error_ns: number }
+  | { type: 'started'; first_send_error_ns: number; rseq?: number }
   | { type: 'heartbeat'; in_flight: number; sent: number; done: number; errors: number; health: AgentHealth }
-  | { type: 'records'; seq: number; rows: RequestRecord[] }
-  | { type: 'interval'; second: number; classes: Record<string, IntervalClass> }
-  | { type: 'final'; windows: Record<string, Record<string, Record<string, string>>>; health: AgentHealth; records: number }
-  | { type: 'failed'; code: string; message: string };
+  | { type: 'records'; seq: number; rows: RequestRecord[]; rseq?: number }
+  | { type: 'interval'; second: number; classes: Record<string, IntervalClass>; rseq?: number }
+  | {
+      type: 'final';
+      windows: Record<string, Record<string, Record<string, string>>>;
+      health: AgentHealth;
+      records: number;
+      rseq?: number;
+    }
+  | { type: 'failed'; code: string; message: string; rseq?: number };
+
+/**
+ * A message that must arrive (shared/channel.ts SEQUENCED_TYPES). Its `rseq` is set by the
+ * agent's outbox (the runners leave it out) and is required on the wire.
+ */
+export type SequencedMessage = Extract<AgentMessage, { type: 'records' | 'interval' | 'started' | 'failed' | 'final' }>;
 
 /** Messages the coordinator sends. */
 export type CoordinatorMessage =
@@ -94,11 +113,15 @@ export type CoordinatorMessage =
       /** How long the coordinator holds a cut-off agent as reconnecting; the agent keeps its load going that long. */
       grace_ms?: number;
     }
+  /** Sent once an agent is admitted to the fleet: the secret it presents when it comes back on a new link. */
+  | { type: 'joined'; secret: string }
   | { type: 'probe'; seq: number; t1_ns: bigint }
   | { type: 'plan'; run_id: string; plan: Plan; share: Share }
   | { type: 'arm'; start_local_ns: bigint }
+  /** Cumulative: every sequenced message up to `seq` (its `rseq`) was taken. */
   | { type: 'ack'; seq: number }
-  | { type: 'resume'; run_id: string }
+  /** The run takes the agent back; `acked` is its high-water mark (resend from acked + 1). */
+  | { type: 'resume'; run_id: string; acked?: number }
   | { type: 'stop'; reason: string }
   | { type: 'abort'; reason: string }
   /** The coordinator has no more runs: the agent exits 0 (or, with --stay, waits for the next coordinator). */
@@ -129,6 +152,7 @@ const SHAPES: Record<Message['type'], Record<string, FieldType>> = {
   final: { windows: 'object', health: 'object', records: 'number' },
   failed: { code: 'string', message: 'string' },
   welcome: { agent_index: 'number', agent_count: 'number', run_id: 'string' },
+  joined: { secret: 'string' },
   probe: { seq: 'number', t1_ns: 'bigint' },
   plan: { run_id: 'string', plan: 'object', share: 'object' },
   arm: { start_local_ns: 'bigint' },
@@ -179,6 +203,8 @@ export function decodeMessage(frame: Uint8Array): Message {
   const obj = value as Record<string, unknown>;
   const shape = typeof obj.type === 'string' ? SHAPES[obj.type as Message['type']] : undefined;
   if (shape === undefined) throw new LoadfleetError(ErrorCode.BAD_FRAME, `unknown message type ${JSON.stringify(obj.type)}`);
+  if (SEQUENCED_TYPES.has(obj.type as string) && typeOf(obj.rseq) !== 'number')
+    throw new LoadfleetError(ErrorCode.BAD_FRAME, `${String(obj.type)}.rseq: expected number, got ${typeOf(obj.rseq)}`);
   for (const [field, expected] of Object.entries(shape)) {
     const actual = typeOf(obj[field]);
     if (actual !== expected) {
