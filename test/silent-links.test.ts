@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SILENCE_DETECTION_BOUND_MS } from '../shared/channel.js';
 import { constantRatePlan, freePort, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
 
 const TOKEN = { LOADFLEET_TOKEN: 'silent-links-token' };
@@ -27,10 +28,24 @@ async function cutRun(direction: 'up' | 'down', trigger: string) {
   await waitFor(proxy.child.stdout!, /proxy listening/);
   const spool = join(dir, 'spool');
   const agent = startNode('agent/main.js', ['--coordinator', `ws://127.0.0.1:${port}`, '--id', 'edge', '--spool-dir', spool], TOKEN);
+  // When the link was cut, and when each end dropped it (the first time each said so).
+  const at = { cut: 0, agent: 0, coordinator: 0 };
+  const mark = (stream: NodeJS.ReadableStream, pattern: RegExp, key: keyof typeof at): void => {
+    stream.on('data', (c: Buffer) => {
+      if (at[key] === 0 && pattern.test(c.toString())) at[key] = Date.now();
+    });
+  };
+  mark(proxy.child.stdout!, /blackholed/, 'cut');
+  mark(agent.child.stderr!, /coordinator silent for 5 s/, 'agent');
+  mark(coord.child.stderr!, /link to edge silent for 5 s/, 'coordinator');
   const [res, a] = await Promise.all([coord.done, agent.done]);
   proxy.child.kill('SIGKILL');
   const p = await proxy.done;
-  return { res, a, proxyOut: p.stdout, dir, spool };
+  const detection = { agentMs: at.agent - at.cut, coordinatorMs: at.coordinator - at.cut };
+  console.log(
+    `silent link ${direction} at ${trigger}: noticed by the agent after ${detection.agentMs} ms, by the coordinator after ${detection.coordinatorMs} ms`,
+  );
+  return { res, a, proxyOut: p.stdout, dir, spool, detection };
 }
 
 function expectComplete(r: Awaited<ReturnType<typeof cutRun>>, trigger: string): void {
@@ -49,8 +64,11 @@ function expectComplete(r: Awaited<ReturnType<typeof cutRun>>, trigger: string):
   expect(['completed', 'degraded']).toContain(run.status);
   // Handed over: nothing left in the spool directory, nothing set aside.
   expect(readdirSync(spool).filter((n) => n.includes('.spool.'))).toEqual([]);
-  // The agent noticed the silence itself, within the stated bound.
+  // Each end noticed the silence itself, within the stated bound (plus one check period of slack
+  // for a contended machine's timers and the log line's travel).
   expect(a.stderr).toMatch(/coordinator silent for 5 s: dropping the link/);
+  expect(r.detection.agentMs).toBeGreaterThan(0);
+  expect(r.detection.agentMs).toBeLessThan(SILENCE_DETECTION_BOUND_MS + 1000);
 }
 
 describe('a link that dies silently at the end of a run', () => {
