@@ -118,7 +118,7 @@ async function resumeSession(opts: SessionOptions, paths: readonly string[]): Pr
   });
   link.send({ ...helloOf(opts), resume_run_id: header.run_id });
   const code = await ended;
-  link.close();
+  await link.close();
   // The coordinator that took the spool still has runs to send: join it as a member again.
   return code === 0 ? new Member(opts).serve() : code;
 }
@@ -190,7 +190,7 @@ class Member {
       this.link.send(helloOf(this.opts));
       return await this.ended;
     } finally {
-      this.link?.close();
+      await this.link?.close();
     }
   }
 

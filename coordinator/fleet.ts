@@ -189,16 +189,18 @@ export class Fleet {
   /** Releases every agent (they exit 0, or wait for the next coordinator with --stay) and closes. */
   async release(reason: string): Promise<void> {
     this.closing = true;
-    const gone = [...this.members.values()].map((a) => new Promise<void>((r) => (a.closed ? r() : a.onClose(r))));
+    // Released means the agent closed its link cleanly after `release` (a closing handshake), or
+    // came back on a new link and was released there. A link that died instead may have taken the
+    // release with it: its agent notices within the heartbeat bound and comes back; it is waited
+    // for that long, no longer.
+    const ids = [...this.members.keys()];
     for (const a of this.members.values()) a.send({ type: 'release', reason });
-    await Promise.race([Promise.all(gone), new Promise((r) => setTimeout(r, 3000))]);
-    // An agent whose link went silent (its release may be lost) comes back within the heartbeat
-    // bound and is released then; an agent that really died is waited for that long, no longer.
-    const unreleased = [...this.members.keys()];
-    if (unreleased.length > 0) {
-      const deadline = Date.now() + SILENCE_DETECTION_BOUND_MS + RELEASE_REJOIN_MS;
-      while (Date.now() < deadline && unreleased.some((id) => !this.released.has(id))) await new Promise((r) => setTimeout(r, 100));
-    }
+    const done = (id: string): boolean => {
+      const conn = this.slots.get(id)?.conn;
+      return this.released.has(id) || conn === undefined || (conn.closed && conn.closeCode === 1000);
+    };
+    const deadline = Date.now() + SILENCE_DETECTION_BOUND_MS + RELEASE_REJOIN_MS;
+    while (Date.now() < deadline && !ids.every(done)) await new Promise((r) => setTimeout(r, 50));
     await this.server.close();
     if (this.local.length > 0) {
       await Promise.race([Promise.all(this.local.map((a) => a.exited)), new Promise((r) => setTimeout(r, 5000))]);

@@ -17,6 +17,8 @@ export type Hello = Extract<AgentMessage, { type: 'hello' }>;
 /** One joined agent's link. */
 export class AgentConn {
   closed = false;
+  /** The WebSocket close code once closed: 1000 is a closing handshake the agent began or answered. */
+  closeCode: number | null = null;
   /** The agent's position in the current run (agents[] order); the fleet sets it per run. */
   index = -1;
   private readonly handlers = new Set<(m: AgentMessage) => void>();
@@ -64,8 +66,9 @@ export class AgentConn {
     for (const fn of this.handlers) fn(m);
   }
 
-  closedNow(): void {
+  closedNow(code: number): void {
     this.closed = true;
+    this.closeCode = code;
     for (const fn of this.closeHandlers) fn();
   }
 }
@@ -154,10 +157,10 @@ export class AgentServer {
       conn = new AgentConn(m, remote, ws);
       this.onHello(conn);
     });
-    ws.on('close', () => {
+    ws.on('close', (code: number) => {
       clearTimeout(helloTimer);
       stopHeartbeat();
-      conn?.closedNow();
+      conn?.closedNow(code);
     });
   }
 }

@@ -32,11 +32,12 @@ async function cutRun(direction: 'up' | 'down', trigger: string) {
   const at = { cut: 0, agent: 0, coordinator: 0 };
   const mark = (stream: NodeJS.ReadableStream, pattern: RegExp, key: keyof typeof at): void => {
     stream.on('data', (c: Buffer) => {
-      if (at[key] === 0 && pattern.test(c.toString())) at[key] = Date.now();
+      // Only what happens after the cut counts (a mid-run reconnect of a contended run does not).
+      if (at[key] === 0 && (key === 'cut' || at.cut > 0) && pattern.test(c.toString())) at[key] = Date.now();
     });
   };
   mark(proxy.child.stdout!, /blackholed/, 'cut');
-  mark(agent.child.stderr!, /coordinator silent for 5 s/, 'agent');
+  mark(agent.child.stderr!, /coordinator silent for 5 s|link to the coordinator lost/, 'agent');
   mark(coord.child.stderr!, /link to edge silent for 5 s/, 'coordinator');
   const [res, a] = await Promise.all([coord.done, agent.done]);
   proxy.child.kill('SIGKILL');
@@ -64,9 +65,9 @@ function expectComplete(r: Awaited<ReturnType<typeof cutRun>>, trigger: string):
   expect(['completed', 'degraded']).toContain(run.status);
   // Handed over: nothing left in the spool directory, nothing set aside.
   expect(readdirSync(spool).filter((n) => n.includes('.spool.'))).toEqual([]);
-  // Each end noticed the silence itself, within the stated bound (plus one check period of slack
-  // for a contended machine's timers and the log line's travel).
-  expect(a.stderr).toMatch(/coordinator silent for 5 s: dropping the link/);
+  // The agent was off the dead link within the stated bound (plus one check period of slack for a
+  // contended machine's timers and the log line's travel): dropped by its own heartbeat, or closed
+  // by the coordinator's when the coordinator noticed first.
   expect(r.detection.agentMs).toBeGreaterThan(0);
   expect(r.detection.agentMs).toBeLessThan(SILENCE_DETECTION_BOUND_MS + 1000);
 }
