@@ -42,6 +42,8 @@ function lateness(sampleNs: number): number {
   return nsToMs(Math.max(0, (sampleNs || 0) - EVENT_LOOP_RESOLUTION_MS * 1e6));
 }
 const RECORD_FLUSH_MS = 250;
+/** The fastest an agent slews its run timeline (5 ms per second): far beyond any oscillator's drift. */
+const MAX_SLEW_PPM = 5000;
 /** Unacknowledged record batches allowed in flight before the agent holds rows back. */
 const ACK_WINDOW = 8;
 
@@ -165,7 +167,32 @@ export class AgentRun implements ShareRunner {
    * ns since the shared start instant on this agent's monotonic clock, read as a float (no BigInt
    * per chunk; shared/clock.ts perfOffsetToHrtime says why that is the same clock).
    */
-  private readonly nowNs = (): number => Math.round(performance.now() * 1e6 - this.startPerfNs);
+  private readonly nowNs = (): number => {
+    const raw = performance.now() * 1e6 - this.startPerfNs;
+    return Math.round(raw - this.slewBaseCorrNs - (raw - this.slewBaseRawNs) * this.slewPpm * 1e-6);
+  };
+  /**
+   * The run timeline is the raw clock slewed back by a correction that grows at slewPpm from
+   * (slewBaseRawNs, slewBaseCorrNs): it follows the coordinator's timeline although this host's
+   * oscillator drifts, and never steps (an in-flight request's stamps stay consistent).
+   */
+  private slewBaseRawNs = 0;
+  private slewBaseCorrNs = 0;
+  private slewPpm = 0;
+
+  /** The correction applied so far (ns the run timeline is behind the raw clock). */
+  private correctionNs(): number {
+    const raw = performance.now() * 1e6 - this.startPerfNs;
+    return this.slewBaseCorrNs + (raw - this.slewBaseRawNs) * this.slewPpm * 1e-6;
+  }
+
+  /** Slews from now on at `ratePpm` (the correction is continuous where the rate changes). */
+  slew(ratePpm: number): void {
+    if (!Number.isFinite(ratePpm) || this.recorder === undefined) return; // the run's clock starts at start()
+    this.slewBaseCorrNs = this.correctionNs();
+    this.slewBaseRawNs = performance.now() * 1e6 - this.startPerfNs;
+    this.slewPpm = Math.max(-MAX_SLEW_PPM, Math.min(MAX_SLEW_PPM, ratePpm));
+  }
 
   /** Waits for the start instant (given in this agent's wall clock), runs to the end, sends `final`. */
   async start(startLocalNs: bigint): Promise<void> {
@@ -345,6 +372,7 @@ export class AgentRun implements ShareRunner {
       done: this.done,
       errors: this.errors,
       health: this.health(),
+      clock_correction_ns: Math.round(this.correctionNs()),
     });
   }
 

@@ -248,6 +248,9 @@ class Member {
         opts.log(`resumed run ${m.run_id}: resent ${resent} unacknowledged messages and ${queued} held ones`);
         return;
       }
+      case 'slew':
+        this.run?.runner?.slew(m.rate_ppm);
+        return;
       case 'stop':
         opts.log(`coordinator asked to stop: ${m.reason}`);
         this.run?.runner?.stop(m.reason);

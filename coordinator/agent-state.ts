@@ -37,6 +37,10 @@ export interface AgentState {
   failure: string | null;
   /** Probes taken during the run (one per second), for the drift fit. */
   runProbes: ProbeSample[];
+  /** How far the agent says it has slewed its run timeline back (its last heartbeat), ns. */
+  clockCorrectionNs: number | null;
+  /** Each second's steering of the agent's timeline (clock-slew.ts): seconds since the start, drift, error left. */
+  slewSteps: { t_s: number; drift_ppm: number; error_ns: number }[];
   /** Records a restarted process of a lost agent handed over from its spool. */
   recoveredRecords: number;
   /** The restarted process's `final` (its rebuilt histograms) is merged: a second one is not. */

@@ -27,6 +27,7 @@ import { calibratePlan } from './calibrate/index.js';
 import { AgentChannel } from './channel.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
+import { slewStep } from './clock-slew.js';
 import { Collector } from './collector.js';
 import type { FleetOptions, HandedOver, RunHandle } from './fleet.js';
 import { Fleet } from './fleet.js';
@@ -175,6 +176,9 @@ class RunSession implements RunHandle {
   /** One channel per agent, from the welcome to the run's end (it owns every subscription on the link). */
   private channels: AgentChannel[] = [];
   private phase: RunPhase = 'open';
+  private probeSeq = 0;
+  /** In-run clock probes that got no answer in time (counted, not silently dropped). */
+  probeFailures = 0;
   private readonly schedule;
   private collector: Collector | undefined;
   private startNs = 0n;
@@ -276,6 +280,8 @@ class RunSession implements RunHandle {
         health: null,
         failure: null,
         runProbes: [],
+        clockCorrectionNs: null,
+        slewSteps: [],
         recoveredRecords: 0,
         spoolHandedOver: false,
         lastHeardMs: Date.now(),
@@ -410,11 +416,28 @@ class RunSession implements RunHandle {
         this.linkDown(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
         continue;
       }
-      probeOnce(s.conn, this.clock, 1_000_000 + s.runProbes.length).then(
-        (p) => void s.runProbes.push(p),
-        () => {},
+      // Each probe its own number: a late reply must not complete a later probe.
+      probeOnce(s.conn, this.clock, 1_000_000 + this.probeSeq++).then(
+        (p) => {
+          s.runProbes.push(p);
+          this.steer(s);
+        },
+        () => void this.probeFailures++,
       );
     }
+  }
+
+  /**
+   * Keeps a drifting agent on our timeline (clock-slew.ts): once the load is under way, each new
+   * probe refits its drift and the agent is told the rate to slew at. Agents of an explicit common
+   * clock domain share one clock by declaration and are left alone.
+   */
+  private steer(s: AgentState): void {
+    if (this.decision?.alignment === 'explicit-common-clock-domain' || s.firstSendErrorNs === null || s.channel.done) return;
+    const step = slewStep(s.runProbes, s.offset.offset_ns, this.clock.nowNs(), s.clockCorrectionNs ?? 0);
+    if (!step) return;
+    s.conn.send({ type: 'slew', rate_ppm: step.ratePpm });
+    s.slewSteps.push({ t_s: this.elapsedS(), drift_ppm: step.driftPpm, error_ns: step.errorNs });
   }
 
   /**
@@ -616,6 +639,7 @@ class RunSession implements RunHandle {
         return;
       case 'heartbeat':
         s.health = m.health;
+        if (m.clock_correction_ns !== undefined) s.clockCorrectionNs = m.clock_correction_ns;
         return;
       case 'final':
         c.final(m.windows);

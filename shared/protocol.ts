@@ -82,7 +82,16 @@ export type AgentMessage =
   | { type: 'prepared'; prep_ms: number; planned_requests: number }
   | { type: 'armed'; start_local_ns: bigint }
   | { type: 'started'; first_send_error_ns: number; rseq?: number }
-  | { type: 'heartbeat'; in_flight: number; sent: number; done: number; errors: number; health: AgentHealth }
+  | {
+      type: 'heartbeat';
+      in_flight: number;
+      sent: number;
+      done: number;
+      errors: number;
+      health: AgentHealth;
+      /** How far the agent has slewed its run timeline back so far (ns; absent from old agents). */
+      clock_correction_ns?: number;
+    }
   | { type: 'records'; seq: number; rows: RequestRecord[]; rseq?: number }
   | { type: 'interval'; second: number; classes: Record<string, IntervalClass>; rseq?: number }
   | {
@@ -118,6 +127,11 @@ export type CoordinatorMessage =
   | { type: 'probe'; seq: number; t1_ns: bigint }
   | { type: 'plan'; run_id: string; plan: Plan; share: Share }
   | { type: 'arm'; start_local_ns: bigint }
+  /**
+   * The rate (ppm of the agent's run clock) at which the agent slews its run timeline back, so it
+   * follows the coordinator's: the measured drift plus the error left, spread over a few seconds.
+   */
+  | { type: 'slew'; rate_ppm: number }
   /** Cumulative: every sequenced message up to `seq` (its `rseq`) was taken. */
   | { type: 'ack'; seq: number }
   /** The run takes the agent back; `acked` is its high-water mark (resend from acked + 1). */
@@ -156,6 +170,7 @@ const SHAPES: Record<Message['type'], Record<string, FieldType>> = {
   probe: { seq: 'number', t1_ns: 'bigint' },
   plan: { run_id: 'string', plan: 'object', share: 'object' },
   arm: { start_local_ns: 'bigint' },
+  slew: { rate_ppm: 'number' },
   ack: { seq: 'number' },
   resume: { run_id: 'string' },
   stop: { reason: 'string' },
