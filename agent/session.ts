@@ -174,6 +174,8 @@ class Member {
   private secret: string | undefined;
   /** A hand-over's last step (deleting the spool) under way: a release waits for it. */
   private spoolRemoval: Promise<unknown> = Promise.resolve();
+  /** Set once the coordinator released us: the link closing after that is the end, not a failure. */
+  private released = false;
   /** The grace the coordinator last told us: how long it holds our slot. */
   private graceMs = DEFAULT_GRACE_MS;
   private settle: (code: number) => void = () => {};
@@ -264,6 +266,7 @@ class Member {
         return;
       }
       case 'release':
+        this.released = true;
         opts.log(`released by the coordinator: ${m.reason}`);
         // A hand-over whose ack came just before (even in the same TCP read) finishes first.
         void Promise.race([this.run?.running ?? Promise.resolve(), new Promise((r) => setTimeout(r, RELEASE_WAIT_MS))])
@@ -369,6 +372,7 @@ class Member {
   private onClose(code: number): void {
     const { opts } = this;
     this.outbox.down();
+    if (this.released) return;
     if (code === CLOSE_CODE.DUPLICATE) {
       opts.log(
         `error ${ErrorCode.DUPLICATE_AGENT}: the coordinator refused us: agent id ${opts.agentId} is already connected (or the fleet is full); give each agent its own --id`,
