@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunPhase } from '../shared/channel.js';
-import { runMayMove } from '../shared/channel.js';
+import { runMayMove, SILENCE_DETECTION_BOUND_MS } from '../shared/channel.js';
 import type { Clock } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
@@ -368,6 +368,11 @@ class RunSession implements RunHandle {
     try {
       return await step();
     } catch (err) {
+      // A link that went silent (a probe or the preparation timed out) is dropped by the heartbeat
+      // within its bound: wait that long to tell a silent link from an agent that failed.
+      const reported = err instanceof LoadfleetError && err.code === ErrorCode.AGENT_FAILED;
+      const deadline = reported ? 0 : Date.now() + SILENCE_DETECTION_BOUND_MS;
+      while (!this.agents.some((a) => a.closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       const gone = this.agents.filter((a) => a.closed).map((a) => a.hello.agent_id);
       if (gone.length === 0) throw err;
       const why = `agent ${gone.join(', ')} left before the run started`;

@@ -5,6 +5,9 @@
 //   rows:N   after forwarding the agent's `records` that bring its rows to N (its last batch)
 //   final    at the agent's `final` (dropped when the up direction is cut, forwarded when down is)
 //   release  at the coordinator's `release` (dropped when the down direction is cut)
+//   chaos:SEED:COUNT:FROM_MS:TO_MS  COUNT faults at seeded random moments FROM_MS…TO_MS after the first
+//            link, each on the link open then: closed at once, or blackholed up or down (the
+//            direction argument is ignored); for a soak
 // Only the first link that triggers is cut; later links (the agent reconnecting) pass untouched.
 // Usage: node blackhole-proxy.js LISTEN_PORT UPSTREAM_HOST UPSTREAM_PORT up|down TRIGGER
 import { createConnection, createServer, type Socket } from 'node:net';
@@ -13,6 +16,40 @@ import { decodeMessage } from '../../shared/protocol.js';
 
 const [listenPort, upstreamHost, upstreamPort, direction, trigger] = process.argv.slice(2);
 let fired = false;
+const chaos = trigger?.startsWith('chaos:') ? trigger.split(':').slice(1).map(Number) : null;
+/** The link open now (chaos mode acts on it). */
+let current: { cut: { up: boolean; down: boolean }; kill: () => void } | null = null;
+let chaosArmed = false;
+
+// mulberry32: a small seeded generator, so a soak's faults can be replayed.
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function armChaos(): void {
+  if (!chaos || chaosArmed) return;
+  chaosArmed = true;
+  fired = true; // no trigger parsing in chaos mode
+  const [seed, count, fromMs, toMs] = chaos as [number, number, number, number];
+  const next = rng(seed);
+  for (let i = 0; i < count; i++) {
+    const at = Math.round(fromMs + next() * (toMs - fromMs));
+    const kind = (['close', 'up', 'down'] as const)[Math.floor(next() * 3)]!;
+    setTimeout(() => {
+      if (!current) return;
+      process.stdout.write(`chaos ${kind} at ${at} ms\n`);
+      if (kind === 'close') current.kill();
+      else current.cut[kind] = true;
+    }, at);
+  }
+}
 
 /** Splits a byte stream into WebSocket frames (after the HTTP upgrade) and decodes each payload. */
 class FrameReader {
@@ -65,6 +102,14 @@ createServer((client) => {
   const upstream = createConnection({ host: upstreamHost!, port: Number(upstreamPort) });
   upstream.setNoDelay(true);
   const cut = { up: false, down: false };
+  current = {
+    cut,
+    kill: () => {
+      client.destroy();
+      upstream.destroy();
+    },
+  };
+  armChaos();
   let rows = 0;
   const up = new FrameReader();
   const down = new FrameReader();
