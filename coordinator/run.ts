@@ -709,6 +709,7 @@ class RunSession implements RunHandle {
       abortReason: this.abortReason,
       runEvents: this.runEvents,
       maxStartSkewNs: this.opts.maxStartSkewNs,
+      clockToleranceNs: this.opts.clockToleranceNs,
       scrapes: this.scraper.results(),
       ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
       ...(this.opts.experiment && { experiment: this.opts.experiment }),

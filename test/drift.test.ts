@@ -184,6 +184,8 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     // Each steering step's error is measured through probes, so it is known to within the agent's
     // offset uncertainty (half the round trip) and no better.
     expect(figures.clock_residual_max_ms).toBeLessThan(toleranceMs + ag.offset_uncertainty_ns / 1e6);
+    // ... which the data-quality gate checks too.
+    expect(run.data_quality.checks.find((c: any) => c.name === 'clock_residual')?.status).toBe('pass');
     // The recorded send against the real one: the clock error itself. (The real send against the
     // schedule adds the agent's own schedule lag, which run.json states as schedule_lag; its figures
     // are printed above.)

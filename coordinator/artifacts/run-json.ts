@@ -135,6 +135,8 @@ export interface RunJsonInput {
   runEvents: readonly string[];
   /** --max-start-skew-ms, in ns. */
   maxStartSkewNs: number;
+  /** --clock-tolerance-ms in ns: the clock_residual check's limit for steered agents. */
+  clockToleranceNs?: number;
   /** What the scraper recorded per source (empty when nothing was scraped). */
   scrapes?: readonly SourceResult[];
   /** The run's declared flow-control expectation (slo_proof checks it only when present). */
@@ -194,6 +196,14 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     server,
     scrapes: input.scrapes ?? [],
     ...(input.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: input.expectFlowControlEngaged }),
+    clockResiduals: states
+      .filter((s) => (s.slewSteps ?? []).length > 0)
+      .map((s) => ({
+        agentId: s.conn.hello.agent_id,
+        residualMaxNs: driftFields(s).clock_residual_max_ns,
+        uncertaintyNs: s.offset.uncertainty_ns,
+      })),
+    clockToleranceNs: input.clockToleranceNs ?? 0,
   });
   const run = {
     schema: RUN_SCHEMA,
