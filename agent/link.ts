@@ -2,16 +2,22 @@
 // retry when retrying cannot help (wrong token, other protocol, a TLS mismatch), frame every message.
 import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
+import { LINK_SILENCE_MS } from '../shared/channel.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import { heartbeat } from '../shared/heartbeat.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { AGENT_PATH, decodeCoordinatorMessage, encodeMessage, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../shared/protocol.js';
+
+/** How long a closing handshake is waited for before the agent goes anyway. */
+const CLOSE_WAIT_MS = 1000;
 
 /** An open link. */
 export interface Link {
   send(m: AgentMessage): void;
   /** Bytes queued in the socket but not yet written (for backpressure). */
   bufferedBytes(): number;
-  close(): void;
+  /** Closes with a closing handshake; resolves once the coordinator answered it (or after a second). */
+  close(): Promise<void>;
   /** Drops the socket at once (a link that went silent is not worth a closing handshake). */
   terminate(): void;
 }
@@ -135,13 +141,27 @@ function openOnce(opts: ConnectOptions): Promise<Link> {
           opts.log(`ignored a bad frame from the coordinator: ${(err as Error).message}`);
         }
       });
-      ws.on('close', (code: number) => opts.onClose(code));
+      // A link that stops carrying frames without closing is dropped by the heartbeat (onClose follows).
+      const stopHeartbeat = heartbeat(ws, () => opts.log(`coordinator silent for ${LINK_SILENCE_MS / 1000} s: dropping the link`));
+      ws.on('close', (code: number) => {
+        stopHeartbeat();
+        opts.onClose(code);
+      });
       resolve({
         send: (m) => {
           if (ws.readyState === WebSocket.OPEN) ws.send(encodeMessage(m));
         },
         bufferedBytes: () => ws.bufferedAmount,
-        close: () => ws.close(1000, 'done'),
+        close: () =>
+          new Promise<void>((resolve) => {
+            if (ws.readyState === WebSocket.CLOSED) return resolve();
+            const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+            ws.once('close', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            ws.close(1000, 'done');
+          }),
         terminate: () => ws.terminate(),
       });
     });

@@ -45,6 +45,8 @@ function lateness(sampleNs: number): number {
   return nsToMs(Math.max(0, (sampleNs || 0) - EVENT_LOOP_RESOLUTION_MS * 1e6));
 }
 const RECORD_FLUSH_MS = 250;
+/** The fastest an agent slews its run timeline (5 ms per second): far beyond any oscillator's drift. */
+const MAX_SLEW_PPM = 5000;
 /** Unacknowledged record batches allowed in flight before the agent holds rows back. */
 const ACK_WINDOW = 8;
 
@@ -102,7 +104,8 @@ export class AgentRun implements ShareRunner {
   /** Finished requests wait here for their bookkeeping until the current poll's reads are stamped. */
   private readonly finishing = new AfterReads<RequestResult>((batch) => this.record(batch));
   private rows: RequestRecord[] = [];
-  private unacked = 0;
+  /** Record batches sent and not yet acknowledged, by batch number (acks are matched, not counted). */
+  private readonly unacked = new Set<number>();
   private batchSeq = 0;
   private sent = 0;
   private done = 0;
@@ -114,7 +117,7 @@ export class AgentRun implements ShareRunner {
   private linkGone = false;
   /** The plan's tokenizer file, when this agent has it: counts output the server did not count. */
   private countOutput: ((text: string) => number) | null = null;
-  /** True once `final` was sent after every record was acknowledged. */
+  /** True once `final` was put in the outbox after every record was acknowledged (the session waits for its ack). */
   handedOver = false;
   /** Why the process ended this run early (SIGTERM), if it did. */
   private terminated: string | undefined;
@@ -199,7 +202,32 @@ export class AgentRun implements ShareRunner {
    * ns since the shared start instant on this agent's monotonic clock, read as a float (no BigInt
    * per chunk; shared/clock.ts perfOffsetToHrtime says why that is the same clock).
    */
-  private readonly nowNs = (): number => Math.round(performance.now() * 1e6 - this.startPerfNs);
+  private readonly nowNs = (): number => {
+    const raw = performance.now() * 1e6 - this.startPerfNs;
+    return Math.round(raw - this.slewBaseCorrNs - (raw - this.slewBaseRawNs) * this.slewPpm * 1e-6);
+  };
+  /**
+   * The run timeline is the raw clock slewed back by a correction that grows at slewPpm from
+   * (slewBaseRawNs, slewBaseCorrNs): it follows the coordinator's timeline although this host's
+   * oscillator drifts, and never steps (an in-flight request's stamps stay consistent).
+   */
+  private slewBaseRawNs = 0;
+  private slewBaseCorrNs = 0;
+  private slewPpm = 0;
+
+  /** The correction applied so far (ns the run timeline is behind the raw clock). */
+  private correctionNs(): number {
+    const raw = performance.now() * 1e6 - this.startPerfNs;
+    return this.slewBaseCorrNs + (raw - this.slewBaseRawNs) * this.slewPpm * 1e-6;
+  }
+
+  /** Slews from now on at `ratePpm` (the correction is continuous where the rate changes). */
+  slew(ratePpm: number): void {
+    if (!Number.isFinite(ratePpm) || this.recorder === undefined) return; // the run's clock starts at start()
+    this.slewBaseCorrNs = this.correctionNs();
+    this.slewBaseRawNs = performance.now() * 1e6 - this.startPerfNs;
+    this.slewPpm = Math.max(-MAX_SLEW_PPM, Math.min(MAX_SLEW_PPM, ratePpm));
+  }
 
   /** Waits for the start instant (given in this agent's wall clock), runs to the end, sends `final`. */
   async start(startLocalNs: bigint): Promise<void> {
@@ -266,11 +294,11 @@ export class AgentRun implements ShareRunner {
     if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
   }
 
-  /** The coordinator took a record batch (they are counted, not matched: the window is what matters). */
-  acked(_seq?: number): void {
-    this.unacked = Math.max(0, this.unacked - 1);
+  /** The coordinator took record batch `seq` (a batch it never sent, or one acked before, changes nothing). */
+  acked(seq: number): void {
+    if (!this.unacked.delete(seq)) return;
     this.flushRecords();
-    if (this.unacked === 0 && this.rows.length === 0) this.allAcked?.();
+    if (this.unacked.size === 0 && this.rows.length === 0) this.allAcked?.();
   }
 
   private runClass(c: ClassRuntime): Promise<void> {
@@ -349,10 +377,11 @@ export class AgentRun implements ShareRunner {
   }
 
   private flushRecords(): void {
-    while (this.rows.length > 0 && this.unacked < ACK_WINDOW) {
+    while (this.rows.length > 0 && this.unacked.size < ACK_WINDOW) {
       const rows = this.rows.splice(0, RECORD_BATCH_ROWS);
-      this.unacked++;
-      this.send({ type: 'records', seq: this.batchSeq++, rows });
+      const seq = this.batchSeq++;
+      this.unacked.add(seq);
+      this.send({ type: 'records', seq, rows });
       loopBusy.settle(); // encoding a batch takes a while: keep it out of the next wake's bound
     }
   }
@@ -363,7 +392,7 @@ export class AgentRun implements ShareRunner {
     this.recorder!.flushAll();
     await this.recorder!.drained();
     this.flushRecords();
-    if (!this.linkGone && (this.rows.length > 0 || this.unacked > 0)) await new Promise<void>((r) => (this.allAcked = r));
+    if (!this.linkGone && (this.rows.length > 0 || this.unacked.size > 0)) await new Promise<void>((r) => (this.allAcked = r));
     if (this.linkGone) {
       // Nobody can take the rest now: keep the spool for a restarted agent to hand over.
       await this.spool?.close(false);
@@ -371,8 +400,9 @@ export class AgentRun implements ShareRunner {
       await this.dispatcher.close();
       return;
     }
-    // The coordinator acknowledged every record: the spool has been handed over.
-    await this.spool?.close(true);
+    // The coordinator acknowledged every record; the spool stays until it acknowledges `final` too
+    // (the session deletes it then: a `final` lost with the link is resent, never lost).
+    await this.spool?.close(false);
     this.send({
       type: 'final',
       windows: this.recorder!.encodeRun(),
@@ -393,6 +423,7 @@ export class AgentRun implements ShareRunner {
       done: this.done,
       errors: this.errors,
       health: this.health(),
+      clock_correction_ns: Math.round(this.correctionNs()),
     });
   }
 

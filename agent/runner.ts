@@ -6,7 +6,6 @@ import type { AgentMessage } from '../shared/protocol.js';
 import type { Share } from '../shared/shares.js';
 import { AgentRun } from './run.js';
 import type { ShareRunner } from './share-runner.js';
-import { trackRuns } from './terminate.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** The runner for `workers` threads (1: no threads at all, the main thread runs the share). */
@@ -19,5 +18,5 @@ export function createRunner(
   workers: number,
 ): ShareRunner {
   // Tracked so a SIGTERM can end the run through its hand-over (terminate.ts).
-  return trackRuns(workers <= 1 ? new AgentRun(runId, plan, share, clock, send) : new WorkerPool(runId, plan, share, clock, send, workers));
+  return workers <= 1 ? new AgentRun(runId, plan, share, clock, send) : new WorkerPool(runId, plan, share, clock, send, workers);
 }

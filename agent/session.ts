@@ -2,8 +2,12 @@
 // coordinator and serves every run it is sent (welcome, clock probes, plan, arm, run, final) until
 // the coordinator releases it. A link cut mid-run does not stop the load: the agent reconnects with
 // backoff and resumes the same run, resending what was not acknowledged (outbox.ts), for as long as
-// the coordinator holds it (its grace); only then does it stop and keep its spool.
+// the coordinator holds it (its grace); only then does it stop and keep its spool. A run is handed
+// over when the coordinator acknowledged its `final` (handOver); only then is the spool deleted.
+// A link that dies between runs is reconnected too: the agent proves with the secret it was given
+// at join that it is the same process, and takes its slot back.
 
+import { randomBytes } from 'node:crypto';
 import { rename } from 'node:fs/promises';
 import type { Clock } from '../shared/clock.js';
 import { clockFromAnchor } from '../shared/clock.js';
@@ -16,11 +20,12 @@ import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
 import { createRunner } from './runner.js';
 import type { ShareRunner } from './share-runner.js';
-import { findSpools, readSpool, setAside } from './spool.js';
+import { findSpools, readSpool, removeSpools, setAside } from './spool.js';
+import { trackRun } from './terminate.js';
 import { uploadSpool } from './upload.js';
 
-/** A link the coordinator has been silent on this long during a run is treated as cut. */
-export const COORDINATOR_SILENCE_MS = 5000;
+/** This process: a coordinator tells a live resume (same epoch) from a restarted process by it. */
+const EPOCH = randomBytes(8).toString('hex');
 /** How long a cut-off agent keeps its load going when the coordinator did not say (protocol 1's silence limit). */
 export const DEFAULT_GRACE_MS = 10_000;
 
@@ -51,6 +56,8 @@ export interface SessionOptions {
 }
 
 const STAY_RETRY_MS = 1000;
+/** How long a release waits for a hand-over in progress to delete its spool. */
+const RELEASE_WAIT_MS = 2000;
 
 /** Serves coordinators: one until it releases us, or with `stay` one after another until refused. */
 export async function runAgent(opts: SessionOptions): Promise<number> {
@@ -87,10 +94,8 @@ async function resumeSession(opts: SessionOptions, paths: readonly string[]): Pr
   opts.log(`found the spool of run ${header.run_id} (${entries.length} requests); offering it to the coordinator`);
   let settle: (code: number) => void = () => {};
   const ended = new Promise<number>((r) => (settle = r));
-  const ackWaiters: (() => void)[] = [];
-  const acks = { wait: () => new Promise<void>((r) => ackWaiters.push(r)) };
-  // Once `final` is out, the coordinator closing the link is the hand-over completing, not a failure
-  // (it may close before the spool files are renamed here).
+  const outbox = new Outbox();
+  // Handed over once `final` is acknowledged; the link closing after that is no failure.
   let handedOver = false;
   const link = await connectLink({
     url: opts.coordinatorUrl,
@@ -102,11 +107,12 @@ async function resumeSession(opts: SessionOptions, paths: readonly string[]): Pr
       if (!handedOver) settle(code === CLOSE_CODE.UNKNOWN_RUN ? CLOSE_CODE.UNKNOWN_RUN : 1);
     },
     onMessage: (m) => {
-      if (m.type === 'ack') ackWaiters.shift()?.();
+      if (m.type === 'ack') outbox.ack(m.seq);
       if (m.type === 'probe')
         link.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: opts.clock.nowNs(), t3_ns: opts.clock.nowNs() });
       if (m.type !== 'resume') return;
-      void uploadSpool(header, entries, (msg) => link.send(msg), acks).then(async () => {
+      outbox.up(link, m.acked);
+      void uploadSpool(header, entries, outbox).then(async () => {
         handedOver = true;
         for (const path of paths) await rename(path, `${path}.done`);
         opts.log(`uploaded ${entries.length} spooled requests of run ${header.run_id}`);
@@ -116,7 +122,7 @@ async function resumeSession(opts: SessionOptions, paths: readonly string[]): Pr
   });
   link.send({ ...helloOf(opts), resume_run_id: header.run_id });
   const code = await ended;
-  link.close();
+  await link.close();
   // The coordinator that took the spool still has runs to send: join it as a member again.
   return code === 0 ? new Member(opts).serve() : code;
 }
@@ -133,6 +139,7 @@ function helloOf(opts: SessionOptions): Extract<AgentMessage, { type: 'hello' }>
     clock_anchor_uncertainty_ns: opts.clock.anchorUncertaintyNs,
     workers: opts.workers,
     ...(opts.selfTest ? { self_test: opts.selfTest } : {}),
+    epoch: EPOCH,
   };
 }
 
@@ -143,6 +150,21 @@ interface CurrentRun {
   runner?: ShareRunner;
   /** Set once armed: the load (and the hand-over) is under way. */
   running?: Promise<void>;
+  /** The sequence number of this run's `final` once it is in the outbox. */
+  finalRseq?: number;
+  /** True once the coordinator acknowledged `final` (and the spool is deleted). */
+  handedOver: boolean;
+  /** Acks heard in this run, and those that did not advance the mark (each answers a resent duplicate). */
+  acks: { heard: number; repeated: number; mark: number };
+  /** Resolves when the run is given up (the coordinator refused it or stayed away past the grace). */
+  gaveUp: Promise<void>;
+  giveUp: () => void;
+}
+
+function newRun(runId: string, graceMs: number): CurrentRun {
+  let giveUp = (): void => {};
+  const gaveUp = new Promise<void>((r) => (giveUp = r));
+  return { runId, graceMs, handedOver: false, gaveUp, giveUp, acks: { heard: 0, repeated: 0, mark: 0 } };
 }
 
 // One coordinator's member: every run it sends, until it releases us or goes away.
@@ -153,6 +175,14 @@ class Member {
   private run: CurrentRun | undefined;
   private lastHeardMs = Date.now();
   private reconnecting = false;
+  /** Issued by the fleet at join: presented when we come back on a new link. */
+  private secret: string | undefined;
+  /** A hand-over's last step (deleting the spool) under way: a release waits for it. */
+  private spoolRemoval: Promise<unknown> = Promise.resolve();
+  /** Set once the coordinator released us: the link closing after that is the end, not a failure. */
+  private released = false;
+  /** The grace the coordinator last told us: how long it holds our slot. */
+  private graceMs = DEFAULT_GRACE_MS;
   private settle: (code: number) => void = () => {};
   private readonly ended = new Promise<number>((r) => (this.settle = r));
 
@@ -161,23 +191,18 @@ class Member {
   }
 
   async serve(): Promise<number> {
-    // During a run the coordinator probes every second: silence means the link is dead even if the
-    // socket does not know it yet, so drop it and reconnect.
-    const watchdog = setInterval(() => {
-      if (this.run?.running && !this.reconnecting && Date.now() - this.lastHeardMs > COORDINATOR_SILENCE_MS) {
-        this.opts.log(`coordinator silent for ${COORDINATOR_SILENCE_MS / 1000} s: dropping the link`);
-        this.link?.terminate();
-      }
-    }, 1000);
     try {
       this.link = await this.connect(this.opts.connectTimeoutMs);
       this.outbox.up(this.link);
       this.link.send(helloOf(this.opts));
       return await this.ended;
     } finally {
-      clearInterval(watchdog);
-      this.link?.close();
+      await this.link?.close();
     }
+  }
+
+  private hello(extra: Partial<Extract<AgentMessage, { type: 'hello' }>> = {}): Extract<AgentMessage, { type: 'hello' }> {
+    return { ...helloOf(this.opts), ...(this.secret === undefined ? {} : { secret: this.secret }), ...extra };
   }
 
   private connect(giveUpAfterMs: number): Promise<Link> {
@@ -186,7 +211,7 @@ class Member {
       token: this.opts.token,
       giveUpAfterMs,
       ...(this.opts.ca ? { ca: this.opts.ca } : {}),
-      onMessage: (m) => this.onMessage(m),
+      onMessage: (m) => void link.then((l) => l === this.link && this.onMessage(m)),
       onClose: (code) => void link.then((l) => l === this.link && this.onClose(code)),
       log: this.opts.log,
     });
@@ -197,6 +222,9 @@ class Member {
     this.lastHeardMs = Date.now();
     const { opts } = this;
     switch (m.type) {
+      case 'joined':
+        this.secret = m.secret;
+        return;
       case 'welcome':
         this.welcome(m);
         return;
@@ -212,15 +240,24 @@ class Member {
         setTimeout(() => this.arm(m.start_local_ns), opts.armDelayMs);
         return;
       case 'ack':
-        this.outbox.ack(m.seq);
-        this.run?.runner?.acked(m.seq);
+        if (this.run) {
+          const a = this.run.acks;
+          a.heard++;
+          if (m.seq <= a.mark) a.repeated++;
+          a.mark = Math.max(a.mark, m.seq);
+        }
+        this.covered(this.outbox.ack(m.seq));
         return;
       case 'resume': {
-        const { resent, queued } = this.outbox.up(this.link!);
+        const { resent, queued, covered } = this.outbox.up(this.link!, m.acked);
+        this.covered(covered);
         this.reconnecting = false;
-        opts.log(`resumed run ${m.run_id}: resent ${resent} unacknowledged record batches and ${queued} held messages`);
+        opts.log(`resumed run ${m.run_id}: resent ${resent} unacknowledged messages and ${queued} held ones`);
         return;
       }
+      case 'slew':
+        this.run?.runner?.slew(m.rate_ppm);
+        return;
       case 'stop':
         opts.log(`coordinator asked to stop: ${m.reason}`);
         this.run?.runner?.stop(m.reason);
@@ -234,17 +271,27 @@ class Member {
         return;
       }
       case 'release':
+        this.released = true;
         opts.log(`released by the coordinator: ${m.reason}`);
-        this.settle(ExitCode.OK);
+        // A hand-over whose ack came just before (even in the same TCP read) finishes first.
+        void Promise.race([this.run?.running ?? Promise.resolve(), new Promise((r) => setTimeout(r, RELEASE_WAIT_MS))])
+          .then(() => this.spoolRemoval)
+          .then(() => this.settle(ExitCode.OK));
         return;
     }
+  }
+
+  // Record batches an ack covered free their runner's window (matched by batch number, once each).
+  private covered(messages: readonly AgentMessage[]): void {
+    for (const c of messages) if (c.type === 'records') this.run?.runner?.acked(c.seq);
   }
 
   private welcome(m: Extract<CoordinatorMessage, { type: 'welcome' }>): void {
     const { opts } = this;
     opts.log(`run ${m.run_id}: agent ${m.agent_index + 1} of ${m.agent_count}`);
     this.outbox.reset();
-    this.run = { runId: m.run_id, graceMs: m.grace_ms ?? DEFAULT_GRACE_MS };
+    this.graceMs = m.grace_ms ?? DEFAULT_GRACE_MS;
+    this.run = newRun(m.run_id, this.graceMs);
     // Same machine, same boot: the monotonic clock is the coordinator's, so its anchor is ours too.
     if (opts.shareHostAnchor && !opts.clockDomainDeclared && m.anchor && m.host_domain === opts.clockDomainId) {
       this.clock = clockFromAnchor({ wallNs: m.anchor.wall_ns, hr: m.anchor.hr, uncertaintyNs: m.anchor.uncertainty_ns });
@@ -255,11 +302,15 @@ class Member {
   private plan(m: Extract<CoordinatorMessage, { type: 'plan' }>): void {
     const { opts } = this;
     // A plan without a welcome first (no coordinator sends one) still gets a run to belong to.
-    if (this.run?.runId !== m.run_id) this.run = { runId: m.run_id, graceMs: DEFAULT_GRACE_MS };
+    if (this.run?.runId !== m.run_id) this.run = newRun(m.run_id, this.graceMs);
     const run = this.run;
     const t0 = performance.now();
+    const send = (msg: AgentMessage): void => {
+      const rseq = this.outbox.send(msg);
+      if (msg.type === 'final') run.finalRseq = rseq;
+    };
     try {
-      run.runner = createRunner(m.run_id, m.plan, m.share, this.clock, (msg) => this.outbox.send(msg), opts.workers);
+      run.runner = createRunner(m.run_id, m.plan, m.share, this.clock, send, opts.workers);
     } catch (err) {
       const e = err instanceof LoadfleetError ? err : new LoadfleetError(ErrorCode.AGENT_FAILED, (err as Error).message);
       this.outbox.send({ type: 'failed', code: e.code, message: e.message });
@@ -285,26 +336,54 @@ class Member {
     const runner = run?.runner;
     if (!run || !runner) return; // aborted meanwhile
     this.outbox.send({ type: 'armed', start_local_ns: startLocalNs });
+    let handedOver: (ok: boolean) => void = () => {};
+    // SIGTERM (agent/terminate.ts) ends this runner early and waits for this same hand-over.
+    trackRun(runner, new Promise<boolean>((r) => (handedOver = r)));
     run.running = runner.start(startLocalNs).then(
-      () => this.runEnded(run),
-      (err: Error) => this.outbox.send({ type: 'failed', code: ErrorCode.AGENT_FAILED, message: err.message }),
+      async () => void handedOver(await this.handOver(run)),
+      (err: Error) => {
+        handedOver(false);
+        this.outbox.send({ type: 'failed', code: ErrorCode.AGENT_FAILED, message: err.message });
+      },
     );
   }
 
-  // The run is over on our side: handed over (wait for the next one), or given up on (spool kept).
-  private runEnded(run: CurrentRun): void {
+  /**
+   * The hand-over, from the moment the runner put `final` in the outbox: done when the coordinator
+   * acknowledged it (across any reconnects), and only then is the spool deleted. A runner that
+   * ended without `final` (its coordinator stayed away) or a run given up keeps its spool.
+   * (A shutdown that hands over early — SIGTERM — ends its runner and awaits this same function.)
+   */
+  async handOver(run: CurrentRun): Promise<boolean> {
+    if (run.finalRseq !== undefined) {
+      const acked = await Promise.race([this.outbox.acked(run.finalRseq).then(() => true), run.gaveUp.then(() => false)]);
+      if (acked) {
+        run.handedOver = true;
+        this.spoolRemoval = removeSpools(this.opts.spoolDir, this.opts.agentId, run.runId).catch(() => 0);
+        await this.spoolRemoval;
+      }
+    }
     if (this.run === run) this.run = undefined;
-    if (run.runner?.handedOver) {
-      this.opts.log(`run ${run.runId} handed over; waiting for the next run`);
-      return;
+    if (run.handedOver) {
+      this.opts.log(`run ${run.runId} handed over (${run.acks.heard} acks, ${run.acks.repeated} repeated); waiting for the next run`);
+      return true;
     }
     this.opts.log(`run ${run.runId} ended without a coordinator to take it; its spool is kept for the next one`);
     this.settle(ExitCode.FAILURE);
+    return false;
+  }
+
+  // The coordinator no longer holds the run for us, or cannot be reached within its grace.
+  private giveUp(run: CurrentRun, why: string): void {
+    this.reconnecting = false;
+    run.runner?.linkLost(why);
+    run.giveUp();
   }
 
   private onClose(code: number): void {
     const { opts } = this;
     this.outbox.down();
+    if (this.released) return;
     if (code === CLOSE_CODE.DUPLICATE) {
       opts.log(
         `error ${ErrorCode.DUPLICATE_AGENT}: the coordinator refused us: agent id ${opts.agentId} is already connected (or the fleet is full); give each agent its own --id`,
@@ -313,12 +392,11 @@ class Member {
       return;
     }
     const run = this.run;
-    if (run?.running && !run.runner?.handedOver) {
+    if (run?.running && !run.handedOver) {
       if (code === CLOSE_CODE.UNKNOWN_RUN) {
         // The coordinator no longer holds this run for us (grace over, or a new coordinator).
         opts.log(`the coordinator refused to resume run ${run.runId}: stopping the load, keeping the spool`);
-        this.reconnecting = false;
-        run.runner?.linkLost('the coordinator refused the resume');
+        this.giveUp(run, 'the coordinator refused the resume');
         return;
       }
       void this.reconnect(run);
@@ -331,16 +409,43 @@ class Member {
       void run.runner.discardSpool();
     }
     this.run = undefined;
-    opts.log(
-      code === CLOSE_CODE.FINISHING
-        ? 'the coordinator is finishing'
-        : `the coordinator closed the link (code ${code}) without releasing us`,
-    );
+    if (code === CLOSE_CODE.FINISHING) {
+      opts.log('the coordinator is finishing');
+      this.settle(ExitCode.FAILURE);
+      return;
+    }
+    // A link that died (1006: no closing handshake, e.g. dropped by the heartbeat) may have taken a
+    // `release` with it: come back and ask, with our secret, for as long as the fleet holds our slot.
+    if (code === 1006 && this.secret !== undefined && !this.reconnecting) {
+      void this.rejoinFleet();
+      return;
+    }
+    opts.log(`the coordinator closed the link (code ${code}) without releasing us`);
     this.settle(ExitCode.FAILURE);
   }
 
-  // Mid-run: keep the load going and reconnect until the coordinator's grace (counted, as it
-  // counts it, from when we last heard it) runs out; then stop and keep the spool.
+  // Between runs: reconnect and take our slot back (or hear the release we missed).
+  private async rejoinFleet(): Promise<void> {
+    const { opts } = this;
+    this.reconnecting = true;
+    opts.log(`link to the coordinator lost between runs; reconnecting for up to ${(this.graceMs / 1000).toFixed(1)} s`);
+    try {
+      const link = await this.connect(this.graceMs);
+      this.link = link;
+      this.reconnecting = false;
+      this.outbox.up(link);
+      link.send(this.hello());
+      opts.log('reconnected to the fleet');
+    } catch (err) {
+      this.reconnecting = false;
+      opts.log(`could not reach the coordinator again: ${(err as Error).message}`);
+      this.settle(ExitCode.FAILURE);
+    }
+  }
+
+  // Mid-run (or with `final` not yet acknowledged): keep the load going and reconnect until the
+  // coordinator's grace (counted, as it counts it, from when we last heard it) runs out; then stop
+  // and keep the spool.
   private async reconnect(run: CurrentRun): Promise<void> {
     const { opts } = this;
     this.reconnecting = true;
@@ -349,18 +454,15 @@ class Member {
     try {
       if (deadline <= Date.now()) throw new Error('grace already over');
       const link = await this.connect(deadline - Date.now());
-      if (this.run !== run) {
-        link.close();
-        return;
-      }
+      // The new link is ours whatever happened meanwhile: a link left unassigned would leave the
+      // agent holding messages for a socket that is gone.
       this.link = link;
-      link.send({ ...helloOf(opts), resume_run_id: run.runId, resume_live: true });
+      link.send(this.hello({ resume_run_id: run.runId, resume_live: true }));
       opts.log(`reconnected; asking to resume run ${run.runId}`);
     } catch (err) {
       if (err instanceof LoadfleetError && err.exitCode === ExitCode.INVALID_INPUT) opts.log(`error ${err.code}: ${err.message}`);
       opts.log(`could not reconnect within the grace: stopping the load (${(err as Error).message})`);
-      this.reconnecting = false;
-      run.runner?.linkLost('coordinator unreachable for longer than its grace');
+      this.giveUp(run, 'coordinator unreachable for longer than its grace');
     }
   }
 }

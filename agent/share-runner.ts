@@ -25,6 +25,8 @@ export interface ShareRunner {
   /** The coordinator acknowledged record batch `seq`. */
   acked(seq: number): void;
   linkLost(reason: string): void;
+  /** Slews the run timeline back at `ratePpm` from now on (continuously: no step). */
+  slew(ratePpm: number): void;
   discardSpool(): Promise<void>;
   /** True once `final` went out after every record was acknowledged. */
   readonly handedOver: boolean;

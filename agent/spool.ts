@@ -50,7 +50,11 @@ export class Spool {
     this.out.write(text);
   }
 
-  /** Closes the file; once the coordinator has every record (`handedOver`) it is deleted. */
+  /**
+   * Closes the file; `handedOver` deletes it at once (a run aborted before its start). A run that
+   * finishes keeps it until the coordinator acknowledged its `final` (the session deletes it
+   * then, with removeSpools).
+   */
   async close(handedOver: boolean): Promise<void> {
     await new Promise<void>((r) => this.out.end(() => r()));
     if (handedOver) await rm(this.path, { force: true });
@@ -67,6 +71,14 @@ export async function findSpools(dir: string, agentId: string): Promise<string[]
   if (mine.length === 0) return [];
   const { header } = await readSpool(join(dir, mine.at(-1)!));
   return mine.filter((n) => n.startsWith(`${agentId}.${header.run_id}`)).map((n) => join(dir, n));
+}
+
+/** Deletes every spool file of one run (all worker threads'): called once its `final` is acknowledged. */
+export async function removeSpools(dir: string, agentId: string, runId: string): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const mine = names.filter((n) => n.startsWith(`${agentId}.${runId}`) && n.endsWith(SUFFIX));
+  await Promise.all(mine.map((n) => rm(join(dir, n), { force: true })));
+  return mine.length;
 }
 
 /** Reads a spool; a torn last line (the process died mid-write) is dropped. */

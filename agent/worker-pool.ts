@@ -98,6 +98,10 @@ export class WorkerPool implements ShareRunner {
     this.threads[b.part]!.postMessage({ cmd: 'ack', seq: b.seq } satisfies ThreadCommand);
   }
 
+  slew(ratePpm: number): void {
+    this.broadcast({ cmd: 'slew', ratePpm });
+  }
+
   linkLost(reason: string): void {
     this.broadcast({ cmd: 'link-lost', reason });
   }
@@ -200,6 +204,8 @@ export class WorkerPool implements ShareRunner {
       done: sum((h) => h.done),
       errors: sum((h) => h.errors),
       health: combineHealth(beats.map((h) => h.health)),
+      // Every thread slews by the same commands: their corrections agree.
+      ...(beats[0]!.clock_correction_ns === undefined ? {} : { clock_correction_ns: beats[0]!.clock_correction_ns }),
     });
   }
 

@@ -53,6 +53,9 @@ port.on('message', (c: ThreadCommand) => {
     case 'ack':
       run.acked(c.seq);
       return;
+    case 'slew':
+      run.slew(c.ratePpm);
+      return;
     case 'stop':
       run.stop(c.reason);
       return;

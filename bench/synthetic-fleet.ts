@@ -125,8 +125,17 @@ const STREAM_BATCH_ROWS = 500;
 const STREAM_GAPS = [20e6, 21e6, 19e6];
 
 const HISTOGRAMS = histograms();
-const BATCH = encodeMessage({ type: 'records', seq: 0, rows: Array.from({ length: BATCH_ROWS }, (_, i) => row(i)) });
-const BARRIER = encodeMessage({ type: 'records', seq: 0, rows: [row(0)] });
+// Pre-encoded with a placeholder rseq as their last field (a msgpack uint32), which each send
+// overwrites with the agent's next sequence number: ws masks a client frame into a copy at once.
+const RSEQ_PLACEHOLDER = 0xffffffff;
+const BATCH = sequencedFrame({ type: 'records', seq: 0, rows: Array.from({ length: BATCH_ROWS }, (_, i) => row(i)) });
+const BARRIER = sequencedFrame({ type: 'records', seq: 0, rows: [row(0)] });
+
+function sequencedFrame(m: AgentMessage): Buffer {
+  const b = encodeMessage({ ...m, rseq: RSEQ_PLACEHOLDER } as AgentMessage);
+  if (b[b.length - 5] !== 0xce) throw new Error('rseq is not the last field of the frame');
+  return b;
+}
 const HEARTBEAT = encodeMessage({ type: 'heartbeat', in_flight: 0, sent: 0, done: 0, errors: 0, health });
 const totals = { records_acked: 0, intervals_acked: 0 };
 let mode: 'idle' | 'records' | 'intervals' | 'stream' = 'idle';
@@ -138,7 +147,9 @@ let streamedRecords = 0;
 class SynthAgent {
   private readonly ws: WebSocket;
   /** What each unacknowledged batch stands for: rows it carries, or intervals it vouches for. */
-  private readonly unacked: { rows: number; intervals: number }[] = [];
+  private readonly unacked: { rseq: number; rows: number; intervals: number }[] = [];
+  /** The last sequence number used (every message that must arrive takes the next). */
+  private rseq = 0;
   private second = 0;
   /** Stream mode: the next request index, the synthetic clock, and the recorder fed from it. */
   private next = -1;
@@ -178,6 +189,14 @@ class SynthAgent {
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(Buffer.isBuffer(m) ? m : encodeMessage(m));
   }
 
+  /** Sends a message that must arrive with the next sequence number; returns it. */
+  private sendSeq(m: AgentMessage | Buffer): number {
+    const rseq = ++this.rseq;
+    if (Buffer.isBuffer(m)) m.writeUInt32BE(rseq, m.length - 4);
+    this.send(Buffer.isBuffer(m) ? m : ({ ...m, rseq } as AgentMessage));
+    return rseq;
+  }
+
   private onMessage(m: CoordinatorMessage): void {
     switch (m.type) {
       case 'probe':
@@ -188,12 +207,13 @@ class SynthAgent {
         return;
       case 'arm':
         this.send({ type: 'armed', start_local_ns: m.start_local_ns });
-        this.send({ type: 'started', first_send_error_ns: 0 });
+        this.sendSeq({ type: 'started', first_send_error_ns: 0 });
         this.onStarted();
         return;
       case 'ack': {
-        const done = this.unacked.shift();
-        if (done) {
+        // Cumulative: every batch up to m.seq is taken.
+        while (this.unacked.length > 0 && this.unacked[0]!.rseq <= m.seq) {
+          const done = this.unacked.shift()!;
           totals.records_acked += done.rows;
           totals.intervals_acked += done.intervals;
         }
@@ -212,22 +232,20 @@ class SynthAgent {
   pump(): void {
     if (mode === 'records') {
       while (this.unacked.length < RECORD_WINDOW) {
-        this.send(BATCH);
-        this.unacked.push({ rows: BATCH_ROWS, intervals: 0 });
+        this.unacked.push({ rseq: this.sendSeq(BATCH), rows: BATCH_ROWS, intervals: 0 });
       }
     } else if (mode === 'stream') {
       this.pumpStream();
     } else if (mode === 'intervals') {
       while (this.unacked.length < BARRIER_WINDOW) {
         for (let k = 0; k < INTERVALS_PER_BARRIER; k++) {
-          this.send({
+          this.sendSeq({
             type: 'interval',
             second: this.second++,
             classes: { bench: { issued: 50, completed: 50, failed: 0, histograms: HISTOGRAMS } },
           });
         }
-        this.send(BARRIER);
-        this.unacked.push({ rows: 1, intervals: INTERVALS_PER_BARRIER });
+        this.unacked.push({ rseq: this.sendSeq(BARRIER), rows: 1, intervals: INTERVALS_PER_BARRIER });
       }
     }
   }
@@ -239,7 +257,7 @@ class SynthAgent {
       this.recorder = new Recorder(
         c.windows,
         () => this.nowNs,
-        (second, classes) => this.send({ type: 'interval', second, classes }),
+        (second, classes) => void this.sendSeq({ type: 'interval', second, classes }),
       );
       this.next = this.agentNo;
     }
@@ -253,15 +271,14 @@ class SynthAgent {
         rec.finished(r, r.status === 'ok' ? STREAM_GAPS : []);
         rows.push(r);
       }
-      this.send({ type: 'records', seq: 0, rows });
-      this.unacked.push({ rows: rows.length, intervals: 0 });
+      this.unacked.push({ rseq: this.sendSeq({ type: 'records', seq: 0, rows }), rows: rows.length, intervals: 0 });
       this.streamed += rows.length;
     }
     if (this.unacked.length > 0 || this.next < c.requests || this.streamDone) return;
     this.streamDone = true;
     rec.flushAll();
     void rec.drained().then(() => {
-      this.send({ type: 'final', windows: rec.encodeRun(), health, records: this.streamed });
+      this.sendSeq({ type: 'final', windows: rec.encodeRun(), health, records: this.streamed });
       streamedRecords += this.streamed;
       if (++streamedAgents === agentsInProcess)
         process.send?.({ type: 'streamed', agents: streamedAgents, records: streamedRecords } satisfies FleetEvent);
@@ -274,7 +291,7 @@ class SynthAgent {
 
   final(): void {
     const windows = { bench: { all: HISTOGRAMS } };
-    this.send({ type: 'final', windows, health, records: 0 });
+    this.sendSeq({ type: 'final', windows, health, records: 0 });
   }
 }
 

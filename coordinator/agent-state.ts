@@ -3,6 +3,7 @@
 // import each other.
 import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import type { AgentHealth } from '../shared/protocol.js';
+import type { AgentChannel } from './channel.js';
 import type { AgentConn } from './server.js';
 
 /** A stretch of time an agent's link was down during a run (seconds after the start, coordinator clock). */
@@ -18,21 +19,31 @@ export interface Outage {
 export interface AgentState {
   /** Position in agents[] (the collector's and the share's index); kept across reconnects. */
   index: number;
-  conn: AgentConn;
+  /** The run's channel to the agent (its phase is the truth the three flags below read). */
+  channel: AgentChannel;
+  /** The agent's current link (the channel's). */
+  readonly conn: AgentConn;
   /** The link is down and the agent is within its grace: not lost, not live. */
-  reconnecting: boolean;
+  readonly reconnecting: boolean;
   outages: Outage[];
   offset: OffsetEstimate;
   startLocalNs: bigint;
   prepMs: number;
   firstSendErrorNs: number | null;
   health: AgentHealth | null;
-  final: boolean;
-  lost: boolean;
+  /** Its `final` is merged. */
+  readonly final: boolean;
+  readonly lost: boolean;
   failure: string | null;
   /** Probes taken during the run (one per second), for the drift fit. */
   runProbes: ProbeSample[];
+  /** How far the agent says it has slewed its run timeline back (its last heartbeat), ns. */
+  clockCorrectionNs: number | null;
+  /** Each second's steering of the agent's timeline (clock-slew.ts): seconds since the start, drift, error left. */
+  slewSteps: { t_s: number; drift_ppm: number; error_ns: number }[];
   /** Records a restarted process of a lost agent handed over from its spool. */
   recoveredRecords: number;
+  /** The restarted process's `final` (its rebuilt histograms) is merged: a second one is not. */
+  spoolHandedOver: boolean;
   lastHeardMs: number;
 }

@@ -24,6 +24,7 @@ import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
 import { ClassShape, expectedShape } from './class-shape.js';
 import type { ExactMethod } from './exact/exact-store.js';
 import { ExactStore } from './exact/exact-store.js';
+import { IndexSet } from './index-set.js';
 import { SessionTurns } from './session-turns.js';
 import { TtftUncertainty } from './timing-uncertainty.js';
 import { ToolTally } from './tool-tally.js';
@@ -90,7 +91,8 @@ export class Collector {
   /** Agent intervals received twice (an agent resends its recent ones after a reconnect): dropped. */
   duplicateIntervals = 0;
   private newestSecond = -1;
-  private readonly seen = new Map<number, Set<string>>();
+  /** agent → class → the request indices taken from it (one bit each: index-set.ts). */
+  private readonly seen = new Map<number, Map<string, IndexSet>>();
   private readonly requests: AtomicLineStream;
   /** Every raw metric value of every (class, window), for the exact figures (bounded in memory). */
   private readonly exact: ExactStore;
@@ -145,18 +147,16 @@ export class Collector {
    */
   records(agent: number, rows: readonly RequestRecord[]): number {
     const tb = this.timebases[agent]!;
-    const seen = getOrCreate(this.seen, agent, () => new Set<string>());
+    const seen = getOrCreate(this.seen, agent, () => new Map<string, IndexSet>());
     let added = 0;
     const totals = this.agentTotals.get(agent) ?? { requests: 0, completed: 0, failed: 0 };
     this.agentTotals.set(agent, totals);
     let text = '';
     for (const r of rows) {
-      const key = `${r.class}\u0000${r.request_index}`;
-      if (seen.has(key)) {
+      if (!getOrCreate(seen, r.class, () => new IndexSet()).add(r.request_index)) {
         this.duplicatesDropped++;
         continue;
       }
-      seen.add(key);
       added++;
       text += formatRequestRow(r, tb, this.shapes.get(r.class)?.planned(r.request_index) ?? null);
       totals.requests++;

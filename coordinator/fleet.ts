@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SILENCE_DETECTION_BOUND_MS } from '../shared/channel.js';
 import type { Clock } from '../shared/clock.js';
 import { anchoredClock } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
@@ -33,18 +34,46 @@ export interface FleetOptions {
   log(line: string): void;
 }
 
+/** An agent whose `final` a run merged, and the mark that acknowledges it. */
+export interface HandedOver {
+  agentId: string;
+  epoch: string | undefined;
+  hwm: number;
+}
+
 /** The run in progress, as far as the fleet needs it: it takes agents that come back to it. */
 export interface RunHandle {
-  /** An agent said hello with `resume_run_id`; returns true when it rejoined the run live. */
+  readonly runId: string;
+  /** An agent said hello with `resume_run_id`; returns true when the link joins the fleet (a live rejoin). */
   resume(conn: AgentConn): boolean;
+  /** Agents whose `final` the run merged (read when the run is over). */
+  handedOver(): HandedOver[];
 }
+
+/** One agent id's place in the fleet: its link, the secret it was given at join, and since when it is gone. */
+interface Slot {
+  conn: AgentConn;
+  secret: string;
+  /** Date.now() when its link closed; the slot is held for it for --agent-grace-s. */
+  goneAtMs: number | null;
+}
+
+/** How long, past the heartbeat bound, a releasing fleet waits for an agent whose link went silent to come back. */
+const RELEASE_REJOIN_MS = 3000;
+
+/** Finished runs whose hand-overs are still acknowledged to an agent that asks again (its ack was lost). */
+const REMEMBERED_RUNS = 8;
 
 /** A set of agents that outlives any one run. */
 export class Fleet {
   /** The coordinator's one clock: every run of the fleet shares its anchor with the agents. */
   readonly clock: Clock = anchoredClock();
   readonly fleetId = randomBytes(4).toString('hex');
-  private readonly members = new Map<string, AgentConn>();
+  private readonly slots = new Map<string, Slot>();
+  /** run id → agent id → its hand-over, for the last few runs. */
+  private readonly finished = new Map<string, Map<string, HandedOver>>();
+  /** Agents that came back while the fleet was releasing, released on their new link (and gone). */
+  private readonly released = new Set<string>();
   private readonly waiters = new Set<() => void>();
   private local: LocalAgent[] = [];
   private run: RunHandle | null = null;
@@ -84,6 +113,25 @@ export class Fleet {
       );
     }
     return fleet;
+  }
+
+  /** Agents connected now, by id. */
+  private get members(): Map<string, AgentConn> {
+    const live = new Map<string, AgentConn>();
+    for (const [id, slot] of this.slots) if (!slot.conn.closed) live.set(id, slot.conn);
+    return live;
+  }
+
+  /** Slots taken: connected agents and, for their grace, agents whose link closed. */
+  private heldSlots(except: string): number {
+    const now = Date.now();
+    let n = 0;
+    for (const [id, slot] of this.slots) {
+      if (id === except) continue;
+      if (slot.goneAtMs !== null && now - slot.goneAtMs > this.opts.agentGraceMs) this.slots.delete(id);
+      else n++;
+    }
+    return n;
   }
 
   /** Where local agents spool. */
@@ -129,15 +177,30 @@ export class Fleet {
 
   /** The run that takes agents coming back (null between runs). */
   setRun(run: RunHandle | null): void {
+    // A finished run's hand-overs stay acknowledgeable: an agent whose ack of `final` died with its
+    // link comes back for it after the run is over.
+    if (this.run && run === null) {
+      this.finished.set(this.run.runId, new Map(this.run.handedOver().map((h) => [h.agentId, h])));
+      if (this.finished.size > REMEMBERED_RUNS) this.finished.delete(this.finished.keys().next().value!);
+    }
     this.run = run;
   }
 
   /** Releases every agent (they exit 0, or wait for the next coordinator with --stay) and closes. */
   async release(reason: string): Promise<void> {
     this.closing = true;
-    const gone = [...this.members.values()].map((a) => new Promise<void>((r) => (a.closed ? r() : a.onClose(r))));
+    // Released means the agent closed its link cleanly after `release` (a closing handshake), or
+    // came back on a new link and was released there. A link that died instead may have taken the
+    // release with it: its agent notices within the heartbeat bound and comes back; it is waited
+    // for that long, no longer.
+    const ids = [...this.members.keys()];
     for (const a of this.members.values()) a.send({ type: 'release', reason });
-    await Promise.race([Promise.all(gone), new Promise((r) => setTimeout(r, 3000))]);
+    const done = (id: string): boolean => {
+      const conn = this.slots.get(id)?.conn;
+      return this.released.has(id) || conn === undefined || (conn.closed && conn.closeCode === 1000);
+    };
+    const deadline = Date.now() + SILENCE_DETECTION_BOUND_MS + RELEASE_REJOIN_MS;
+    while (Date.now() < deadline && !ids.every(done)) await new Promise((r) => setTimeout(r, 50));
     await this.server.close();
     if (this.local.length > 0) {
       await Promise.race([Promise.all(this.local.map((a) => a.exited)), new Promise((r) => setTimeout(r, 5000))]);
@@ -149,38 +212,77 @@ export class Fleet {
 
   // Every agent that said hello comes through here.
   private hello(conn: AgentConn): void {
+    const { agent_id: id, resume_run_id: runId } = conn.hello;
     const refusal = this.refusalOf(conn);
     if (refusal) {
-      this.opts.log(`refused ${conn.hello.agent_id} from ${conn.remote}: ${refusal.reason}`);
+      this.opts.log(`refused ${id} from ${conn.remote}: ${refusal.reason}`);
       conn.close(refusal.reason, refusal.code);
-    } else if (conn.hello.resume_run_id === undefined) {
+    } else if (this.closing) {
+      // The same process, back after its link went silent during the release: released now (and,
+      // if the ack of its last `final` was lost too, told the mark first).
+      const handed = this.handedOverBefore(conn);
+      if (handed) conn.send({ type: 'resume', run_id: runId ?? '', acked: handed.hwm });
+      conn.send({ type: 'release', reason: 'the coordinator is finishing' });
+      conn.onClose(() => this.released.add(conn.hello.agent_id));
+    } else if (runId === undefined) {
       this.admit(conn, 'joined');
+    } else if (this.handedOverBefore(conn)) {
+      // Its `final` was merged, and the ack was lost with its link: tell it the mark again.
+      conn.send({ type: 'resume', run_id: runId, acked: this.handedOverBefore(conn)!.hwm });
+      this.admit(conn, `came back for the acknowledgement of its final in run ${runId}`);
     } else if (this.run?.resume(conn)) {
       // (otherwise the run took its spool, or refused it and closed the link itself)
       this.admit(conn, 'rejoined its run');
     }
   }
 
-  // Why an agent may not join now, or null.
+  // Why an agent may not join now, or null. A process proves it is the one that joined by the
+  // secret it was given then: with it, it takes its slot back (its old link, if the coordinator
+  // still holds it, is dropped); without it, the id of a connected agent is refused.
   private refusalOf(conn: AgentConn): { reason: string; code: number } | null {
-    const id = conn.hello.agent_id;
-    if (this.closing) return { reason: 'the coordinator is finishing', code: CLOSE_CODE.FINISHING };
-    if (conn.hello.resume_run_id !== undefined)
-      return this.run ? null : { reason: `no run is in progress (run ${conn.hello.resume_run_id} is over)`, code: CLOSE_CODE.UNKNOWN_RUN };
-    const current = this.members.get(id);
-    if (current && !current.closed)
-      return { reason: `${ErrorCode.DUPLICATE_AGENT}: agent id ${id} is already connected`, code: CLOSE_CODE.DUPLICATE };
-    if (this.members.size >= this.opts.agents)
-      return { reason: `the fleet already has its ${this.opts.agents} agents`, code: CLOSE_CODE.DUPLICATE };
+    const { agent_id: id, resume_run_id: runId, secret } = conn.hello;
+    const slot = this.slots.get(id);
+    const proven = slot !== undefined && secret !== undefined && secret === slot.secret;
+    if (this.closing) return proven ? null : { reason: 'the coordinator is finishing', code: CLOSE_CODE.FINISHING };
+    if (slot && !slot.conn.closed && !proven) {
+      return {
+        reason:
+          secret === undefined
+            ? `${ErrorCode.DUPLICATE_AGENT}: agent id ${id} is already connected`
+            : `${ErrorCode.DUPLICATE_AGENT}: agent id ${id} is already connected, and this process is not the one that joined (wrong secret)`,
+        code: CLOSE_CODE.DUPLICATE,
+      };
+    }
+    if (runId !== undefined) {
+      if (this.handedOverBefore(conn) && (proven || !slot)) return null;
+      return this.run ? null : { reason: `no run is in progress (run ${runId} is over)`, code: CLOSE_CODE.UNKNOWN_RUN };
+    }
+    if (!slot && this.heldSlots(id) >= this.opts.agents)
+      return {
+        reason: `the fleet already has its ${this.opts.agents} agents (or holds their slots while they reconnect)`,
+        code: CLOSE_CODE.DUPLICATE,
+      };
     return null;
+  }
+
+  // The hand-over of a finished run this very process (same epoch, resuming live) comes back for.
+  private handedOverBefore(conn: AgentConn): HandedOver | undefined {
+    const { agent_id: id, resume_run_id: runId, resume_live: live, epoch } = conn.hello;
+    if (runId === undefined || !live || (this.run !== null && this.run.runId === runId)) return undefined;
+    const handed = this.finished.get(runId)?.get(id);
+    return handed && handed.epoch === epoch ? handed : undefined;
   }
 
   private admit(conn: AgentConn, what: string): void {
     const id = conn.hello.agent_id;
-    this.members.set(id, conn);
+    const old = this.slots.get(id);
+    const slot: Slot = { conn, secret: randomBytes(16).toString('hex'), goneAtMs: null };
+    this.slots.set(id, slot);
+    if (old && old.conn !== conn && !old.conn.closed) old.conn.terminate();
+    conn.send({ type: 'joined', secret: slot.secret });
     conn.onClose(() => {
-      if (this.members.get(id) !== conn) return;
-      this.members.delete(id);
+      if (this.slots.get(id) !== slot) return;
+      slot.goneAtMs = Date.now();
       if (!this.closing && !this.run) this.opts.log(`agent ${id} left the fleet between runs`);
     });
     this.opts.log(`agent ${id} ${what} from ${conn.remote} (${this.members.size}/${this.opts.agents})`);

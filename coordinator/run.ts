@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RunPhase } from '../shared/channel.js';
+import { runMayMove, SILENCE_DETECTION_BOUND_MS } from '../shared/channel.js';
 import type { Clock } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
@@ -26,10 +28,12 @@ import { ARM_MARGIN_NS, armAll, chooseStartNs } from './barrier.js';
 import type { CacheReset } from './cache-reset.js';
 import { resetServerCache } from './cache-reset.js';
 import { calibratePlan } from './calibrate/index.js';
+import { AgentChannel } from './channel.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
 import { decideAlignment } from './clock-policy.js';
+import { slewStep } from './clock-slew.js';
 import { Collector } from './collector.js';
-import type { FleetOptions, RunHandle } from './fleet.js';
+import type { FleetOptions, HandedOver, RunHandle } from './fleet.js';
 import { Fleet } from './fleet.js';
 import type { HeadroomOptions, HeadroomReport } from './headroom/index.js';
 import { checkHeadroom, freeCoresNow } from './headroom/index.js';
@@ -191,12 +195,20 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
 // The part of a run after its agents are known.
 class RunSession implements RunHandle {
   private readonly states: AgentState[] = [];
+  /** One channel per agent, from the welcome to the run's end (it owns every subscription on the link). */
+  private channels: AgentChannel[] = [];
+  private phase: RunPhase = 'open';
+  private probeSeq = 0;
+  /** In-run clock probes that got no answer in time (counted, not silently dropped). */
+  probeFailures = 0;
   private readonly schedule;
   private collector: Collector | undefined;
   /** The plan's abort rules, watched once the load starts (null without rules). */
   private abortWatch: AbortWatch | null = null;
   private startNs = 0n;
   private abortReason: string | null = null;
+  /** Agents that handed over early because their process was stopped (SIGTERM): lost against the budget, data kept. */
+  private readonly terminated = new Set<number>();
   /** What was done to the server's cache before the load (cache-reset.ts). */
   cacheReset: CacheReset | undefined;
   private readonly runEvents: string[] = [];
@@ -210,7 +222,7 @@ class RunSession implements RunHandle {
   constructor(
     private readonly opts: RunOnFleetOptions,
     private readonly plan: Plan,
-    private readonly runId: string,
+    readonly runId: string,
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly agents: readonly AgentConn[],
@@ -223,6 +235,26 @@ class RunSession implements RunHandle {
   }
 
   async run(): Promise<RunResult> {
+    this.channels = this.agents.map((a) => new AgentChannel(a, () => this.onLinkClosed(a.index)));
+    try {
+      return await this.runChannels();
+    } finally {
+      this.moveRun('closing');
+      this.moveRun('closed');
+      for (const ch of this.channels) ch.dispose();
+    }
+  }
+
+  private moveRun(to: RunPhase): void {
+    if (runMayMove(this.phase, to)) this.phase = to;
+  }
+
+  /** The agents whose `final` this run merged, with the mark that acknowledges it (for the fleet, after the run). */
+  handedOver(): HandedOver[] {
+    return this.states.filter((s) => s.final).map((s) => ({ agentId: s.conn.hello.agent_id, epoch: s.channel.epoch, hwm: s.channel.hwm }));
+  }
+
+  private async runChannels(): Promise<RunResult> {
     const { opts } = this;
     await this.scraper.snapshot('pre');
     // Agents on this very machine (same boot, so the same monotonic clock) take the coordinator's
@@ -252,22 +284,35 @@ class RunSession implements RunHandle {
     if (decision.note) this.runEvents.push(decision.note);
     const explicit = decision.alignment === 'explicit-common-clock-domain';
     const prepMs = await this.beforeStart(() => this.prepareAll());
-    this.agents.forEach((conn, i) => {
+    this.agents.forEach((_conn, i) => {
+      const channel = this.channels[i]!;
       this.states.push({
         index: i,
-        conn,
-        reconnecting: false,
+        channel,
+        get conn() {
+          return channel.conn;
+        },
+        get reconnecting() {
+          return channel.phase === 'reconnecting';
+        },
+        get final() {
+          return channel.phase === 'final';
+        },
+        get lost() {
+          return channel.phase === 'lost';
+        },
         outages: [],
         offset: offsets[i]!,
         startLocalNs: 0n,
         prepMs: prepMs[i]!,
         firstSendErrorNs: null,
         health: null,
-        final: false,
-        lost: false,
         failure: null,
         runProbes: [],
+        clockCorrectionNs: null,
+        slewSteps: [],
         recoveredRecords: 0,
+        spoolHandedOver: false,
         lastHeardMs: Date.now(),
       });
     });
@@ -342,6 +387,7 @@ class RunSession implements RunHandle {
         this.abortReason = `aborted before any load was sent: ${(err as Error).message}`;
         return await this.writeAndSummarize();
       }
+      for (const s of this.states) if (s.channel.phase === 'joined') s.channel.move('armed');
       opts.log(`all ${this.agents.length} agents armed; start in ${formatDuration(Number(this.startNs - this.clock.nowNs()) / 1e6)}`);
       live.start();
       this.scraper.start(this.startNs);
@@ -363,6 +409,11 @@ class RunSession implements RunHandle {
     try {
       return await step();
     } catch (err) {
+      // A link that went silent (a probe or the preparation timed out) is dropped by the heartbeat
+      // within its bound: wait that long to tell a silent link from an agent that failed.
+      const reported = err instanceof LoadfleetError && err.code === ErrorCode.AGENT_FAILED;
+      const deadline = reported ? 0 : Date.now() + SILENCE_DETECTION_BOUND_MS;
+      while (!this.agents.some((a) => a.closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       const gone = this.agents.filter((a) => a.closed).map((a) => a.hello.agent_id);
       if (gone.length === 0) throw err;
       const why = `agent ${gone.join(', ')} left before the run started`;
@@ -419,51 +470,91 @@ class RunSession implements RunHandle {
         this.linkDown(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
         continue;
       }
-      probeOnce(s.conn, this.clock, 1_000_000 + s.runProbes.length).then(
-        (p) => void s.runProbes.push(p),
-        () => {},
+      // Each probe its own number: a late reply must not complete a later probe.
+      probeOnce(s.conn, this.clock, 1_000_000 + this.probeSeq++).then(
+        (p) => {
+          s.runProbes.push(p);
+          this.steer(s);
+        },
+        () => void this.probeFailures++,
       );
     }
   }
 
   /**
-   * An agent came back to this run. The same process after a cut link (`resume_live`) rejoins
-   * live: it goes on with its load and resends every batch we did not acknowledge (the collector
-   * keeps each request once). A restarted process of a lost agent hands over its spool: its
-   * records and rebuilt run histograms; it sends no load. Returns true for a live rejoin.
+   * Keeps a drifting agent on our timeline (clock-slew.ts): once the load is under way, each new
+   * probe refits its drift and the agent is told the rate to slew at. Agents of an explicit common
+   * clock domain share one clock by declaration and are left alone.
+   */
+  private steer(s: AgentState): void {
+    if (this.decision?.alignment === 'explicit-common-clock-domain' || s.firstSendErrorNs === null || s.channel.done) return;
+    const step = slewStep(s.runProbes, s.offset.offset_ns, this.clock.nowNs(), s.clockCorrectionNs ?? 0);
+    if (!step) return;
+    s.conn.send({ type: 'slew', rate_ppm: step.ratePpm });
+    s.slewSteps.push({ t_s: this.elapsedS(), drift_ppm: step.driftPpm, error_ns: step.errorNs });
+  }
+
+  /**
+   * An agent came back to this run. The same process (its epoch) after a cut link rejoins live:
+   * it goes on with its load and resends everything past the channel's mark, which it is told. One
+   * whose `final` is already merged is told the mark again (its ack was lost with the link), also
+   * while the run is closing. A restarted process of a lost agent hands over its spool in a
+   * sequence space of its own (its records and rebuilt run histograms; it sends no load); one that
+   * claims the id of an agent whose link is alive is refused. Returns true when the link joins the
+   * fleet (a live rejoin, or a hand-over being confirmed).
    */
   resume(conn: AgentConn): boolean {
     const s = this.states.find((x) => x.conn.hello.agent_id === conn.hello.agent_id);
-    const c = this.collector;
-    if (conn.hello.resume_run_id !== this.runId || !s || !c || s.final) {
-      conn.close(
-        `run ${conn.hello.resume_run_id} is not in progress here, or ${conn.hello.agent_id} has nothing left to give it`,
-        CLOSE_CODE.UNKNOWN_RUN,
-      );
+    const refuse = (why: string, code: number = CLOSE_CODE.UNKNOWN_RUN): false => {
+      conn.close(why, code);
       return false;
+    };
+    if (conn.hello.resume_run_id !== this.runId || !s || !this.collector || this.phase === 'closed')
+      return refuse(`run ${conn.hello.resume_run_id} is not in progress here`);
+    const sameProcess = conn.hello.resume_live === true && conn.hello.epoch === s.channel.epoch;
+    if (s.final) {
+      if (!sameProcess) return refuse(`${conn.hello.agent_id} has nothing left to give run ${this.runId}`);
+      conn.index = s.index;
+      s.channel.attach(conn);
+      conn.send({ type: 'resume', run_id: this.runId, acked: s.channel.hwm });
+      this.opts.log(`agent ${conn.hello.agent_id} came back for the acknowledgement of its final`);
+      return true;
     }
-    if (conn.hello.resume_live && !s.lost) return this.rejoin(s, conn);
+    if (this.phase === 'closing') return refuse(`run ${this.runId} is closing`);
+    if (sameProcess && !s.lost) return this.rejoin(s, conn);
     if (conn.hello.resume_live) {
+      if (!s.lost)
+        return refuse(
+          `${ErrorCode.DUPLICATE_AGENT}: agent id ${conn.hello.agent_id} is in run ${this.runId} as another process`,
+          CLOSE_CODE.DUPLICATE,
+        );
       // The same process, back after its grace ran out: it was lost; a restart hands its spool over.
-      conn.close(`${conn.hello.agent_id} was lost from run ${this.runId} (its grace ran out)`, CLOSE_CODE.UNKNOWN_RUN);
-      return false;
+      return refuse(`${conn.hello.agent_id} was lost from run ${this.runId} (its grace ran out)`);
     }
+    if (!s.lost && !s.reconnecting && !s.conn.closed)
+      return refuse(
+        `${ErrorCode.DUPLICATE_AGENT}: agent id ${conn.hello.agent_id} is connected and running; a restarted process may hand over its spool only once that link is gone`,
+        CLOSE_CODE.DUPLICATE,
+      );
     // A restarted process: whatever ran before it is gone, so the agent is lost (it cannot send
     // load again); what it finished is in the spool it offers.
     if (!s.lost) this.agentLost(s, 'its process restarted');
-    conn.onMessage((m) => {
-      if (m.type === 'records') {
-        s.recoveredRecords += c.records(s.index, m.rows);
-        conn.send({ type: 'ack', seq: m.seq });
-      } else if (m.type === 'final') {
-        c.final(m.windows);
-        this.opts.log(`agent ${conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests`);
-        this.runEvents.push(`agent ${conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests after it was lost`);
-        conn.close('spool received');
-      }
-    });
-    conn.send({ type: 'resume', run_id: this.runId });
+    s.channel.attach(conn, true);
+    conn.send({ type: 'resume', run_id: this.runId, acked: 0 });
     return false;
+  }
+
+  // A restarted process hands over its spool on the lost agent's channel (fresh sequence space).
+  private onUpload(s: AgentState, m: AgentMessage): void {
+    const c = this.collector!;
+    if (m.type === 'records') {
+      s.recoveredRecords += c.records(s.index, m.rows);
+    } else if (m.type === 'final' && !s.spoolHandedOver) {
+      s.spoolHandedOver = true;
+      c.final(m.windows);
+      this.opts.log(`agent ${s.conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests`);
+      this.runEvents.push(`agent ${s.conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests after it was lost`);
+    }
   }
 
   // The same agent process is back on a new link: carry on where it was.
@@ -473,12 +564,11 @@ class RunSession implements RunHandle {
     outage.to_s = this.elapsedS();
     outage.resumed = true;
     const downS = outage.to_s - outage.from_s;
-    s.reconnecting = false;
+    s.channel.move(s.firstSendErrorNs === null ? 'armed' : 'live');
     s.lastHeardMs = Date.now();
     conn.index = s.index;
-    s.conn = conn;
-    this.wire(s);
-    conn.send({ type: 'resume', run_id: this.runId });
+    s.channel.attach(conn);
+    conn.send({ type: 'resume', run_id: this.runId, acked: s.channel.hwm });
     if (this.abortReason !== null) conn.send({ type: 'stop', reason: this.abortReason });
     this.opts.log(`agent ${conn.hello.agent_id} reconnected after ${downS.toFixed(1)} s and resumed the run`);
     this.runEvents.push(
@@ -490,12 +580,12 @@ class RunSession implements RunHandle {
   // The agent's link is gone (closed, or silent past the heartbeat timeout): within the grace it
   // is reconnecting — its load goes on and its data waits on its side — after it, lost.
   private linkDown(s: AgentState, why: string): void {
-    if (s.lost || s.final || s.reconnecting) return;
+    if (s.channel.done || s.reconnecting) return;
     if (this.opts.agentGraceMs <= 0) {
       this.agentLost(s, why);
       return;
     }
-    s.reconnecting = true;
+    s.channel.move('reconnecting');
     s.outages.push({ from_s: this.elapsedS(), to_s: null, reason: why, resumed: false });
     s.conn.terminate();
     this.opts.log(
@@ -504,13 +594,22 @@ class RunSession implements RunHandle {
   }
 
   private agentLost(s: AgentState, why: string): void {
-    if (s.lost || s.final) return;
-    s.lost = true;
-    s.reconnecting = false;
+    if (s.channel.done) return;
+    s.channel.move('lost');
     const outage = s.outages.at(-1);
     if (outage && outage.to_s === null) outage.to_s = this.elapsedS();
     s.conn.close('lost');
-    const lost = this.states.filter((x) => x.lost).length;
+    this.countLoss(s, why);
+  }
+
+  // A SIGTERMed agent's final is merged like any other; only its share is short.
+  private agentTerminated(s: AgentState, why: string): void {
+    this.terminated.add(s.index);
+    this.countLoss(s, why);
+  }
+
+  private countLoss(s: AgentState, why: string): void {
+    const lost = this.states.filter((x) => x.lost || this.terminated.has(x.index)).length;
     const id = s.conn.hello.agent_id;
     this.opts.log(`agent ${id} was lost (${why})`);
     const loss = agentLoss(id, why, lost, this.lossBudget, this.opts.maxAgentLoss);
@@ -550,19 +649,21 @@ class RunSession implements RunHandle {
               this.reach(a, 'failed', 'closed its link while preparing');
               reject(new Error(`agent ${a.hello.agent_id} closed its link while preparing`));
             });
-            const off = a.onMessage((m) => {
+            const off = this.channels[a.index]!.onMessage((m) => {
               if (m.type === 'prepared' || m.type === 'failed') {
                 clearTimeout(timer);
                 off();
                 offClose();
                 this.reach(a, m.type === 'prepared' ? 'prepared' : 'failed', m.type === 'failed' ? `${m.code}: ${m.message}` : null);
                 if (m.type === 'prepared') resolve(m.prep_ms);
-                else
+                else {
+                  this.channels[a.index]!.move('failed');
                   reject(
                     new LoadfleetError(ErrorCode.AGENT_FAILED, `agent ${a.hello.agent_id} could not prepare: ${m.message}`, {
                       exitCode: ExitCode.ABORTED,
                     }),
                   );
+                }
               }
             });
             this.reach(a, 'preparing');
@@ -572,46 +673,56 @@ class RunSession implements RunHandle {
     );
   }
 
+  // Every message of the run's agents, through their channels (which ack and de-duplicate).
   private wire(s: AgentState): void {
+    s.channel.onMessage((m) => this.onAgentMessage(s, m));
+  }
+
+  private onLinkClosed(index: number): void {
+    const s = this.states[index];
+    if (s) this.linkDown(s, 'connection closed before its results');
+  }
+
+  private onAgentMessage(s: AgentState, m: AgentMessage): void {
     const c = this.collector!;
-    const conn = s.conn;
-    conn.onMessage((m: AgentMessage) => {
-      s.lastHeardMs = Date.now();
-      switch (m.type) {
-        case 'records':
-          c.records(s.index, m.rows);
-          conn.send({ type: 'ack', seq: m.seq });
-          return;
-        case 'interval':
-          c.interval(s.index, m.second, m.classes);
-          return;
-        case 'started':
-          s.firstSendErrorNs = m.first_send_error_ns;
-          return;
-        case 'heartbeat':
-          s.health = m.health;
-          return;
-        case 'final':
-          c.final(m.windows);
-          s.health = m.health;
-          // An agent whose process was stopped mid-run (SIGTERM) handed over what it measured but
-          // not its whole share: its data stays, and it counts as lost against --max-agent-loss.
-          if (m.terminated !== undefined) this.agentLost(s, `${m.terminated}; it handed over its ${m.records} requests`);
-          s.final = true;
-          this.wake();
-          return;
-        case 'failed':
-          s.failure = `${m.code}: ${m.message}`;
-          this.opts.log(`agent ${s.conn.hello.agent_id} failed: ${s.failure}`);
-          this.stopAll(`agent ${s.conn.hello.agent_id} failed: ${m.message}`);
-          return;
-        default:
-          return;
-      }
-    });
-    conn.onClose(() => {
-      if (s.conn === conn) this.linkDown(s, 'connection closed before its results');
-    });
+    s.lastHeardMs = Date.now();
+    if (s.lost) {
+      this.onUpload(s, m);
+      return;
+    }
+    switch (m.type) {
+      case 'records':
+        c.records(s.index, m.rows);
+        return;
+      case 'interval':
+        c.interval(s.index, m.second, m.classes);
+        return;
+      case 'started':
+        s.firstSendErrorNs = m.first_send_error_ns;
+        if (s.channel.phase === 'armed') s.channel.move('live');
+        return;
+      case 'heartbeat':
+        s.health = m.health;
+        if (m.clock_correction_ns !== undefined) s.clockCorrectionNs = m.clock_correction_ns;
+        return;
+      case 'final':
+        c.final(m.windows);
+        s.health = m.health;
+        s.channel.move('final');
+        // An agent whose process was stopped mid-run (SIGTERM) handed over what it measured but
+        // not its whole share: its data stays (its final is acknowledged, so its spool goes), and
+        // it counts as lost against --max-agent-loss.
+        if (m.terminated !== undefined) this.agentTerminated(s, `${m.terminated}; it handed over its ${m.records} requests`);
+        this.wake();
+        return;
+      case 'failed':
+        s.failure = `${m.code}: ${m.message}`;
+        this.opts.log(`agent ${s.conn.hello.agent_id} failed: ${s.failure}`);
+        this.stopAll(`agent ${s.conn.hello.agent_id} failed: ${m.message}`);
+        return;
+      default:
+        return;
+    }
   }
 
   private stopAll(reason: string): void {
@@ -638,6 +749,7 @@ class RunSession implements RunHandle {
   }
 
   private async writeAndSummarize(): Promise<RunResult> {
+    this.moveRun('closing');
     const c = this.collector!;
     await c.close();
     await this.scraper.stop();
@@ -660,6 +772,7 @@ class RunSession implements RunHandle {
       abortReason: this.abortReason,
       runEvents: this.runEvents,
       maxStartSkewNs: this.opts.maxStartSkewNs,
+      clockToleranceNs: this.opts.clockToleranceNs,
       scrapes: this.scraper.results(),
       headroom: this.headroom,
       ...(this.cacheReset && { cacheReset: this.cacheReset }),

@@ -6,6 +6,8 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import { LINK_SILENCE_MS } from '../shared/channel.js';
+import { heartbeat } from '../shared/heartbeat.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { AGENT_PATH, CLOSE_CODE, checkUpgrade, decodeAgentMessage, encodeMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
 
@@ -15,6 +17,8 @@ export type Hello = Extract<AgentMessage, { type: 'hello' }>;
 /** One joined agent's link. */
 export class AgentConn {
   closed = false;
+  /** The WebSocket close code once closed: 1000 is a closing handshake the agent began or answered. */
+  closeCode: number | null = null;
   /** The agent's position in the current run (agents[] order); the fleet sets it per run. */
   index = -1;
   private readonly handlers = new Set<(m: AgentMessage) => void>();
@@ -53,12 +57,18 @@ export class AgentConn {
     this.ws.terminate();
   }
 
+  /** Subscriptions on this link (a run's channel removes its own when the run ends). */
+  listenerCount(): number {
+    return this.handlers.size + this.closeHandlers.size;
+  }
+
   deliver(m: AgentMessage): void {
     for (const fn of this.handlers) fn(m);
   }
 
-  closedNow(): void {
+  closedNow(code: number): void {
     this.closed = true;
+    this.closeCode = code;
     for (const fn of this.closeHandlers) fn();
   }
 }
@@ -125,6 +135,9 @@ export class AgentServer {
   private accept(ws: WebSocket, remote: string): void {
     let conn: AgentConn | undefined;
     const helloTimer = setTimeout(() => ws.close(4000, 'no hello'), HELLO_TIMEOUT_MS);
+    const stopHeartbeat = heartbeat(ws, () =>
+      this.opts.log(`link to ${conn?.hello.agent_id ?? remote} silent for ${LINK_SILENCE_MS / 1000} s: dropping it`),
+    );
     ws.on('error', (err) => this.opts.log(`link error with ${conn?.hello.agent_id ?? remote}: ${err.message}`));
     ws.on('message', (data: Buffer) => {
       let m: AgentMessage;
@@ -144,9 +157,10 @@ export class AgentServer {
       conn = new AgentConn(m, remote, ws);
       this.onHello(conn);
     });
-    ws.on('close', () => {
+    ws.on('close', (code: number) => {
       clearTimeout(helloTimer);
-      conn?.closedNow();
+      stopHeartbeat();
+      conn?.closedNow(code);
     });
   }
 }

@@ -25,11 +25,13 @@ const samples: Message[] = [
   { type: 'probe_reply', seq: 3, t1_ns: 1791200544279383717n, t2_ns: 1791200544279383999n, t3_ns: 1791200544279384001n },
   { type: 'prepared', prep_ms: 1.25, planned_requests: 10 },
   { type: 'armed', start_local_ns: 1791200544279383717n },
-  { type: 'started', first_send_error_ns: 1234 },
+  { type: 'started', first_send_error_ns: 1234, rseq: 1 },
   { type: 'heartbeat', in_flight: 1, sent: 2, done: 1, errors: 0, health },
-  { type: 'interval', second: 4, classes: { rt: { issued: 1, completed: 1, failed: 0, histograms: { ttft: 'HISTFAAA' } } } },
-  { type: 'final', windows: { rt: { all: { ttft: 'HISTFAAA' } } }, health, records: 3 },
-  { type: 'failed', code: 'LF_AGENT_FAILED', message: 'x' },
+  { type: 'interval', second: 4, classes: { rt: { issued: 1, completed: 1, failed: 0, histograms: { ttft: 'HISTFAAA' } } }, rseq: 2 },
+  { type: 'final', windows: { rt: { all: { ttft: 'HISTFAAA' } } }, health, records: 3, rseq: 3 },
+  { type: 'failed', code: 'LF_AGENT_FAILED', message: 'x', rseq: 4 },
+  { type: 'joined', secret: 's' },
+  { type: 'resume', run_id: 'r', acked: 7 },
   { type: 'welcome', agent_index: 0, agent_count: 2, run_id: 'r' },
   { type: 'probe', seq: 1, t1_ns: 5n },
   { type: 'arm', start_local_ns: 7n },
@@ -49,6 +51,8 @@ describe('protocol codec', () => {
     expect(() => decodeMessage(pack([1, 2]))).toThrow(/not a message object/);
     expect(() => decodeMessage(pack({ type: 'ack', seq: '1' }))).toThrow('ack.seq: expected number, got string');
     expect(() => decodeMessage(pack({ type: 'arm', start_local_ns: 5 }))).toThrow('arm.start_local_ns: expected bigint, got number');
+    // A message that must arrive is refused without its sequence number: it could not be acknowledged.
+    expect(() => decodeMessage(pack({ type: 'records', seq: 0, rows: [] }))).toThrow('records.rseq: expected number, got other');
   });
 
   it('knows which side may send what', () => {
@@ -63,6 +67,6 @@ describe('protocol codec', () => {
     expect(checkUpgrade({ [PROTOCOL_HEADER]: '1' }, 's3cret')?.status).toBe(401);
     const mismatch = checkUpgrade({ ...ok, [PROTOCOL_HEADER]: '99' }, 's3cret');
     expect(mismatch?.status).toBe(426);
-    expect(mismatch?.message).toMatch(/coordinator speaks protocol 2, agent sent 99/);
+    expect(mismatch?.message).toMatch(/coordinator speaks protocol 3, agent sent 99/);
   });
 });

@@ -2,6 +2,7 @@
 // that does not decode to a known message with the right field types is rejected here, so
 // neither side ever acts on a malformed frame.
 import { Packr } from 'msgpackr';
+import { SEQUENCED_TYPES } from './channel.js';
 import { ErrorCode, LoadfleetError } from './errors.js';
 import type { RequestRecord } from './metrics.js';
 import type { Plan } from './plan.js';
@@ -11,8 +12,10 @@ import type { Share } from './shares.js';
 /**
  * Bumped on any incompatible change; both sides refuse a different one. 2: agents belong to a
  * fleet (many runs per link, `release`), and reconnect mid-run (`resume_live`, `resume`).
+ * 3: every message that must arrive carries `rseq` and is acknowledged cumulatively, `final`
+ * included; agents carry an epoch and prove themselves on resume (shared/channel.ts).
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 /** HTTP upgrade header carrying the agent's protocol version. */
 export const PROTOCOL_HEADER = 'x-loadfleet-protocol';
 /** Environment variable that holds the shared token. */
@@ -73,14 +76,27 @@ export type AgentMessage =
       resume_live?: boolean;
       /** What the agent measured of itself before joining (agent/self-test; absent when skipped, and from old agents). */
       self_test?: SelfTestFigures;
+      /** This agent process (random per process): a resume with another epoch is a restarted process. */
+      epoch?: string;
+      /** The secret the fleet issued at join (`joined`): proves a rejoin or resume is the same process. */
+      secret?: string;
     }
   | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
   | { type: 'prepared'; prep_ms: number; planned_requests: number }
   | { type: 'armed'; start_local_ns: bigint }
-  | { type: 'started'; first_send_error_ns: number }
-  | { type: 'heartbeat'; in_flight: number; sent: number; done: number; errors: number; health: AgentHealth }
-  | { type: 'records'; seq: number; rows: RequestRecord[] }
-  | { type: 'interval'; second: number; classes: Record<string, IntervalClass> }
+  | { type: 'started'; first_send_error_ns: number; rseq?: number }
+  | {
+      type: 'heartbeat';
+      in_flight: number;
+      sent: number;
+      done: number;
+      errors: number;
+      health: AgentHealth;
+      /** How far the agent has slewed its run timeline back so far (ns; absent from old agents). */
+      clock_correction_ns?: number;
+    }
+  | { type: 'records'; seq: number; rows: RequestRecord[]; rseq?: number }
+  | { type: 'interval'; second: number; classes: Record<string, IntervalClass>; rseq?: number }
   | {
       type: 'final';
       windows: Record<string, Record<string, Record<string, string>>>;
@@ -88,8 +104,15 @@ export type AgentMessage =
       records: number;
       /** Set when the agent ended its share early because its process was told to stop (SIGTERM): why. */
       terminated?: string;
+      rseq?: number;
     }
-  | { type: 'failed'; code: string; message: string };
+  | { type: 'failed'; code: string; message: string; rseq?: number };
+
+/**
+ * A message that must arrive (shared/channel.ts SEQUENCED_TYPES). Its `rseq` is set by the
+ * agent's outbox (the runners leave it out) and is required on the wire.
+ */
+export type SequencedMessage = Extract<AgentMessage, { type: 'records' | 'interval' | 'started' | 'failed' | 'final' }>;
 
 /** Messages the coordinator sends. */
 export type CoordinatorMessage =
@@ -104,11 +127,20 @@ export type CoordinatorMessage =
       /** How long the coordinator holds a cut-off agent as reconnecting; the agent keeps its load going that long. */
       grace_ms?: number;
     }
+  /** Sent once an agent is admitted to the fleet: the secret it presents when it comes back on a new link. */
+  | { type: 'joined'; secret: string }
   | { type: 'probe'; seq: number; t1_ns: bigint }
   | { type: 'plan'; run_id: string; plan: Plan; share: Share }
   | { type: 'arm'; start_local_ns: bigint }
+  /**
+   * The rate (ppm of the agent's run clock) at which the agent slews its run timeline back, so it
+   * follows the coordinator's: the measured drift plus the error left, spread over a few seconds.
+   */
+  | { type: 'slew'; rate_ppm: number }
+  /** Cumulative: every sequenced message up to `seq` (its `rseq`) was taken. */
   | { type: 'ack'; seq: number }
-  | { type: 'resume'; run_id: string }
+  /** The run takes the agent back; `acked` is its high-water mark (resend from acked + 1). */
+  | { type: 'resume'; run_id: string; acked?: number }
   | { type: 'stop'; reason: string }
   | { type: 'abort'; reason: string }
   /** The coordinator has no more runs: the agent exits 0 (or, with --stay, waits for the next coordinator). */
@@ -139,9 +171,11 @@ const SHAPES: Record<Message['type'], Record<string, FieldType>> = {
   final: { windows: 'object', health: 'object', records: 'number' },
   failed: { code: 'string', message: 'string' },
   welcome: { agent_index: 'number', agent_count: 'number', run_id: 'string' },
+  joined: { secret: 'string' },
   probe: { seq: 'number', t1_ns: 'bigint' },
   plan: { run_id: 'string', plan: 'object', share: 'object' },
   arm: { start_local_ns: 'bigint' },
+  slew: { rate_ppm: 'number' },
   ack: { seq: 'number' },
   resume: { run_id: 'string' },
   stop: { reason: 'string' },
@@ -189,6 +223,8 @@ export function decodeMessage(frame: Uint8Array): Message {
   const obj = value as Record<string, unknown>;
   const shape = typeof obj.type === 'string' ? SHAPES[obj.type as Message['type']] : undefined;
   if (shape === undefined) throw new LoadfleetError(ErrorCode.BAD_FRAME, `unknown message type ${JSON.stringify(obj.type)}`);
+  if (SEQUENCED_TYPES.has(obj.type as string) && typeOf(obj.rseq) !== 'number')
+    throw new LoadfleetError(ErrorCode.BAD_FRAME, `${String(obj.type)}.rseq: expected number, got ${typeOf(obj.rseq)}`);
   for (const [field, expected] of Object.entries(shape)) {
     const actual = typeOf(obj[field]);
     if (actual !== expected) {

@@ -128,7 +128,18 @@ describe('one fleet, many runs', () => {
     const agents = ['host-a', 'host-b'].map((id) => agent(url, id, join(dir, `spool-${id}`)));
     const res = await coord.done;
     expect(res.code, res.stderr).toBe(0);
-    for (const a of agents) expect((await a.done).code).toBe(0);
+    for (const a of agents) {
+      const done = await a.done;
+      expect(done.code).toBe(0);
+      // Four runs on one link: each run handled and acknowledged its messages once (no earlier
+      // run's handler still listening, so no ack came twice for a sequence number).
+      const handed = [...done.stderr.matchAll(/handed over \((\d+) acks, (\d+) repeated\)/g)];
+      expect(handed, done.stderr).toHaveLength(4);
+      for (const [, acks, repeated] of handed) {
+        expect(Number(acks)).toBeGreaterThan(0);
+        expect(Number(repeated)).toBe(0);
+      }
+    }
     const analysis = readJson(join(onlyDir(join(dir, 'out')), 'analysis.json'));
     expect(analysis.runs).toHaveLength(4);
     for (const row of analysis.runs) expect(row.agents.split(',').sort()).toEqual(['host-a', 'host-b']);

@@ -95,8 +95,8 @@ describe('refusals and early ends', () => {
     expect(noToken.status).toBe(401);
     const oldProtocol = await rawConnect(url, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '0' });
     expect(oldProtocol.status).toBe(426);
-    expect(oldProtocol.body).toMatch(/LF_PROTOCOL_MISMATCH: coordinator speaks protocol 2, agent sent 0/);
-    const garbage = await rawConnect(url, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '2' });
+    expect(oldProtocol.body).toMatch(/LF_PROTOCOL_MISMATCH: coordinator speaks protocol 3, agent sent 0/);
+    const garbage = await rawConnect(url, { authorization: 'Bearer right-token', 'x-loadfleet-protocol': '3' });
     const closed = new Promise<number>((r) => garbage.ws!.on('close', (code) => r(code)));
     garbage.ws!.send(Buffer.from([0xde, 0xad, 0xbe, 0xef]));
     expect(await closed).toBe(4002);

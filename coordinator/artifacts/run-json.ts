@@ -18,6 +18,7 @@ import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
 import type { ClassShape } from '../class-shape.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { fitDrift } from '../clock-policy.js';
+import { SLEW_HORIZON_S } from '../clock-slew.js';
 import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import type { HeadroomReport } from '../headroom/index.js';
@@ -91,6 +92,11 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
+  'agents[].clock_slew_steps':
+    "how many times the coordinator told the agent the rate to slew its run timeline at (once a probe, after the start), so that a drifting clock still sends on the global schedule and stamps on the coordinator's timeline",
+  'agents[].clock_residual_max_ns':
+    "after the first two slew horizons (10 s), the largest distance between the agent's slewed run timeline and the coordinator's, as the fitted probes measured it each second; null before then; the clock_residual check fails when it exceeds --clock-tolerance-ms",
+  'agents[].clock_residual_end_ns': "the same distance at the agent's last steering step (null without one)",
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   ...EXACT_METHOD_DEFINITIONS,
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
@@ -156,6 +162,8 @@ export interface RunJsonInput {
   runEvents: readonly string[];
   /** --max-start-skew-ms, in ns. */
   maxStartSkewNs: number;
+  /** --clock-tolerance-ms in ns: the clock_residual check's limit for steered agents. */
+  clockToleranceNs?: number;
   /** What the scraper recorded per source (empty when nothing was scraped). */
   scrapes?: readonly SourceResult[];
   /** The run's declared flow-control expectation (slo_proof checks it only when present). */
@@ -230,6 +238,14 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     server,
     scrapes: input.scrapes ?? [],
     ...(input.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: input.expectFlowControlEngaged }),
+    clockResiduals: states
+      .filter((s) => (s.slewSteps ?? []).length > 0)
+      .map((s) => ({
+        agentId: s.conn.hello.agent_id,
+        residualMaxNs: driftFields(s).clock_residual_max_ns,
+        uncertaintyNs: s.offset.uncertainty_ns,
+      })),
+    clockToleranceNs: input.clockToleranceNs ?? 0,
   });
   const run = {
     schema: RUN_SCHEMA,
@@ -379,9 +395,25 @@ function outputTokenSources(plan: Plan, c: Collector): Record<string, number> {
   return total;
 }
 
-function driftFields(s: AgentState): { run_probes: number; drift_ppm: number | null; offset_max_deviation_ns: number | null } {
+function driftFields(s: AgentState): {
+  run_probes: number;
+  drift_ppm: number | null;
+  offset_max_deviation_ns: number | null;
+  clock_slew_steps: number;
+  clock_residual_max_ns: number | null;
+  clock_residual_end_ns: number | null;
+} {
   const fit = fitDrift(s.runProbes, s.offset.offset_ns);
-  return { run_probes: fit.samples, drift_ppm: fit.drift_ppm, offset_max_deviation_ns: fit.max_deviation_ns };
+  const steps = s.slewSteps ?? [];
+  const settled = steps.length > 0 ? steps.filter((x) => x.t_s - steps[0]!.t_s >= 2 * SLEW_HORIZON_S) : [];
+  return {
+    run_probes: fit.samples,
+    drift_ppm: fit.drift_ppm,
+    offset_max_deviation_ns: fit.max_deviation_ns,
+    clock_slew_steps: steps.length,
+    clock_residual_max_ns: settled.length > 0 ? Math.round(Math.max(...settled.map((x) => Math.abs(x.error_ns)))) : null,
+    clock_residual_end_ns: steps.length > 0 ? Math.round(Math.abs(steps.at(-1)!.error_ns)) : null,
+  };
 }
 
 // The schedule hash recomputed from what the agents actually dispatched (their records).

@@ -21,6 +21,8 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
     "every successful request's prompt tokens are as planned: for a class sized on the target's tokenizer (prompt_length_method server-tokenize or tokenizer-file) the server's usage.prompt_tokens equals the request's planned_prompt_tokens exactly (a session's later turns hold the server's re-tokenized replies, which no client can plan: they are reported as later_turns_outside_tolerance, ±10%, not judged), without usage the count made before the run (the calibrated count, or the sampled bodies of prompt_length_check) stands in; for a class sized in words, within ±10% of input_tokens; not evaluated when a prompt was neither reported nor counted",
   output_token_counts:
     'states per class how many successful requests took completion_tokens from usage, from a tokenizer over the streamed text, or from chunk counts, and the share estimated from chunks; it passes when every successful request has a count, since chunk estimates never enter tpot, ntpot or decode_tok_s (they enter throughput_tok_s only); not evaluated without a successful request',
+  clock_residual:
+    "present only when the coordinator steered agents' drifting clocks during the run: every such agent's largest residual after the first 10 s of steering (run.json agents[].clock_residual_max_ns), less its offset uncertainty (the residual is measured through the same probes), is within --clock-tolerance-ms; not evaluated for an agent steered less than 10 s",
   request_canaries:
     'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
 };
@@ -308,6 +310,29 @@ export function requestCanaries(input: ValidityInput): Check {
   return decide('request_canaries', problems, { classes });
 }
 
+/** A steered agent's clock stayed within the tolerance of the coordinator's timeline (clock-slew.ts). */
+export function clockResidual(input: ValidityInput): Check {
+  const tolerance = input.clockToleranceNs ?? 0;
+  const agents = input.clockResiduals ?? [];
+  const evidence = {
+    tolerance_ms: tolerance / 1e6,
+    agents: Object.fromEntries(
+      agents.map((a) => [
+        a.agentId,
+        { residual_max_ms: a.residualMaxNs === null ? null : a.residualMaxNs / 1e6, uncertainty_ms: a.uncertaintyNs / 1e6 },
+      ]),
+    ),
+  };
+  if (agents.every((a) => a.residualMaxNs === null)) return notEvaluated('clock_residual', 'no agent was steered for 10 s', evidence);
+  const problems = agents
+    .filter((a) => a.residualMaxNs !== null && a.residualMaxNs - a.uncertaintyNs > tolerance)
+    .map(
+      (a) =>
+        `${a.agentId}: residual ${(a.residualMaxNs! / 1e6).toFixed(3)} ms (± ${(a.uncertaintyNs / 1e6).toFixed(3)} ms) > ${(tolerance / 1e6).toFixed(3)} ms`,
+    );
+  return decide('clock_residual', problems, evidence);
+}
+
 /** The data-quality gate. */
 export function dataQuality(input: ValidityInput): Gate {
   return gate(
@@ -320,6 +345,7 @@ export function dataQuality(input: ValidityInput): Gate {
       requestShape(input),
       outputTokenCounts(input),
       ...(input.classes.some((c) => c.canary) ? [requestCanaries(input)] : []),
+      ...(input.clockResiduals ? [clockResidual(input)] : []),
     ],
     definitionsFor(input),
     appliesBecause(input),
@@ -348,9 +374,12 @@ export function appliesBecause(input: ValidityInput): Record<string, string> {
 
 // Definitions of the checks this gate holds (request_canaries only when it is there).
 function definitionsFor(input: ValidityInput): Record<string, string> {
-  if (input.classes.some((c) => c.canary)) return DATA_QUALITY_DEFINITIONS;
-  const { request_canaries: _, ...rest } = DATA_QUALITY_DEFINITIONS;
-  return rest;
+  const { request_canaries, clock_residual, ...rest } = DATA_QUALITY_DEFINITIONS;
+  return {
+    ...rest,
+    ...(input.classes.some((c) => c.canary) ? { request_canaries: request_canaries! } : {}),
+    ...(input.clockResiduals ? { clock_residual: clock_residual! } : {}),
+  };
 }
 
 function round6(x: number): number {

@@ -30,6 +30,8 @@ export interface RunFacts {
   server: { sources: unknown[]; windows: Record<string, unknown> };
   scrapes: readonly SourceResult[];
   expectFlowControlEngaged?: boolean;
+  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number }[];
+  clockToleranceNs?: number;
 }
 
 /** The gates' input. */
@@ -101,6 +103,9 @@ export function validityInput(f: RunFacts): ValidityInput {
     server: (f.server.windows.all ?? {}) as Record<string, number | boolean | null>,
     fairnessPriorities: Object.fromEntries([...seen].map(([id, p]) => [id, [...p].sort()])),
     ...(f.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: f.expectFlowControlEngaged }),
+    ...(f.clockResiduals && f.clockResiduals.length > 0
+      ? { clockResiduals: f.clockResiduals, clockToleranceNs: f.clockToleranceNs ?? 0 }
+      : {}),
   };
 }
 

@@ -129,6 +129,10 @@ export interface ValidityInput {
   fairnessPriorities: Record<string, string[]>;
   /** Whether flow control should engage; the check exists only when this is declared. */
   expectFlowControlEngaged?: boolean;
+  /** Agents whose drifting clocks were steered during the run; the clock_residual check exists only with one. */
+  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number }[];
+  /** --clock-tolerance-ms in ns (read with clockResiduals). */
+  clockToleranceNs?: number;
 }
 
 /** A gate from its checks. */

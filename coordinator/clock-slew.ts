@@ -1,0 +1,49 @@
+// Keeping a drifting agent on the coordinator's timeline during a run (pure). The in-run probes
+// measure the agent's raw clock against ours; fitted over the recent ones, they say how far the
+// agent's raw run clock has run ahead since the join offset was taken (its drift times the time
+// since). The agent slews its run timeline back (agent/run.ts) and reports how far it has; the
+// rate it is told is the fitted drift plus the error left, spread over SLEW_HORIZON_S, so the
+// error decays smoothly and no stamp ever steps.
+import type { ProbeSample } from '../shared/clock.js';
+import { probeOffset } from '../shared/clock.js';
+
+/** Over how many seconds an error left is slewed away. */
+export const SLEW_HORIZON_S = 5;
+/** Probes (one a second) the fit looks back over: drift that wanders (temperature) is followed. */
+const FIT_WINDOW = 60;
+/** Fewest probes a fit takes. */
+const MIN_PROBES = 4;
+
+/** One steering decision for one agent. */
+export interface SlewStep {
+  /** Rate the agent is told to slew at (ppm of its run clock). */
+  ratePpm: number;
+  /** The fitted drift of the agent's clock against ours (ppm; positive: it runs fast). */
+  driftPpm: number;
+  /** How far the agent's run timeline is from ours now, after its correction so far (ns). */
+  errorNs: number;
+}
+
+/**
+ * The next step for an agent whose join offset was `joinOffsetNs`, given its in-run probes, our
+ * clock now, and the correction it reported applying. Null until there are enough probes.
+ */
+export function slewStep(probes: readonly ProbeSample[], joinOffsetNs: number, nowNs: bigint, appliedNs: number): SlewStep | null {
+  if (probes.length < MIN_PROBES) return null;
+  const recent = probes.slice(-FIT_WINDOW);
+  const t0 = recent[0]!.t1;
+  // The lower-delay half: queueing only ever adds delay, and asymmetric delay is what biases an offset.
+  const measured = recent
+    .map((s) => ({ t: Number(s.t1 - t0), ...probeOffset(s) }))
+    .sort((a, b) => a.delayNs - b.delayNs)
+    .slice(0, Math.max(MIN_PROBES, Math.ceil(recent.length / 2)));
+  const n = measured.length;
+  const mt = measured.reduce((s, m) => s + m.t, 0) / n;
+  const mo = measured.reduce((s, m) => s + m.offsetNs, 0) / n;
+  const sxx = measured.reduce((s, m) => s + (m.t - mt) ** 2, 0);
+  if (sxx <= 0) return null;
+  const slope = measured.reduce((s, m) => s + (m.t - mt) * (m.offsetNs - mo), 0) / sxx;
+  const aheadNs = mo + slope * (Number(nowNs - t0) - mt) - joinOffsetNs;
+  const errorNs = aheadNs - appliedNs;
+  return { ratePpm: (slope + errorNs / (SLEW_HORIZON_S * 1e9)) * 1e6, driftPpm: slope * 1e6, errorNs };
+}
