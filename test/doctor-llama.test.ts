@@ -1,33 +1,21 @@
 // `loadfleet doctor` against the real llama.cpp inference server of test/llama.test.ts
 // (node-llama-cpp on a tiny GGUF the test writes): the llama.cpp tokenize dialect is found
 // (/apply-template, then /tokenize with content) and counted on the model's own tokenizer.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { distPath, loadfleet, tempDir } from './harness.js';
+import { loadfleet } from './harness.js';
+import { type LlamaServer, startLlamaServer } from './llama-start.js';
 import { nodeLlamaCppMissing } from './node-llama-cpp.js';
 import { skipFor } from './require.js';
-import { writeTinyGguf } from './tiny-gguf.js';
 
 describe.skipIf(skipFor('real llama.cpp inference', nodeLlamaCppMissing()))('loadfleet doctor against a real llama.cpp server', () => {
-  let server: ChildProcess;
+  let server: LlamaServer;
   let baseUrl: string;
 
   beforeAll(async () => {
-    const model = join(tempDir(), 'tiny.gguf');
-    writeTinyGguf(model);
-    server = spawn(process.execPath, [distPath('test/llama-server.js'), '--model', model], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const line = await new Promise<string>((resolve, reject) => {
-      let buf = '';
-      server.stdout!.on('data', (c: Buffer) => {
-        buf += c.toString();
-        if (buf.includes('\n')) resolve(buf.split('\n')[0]!);
-      });
-      server.on('exit', (code) => reject(new Error(`llama server exited with ${code}`)));
-    });
-    baseUrl = JSON.parse(line).url;
+    server = await startLlamaServer();
+    baseUrl = server.baseUrl;
   });
-  afterAll(() => server?.stdin?.end());
+  afterAll(() => server?.stop());
 
   it('finds the llama.cpp tokenize dialect, streaming and usage on both APIs; no metrics endpoint, said', async () => {
     const res = await loadfleet(['doctor', baseUrl, '--json', '--timeout-s', '30']);

@@ -2,15 +2,14 @@
 // which ships llama.cpp) on a tiny GGUF the test writes: prompt lengths are calibrated through the
 // server's tokenize endpoint (llama.cpp's dialect: /apply-template, then /tokenize with content),
 // so request_shape passes on a tokenizer that is nothing like engine-sim's one word per token.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKind, Plan } from '../shared/plan.js';
 import { promptFill, promptHead, promptText, uncalibratedWords } from '../shared/prompt-text.js';
-import { distPath, onlyRunDir, readRequests, readRunJson, runCoordinator, tempDir, writePlan } from './harness.js';
+import { onlyRunDir, readRequests, readRunJson, runCoordinator, tempDir, writePlan } from './harness.js';
+import { type LlamaServer, startLlamaServer } from './llama-start.js';
 import { nodeLlamaCppMissing } from './node-llama-cpp.js';
 import { skipFor } from './require.js';
-import { writeTinyGguf } from './tiny-gguf.js';
 
 const INPUT_TOKENS = 64;
 const OUTPUT_TOKENS = 8;
@@ -39,24 +38,14 @@ async function post(url: string, body: unknown): Promise<any> {
 }
 
 describe.skipIf(skipFor('real llama.cpp inference', nodeLlamaCppMissing()))('a real llama.cpp server', () => {
-  let server: ChildProcess;
+  let server: LlamaServer;
   let baseUrl: string;
 
   beforeAll(async () => {
-    const model = join(tempDir(), 'tiny.gguf');
-    writeTinyGguf(model);
-    server = spawn(process.execPath, [distPath('test/llama-server.js'), '--model', model], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const line = await new Promise<string>((resolve, reject) => {
-      let buf = '';
-      server.stdout!.on('data', (c: Buffer) => {
-        buf += c.toString();
-        if (buf.includes('\n')) resolve(buf.split('\n')[0]!);
-      });
-      server.on('exit', (code) => reject(new Error(`llama server exited with ${code}`)));
-    });
-    baseUrl = JSON.parse(line).url;
+    server = await startLlamaServer();
+    baseUrl = server.baseUrl;
   });
-  afterAll(() => server?.stdin?.end());
+  afterAll(() => server?.stop());
 
   it.each(['chat', 'completions'] as const)(
     '%s: prompts calibrated on its tokenizer, request_shape passes, usage from the server',
