@@ -29,6 +29,14 @@ export const API_METRICS: Record<ApiKind, ApiMetrics> = {
   },
 };
 
+/**
+ * Whether the server renders a request of this API through the model's chat template before
+ * tokenizing it (chat, and the Responses API whose `input` is a conversation), or tokenizes its
+ * text as sent (completions' prompt, embeddings' inputs). Prompt counting (the tokenizer file,
+ * the tokenize endpoint's two dialects) follows this, so a request is counted as it is served.
+ */
+export const CHAT_TEMPLATED: Record<ApiKind, boolean> = { chat: true, responses: true, completions: false, embeddings: false };
+
 /** The latency metrics that exist for `api`. */
 export function metricApplies(api: ApiKind, metric: LatencyMetric): boolean {
   return !API_METRICS[api].notApplicable.includes(metric);

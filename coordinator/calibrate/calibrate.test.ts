@@ -137,6 +137,35 @@ describe('prompt calibration', () => {
     }
   });
 
+  it.each(['vllm', 'llama.cpp'] as const)(
+    '%s: each class counted as its own API sends it (class.api over target.api; responses and chat templated, embeddings not)',
+    async (dialect) => {
+      const s = await serve(dialect);
+      open = s.server;
+      const p0 = plan(s.base, 'completions');
+      const load = p0.classes[0]!.load;
+      const classes = [
+        { name: 'comp', prompt: { input_tokens: 64, output_tokens: 4 }, load },
+        { name: 'chat', api: 'chat' as const, prompt: { input_tokens: 64, output_tokens: 4 }, load },
+        { name: 'resp', api: 'responses' as const, prompt: { input_tokens: 64, output_tokens: 4 }, load },
+        { name: 'emb', api: 'embeddings' as const, prompt: { input_tokens: 64 }, load },
+      ];
+      const p = await calibratePlan({ ...p0, classes }, 'run-3', () => {});
+      const template = dialect === 'vllm' ? TEMPLATE_TOKENS : 6;
+      for (const [name, templated] of [
+        ['comp', false],
+        ['chat', true],
+        ['resp', true],
+        ['emb', false],
+      ] as const) {
+        const c = p.prompt_calibration![name]!;
+        expect(c.counted_prompt_tokens, name).toBe(64);
+        const text = promptText(promptFill(4, name, c.prefix_words, c.words, c.pad_words), promptHead('run-3', name, 7));
+        expect(tokens(text) + (templated ? template : 0), name).toBe(64);
+      }
+    },
+  );
+
   it('a tokenizer file that cannot be read: words, with both reasons', async () => {
     const s = await serve('none');
     open = s.server;

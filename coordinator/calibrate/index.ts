@@ -9,8 +9,9 @@
 // The results travel in the plan as run (`prompt_calibration`, `prompt_vocabulary`), so every
 // agent builds exactly the text that was counted.
 
+import { classApi } from '../../shared/api-kinds.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
-import type { DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
+import type { ApiKind, DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
 import type { PromptVocabulary } from '../../shared/prompt-vocabulary.js';
 import { uncountedVocabulary } from '../../shared/prompt-vocabulary.js';
@@ -24,8 +25,11 @@ import type { CountText } from './server-tokenize.js';
 import { serverCounter } from './server-tokenize.js';
 import { findVocabulary } from './vocabulary.js';
 
-/** A way to count a whole request, or why there is none. */
-type Working = { method: Exclude<PromptLengthMethod, 'words-unverified'>; count: CountText; note: string };
+/**
+ * A way to count a whole request of a given API (with its chat template or without, as that API is
+ * served: each class is counted as it sends, class.api included), or why there is none.
+ */
+type Working = { method: Exclude<PromptLengthMethod, 'words-unverified'>; countFor: (api: ApiKind) => CountText; note: string };
 type Counter = Working | { method: null; note: string };
 
 /** Dataset records counted one by one at most: beyond, the class is sized in words (unverified). */
@@ -36,8 +40,12 @@ export async function calibratePlan(plan: Plan, runId: string, log: (line: strin
   if (!plan.target) throw new Error('calibration needs the resolved target');
   const counter = await findCounter(plan.target, promptText(promptFill(plan.seed, 'probe', 0, 8), promptHead(runId, 'probe', 0)));
   let out: Plan = plan;
-  if (plan.classes.some(perRequest)) {
-    const found = counter.method === null ? null : await findVocabulary(counter.count, counter.method, counter.note);
+  const perRequestClasses = plan.classes.filter(perRequest);
+  if (perRequestClasses.length > 0) {
+    // One vocabulary per plan, found with the first per-request class's API; a class on an API
+    // with another template is still counted on its own API by the length check (its `check`).
+    const api = classApi(perRequestClasses[0]!, plan.target);
+    const found = counter.method === null ? null : await findVocabulary(counter.countFor(api), counter.method, counter.note);
     const vocabulary = found?.vocabulary ?? uncountedVocabulary(found ? found.note : counter.note);
     log(`prompt vocabulary: ${vocabulary.method}, ${vocabulary.note}`);
     out = { ...plan, prompt_vocabulary: vocabulary };
@@ -65,11 +73,15 @@ export async function calibratePlan(plan: Plan, runId: string, log: (line: strin
 // The server's tokenize endpoint first (it is what counts usage), then the plan's tokenizer file.
 async function findCounter(target: Target, probe: string): Promise<Counter> {
   const server = await serverCounter(target, probe);
-  if (server.count) return { method: 'server-tokenize', count: server.count, note: server.note };
+  if (server.count) return { method: 'server-tokenize', countFor: server.countFor, note: server.note };
   if (!target.tokenizer) return { method: null, note: server.note };
   try {
     const file = await loadTokenizerFile(target.tokenizer);
-    return { method: 'tokenizer-file', count: async (text) => file.countRequest(text, target.api), note: `${file.note}; ${server.note}` };
+    return {
+      method: 'tokenizer-file',
+      countFor: (api) => async (text) => file.countRequest(text, api),
+      note: `${file.note}; ${server.note}`,
+    };
   } catch (err) {
     return { method: null, note: `${(err as Error).message}; ${server.note}` };
   }
@@ -80,7 +92,7 @@ async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counte
   const canary = cls.prompt.canary === true;
   const head = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
   const found = await searchWords(cls.prompt.input_tokens as number, sharedTokens(cls), (prefixWords, words, padWords) =>
-    counter.count(promptText(promptFill(plan.seed, cls.name, prefixWords, words, padWords), head, canary)),
+    counter.countFor(classApi(cls, plan.target))(promptText(promptFill(plan.seed, cls.name, prefixWords, words, padWords), head, canary)),
   );
   return {
     method: counter.method,
@@ -134,7 +146,7 @@ async function perRequestClass(
   const head = (cls.prompt.cache ?? 'unique') === 'unique' ? new RequestText(plan, cls, runId).head(0) : null;
   const counts = await countAll(
     all.map((r) => datasetMessages(r, head)),
-    counter.count,
+    counter.countFor(classApi(cls, plan.target)),
   );
   const min = dataset.min_input_tokens ?? 1;
   const max = dataset.max_input_tokens ?? Number.MAX_SAFE_INTEGER;
@@ -176,7 +188,9 @@ async function checkClasses(plan: Plan, runId: string, counter: Working): Promis
   const schedule = buildSchedule(plan);
   for (const [i, cls] of plan.classes.entries()) {
     const c = plan.prompt_calibration![cls.name]!;
-    const check = await checkClass(plan, runId, cls, schedule.classes[i]!, counter.count).catch(() => undefined);
+    const check = await checkClass(plan, runId, cls, schedule.classes[i]!, counter.countFor(classApi(cls, plan.target))).catch(
+      () => undefined,
+    );
     if (check) c.check = check;
   }
 }
