@@ -46,3 +46,12 @@ export function metricApplies(api: ApiKind, metric: LatencyMetric): boolean {
 export function classApi(cls: { api?: ApiKind }, target: { api: ApiKind } | undefined): ApiKind {
   return cls.api ?? target?.api ?? 'chat';
 }
+
+/**
+ * The head of input `input` of an embeddings request: the request's head with `-input` appended,
+ * so no input of a batch can be answered from another. The calibration counts these texts (the
+ * suffix costs tokens on a real tokenizer: two on the tiny GGUF's BPE) and the adapter sends them.
+ */
+export function batchInputHead(head: string, input: number): string {
+  return `${head}-${input}`;
+}

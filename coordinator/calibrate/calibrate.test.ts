@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { batchInputHead } from '../../shared/api-kinds.js';
 import type { Plan } from '../../shared/plan.js';
 import { promptFill, promptHead, promptText } from '../../shared/prompt-text.js';
 import { TINY_TEMPLATE_TOKENS, tinyCount, writeTinyTokenizer } from '../../test/tiny-tokenizer.js';
@@ -160,7 +161,8 @@ describe('prompt calibration', () => {
       ] as const) {
         const c = p.prompt_calibration![name]!;
         expect(c.counted_prompt_tokens, name).toBe(64);
-        const text = promptText(promptFill(4, name, c.prefix_words, c.words, c.pad_words), promptHead('run-3', name, 7));
+        const head = name === 'emb' ? batchInputHead(promptHead('run-3', name, 7), 3) : promptHead('run-3', name, 7);
+        const text = promptText(promptFill(4, name, c.prefix_words, c.words, c.pad_words), head);
         expect(tokens(text) + (templated ? template : 0), name).toBe(64);
       }
     },

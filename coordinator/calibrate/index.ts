@@ -9,7 +9,7 @@
 // The results travel in the plan as run (`prompt_calibration`, `prompt_vocabulary`), so every
 // agent builds exactly the text that was counted.
 
-import { classApi } from '../../shared/api-kinds.js';
+import { batchInputHead, classApi } from '../../shared/api-kinds.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { ApiKind, DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
@@ -90,7 +90,9 @@ async function findCounter(target: Target, probe: string): Promise<Counter> {
 async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counter: Working): Promise<PromptCalibration> {
   // The text the agents send: the head (a canary marker with prompt.canary) and the canary instruction counted too.
   const canary = cls.prompt.canary === true;
-  const head = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
+  const head0 = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
+  // An embeddings input is sized as sent: its head carries the input's suffix (the length check counts the others).
+  const head = classApi(cls, plan.target) === 'embeddings' ? batchInputHead(head0, 0) : head0;
   const found = await searchWords(cls.prompt.input_tokens as number, sharedTokens(cls), (prefixWords, words, padWords) =>
     counter.countFor(classApi(cls, plan.target))(promptText(promptFill(plan.seed, cls.name, prefixWords, words, padWords), head, canary)),
   );
