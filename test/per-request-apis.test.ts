@@ -2,7 +2,8 @@
 // the Responses API, a chat class offering tools and a chat class sending images, both with length
 // distributions — each request's body built for its own shape by its class's adapter. Every trace
 // row is sent once with exactly its lengths; every request of the other classes counts its own
-// planned prompt (plus engine-sim's image tokens) and output.
+// planned prompt (plus engine-sim's image tokens) and output; sessions on the Responses API send
+// their conversation as `input`.
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +51,16 @@ describe('per-request bodies on the Responses API, with tools and with images', 
             load,
           },
           { name: 'images', prompt: { input_tokens: inputs, output_tokens: outputs, images: { count: 1, width: 64, height: 64 } }, load },
+          {
+            name: 'chats',
+            api: 'responses',
+            prompt: { output_tokens: 6 },
+            load: {
+              model: 'sessions',
+              phases: [{ start_s: 0, duration_s: 1.5, rate_per_s: 2 }],
+              session: { turns: 2, think_time_s: 0.1, user_tokens: inputs },
+            },
+          },
         ],
       };
       const { run, rows } = await runPlanToEnd(plan, ['--agents', '2']);
@@ -80,11 +91,22 @@ describe('per-request bodies on the Responses API, with tools and with images', 
         expect({ status: r.status, extra: r.prompt_tokens - r.planned_prompt_tokens }).toEqual({ status: 'ok', extra: 9 });
       expect(new Set(images.map((r) => r.planned_prompt_tokens)).size).toBeGreaterThan(1);
 
+      // Sessions on the Responses API send the conversation as `input`: each first turn exactly as planned, each later turn longer.
+      const chats = of('chats');
+      expect(chats.length).toBeGreaterThan(3);
+      for (const r of chats) expect(r.status).toBe('ok');
+      for (const r of chats.filter((c) => c.turn === 1)) expect(r.prompt_tokens).toBe(r.planned_prompt_tokens);
+      for (const r of chats.filter((c) => c.turn === 2)) {
+        const first = chats.find((c) => c.session_id === r.session_id && c.turn === 1);
+        expect(r.prompt_tokens).toBeGreaterThan(first.prompt_tokens + 6);
+      }
+      expect(chats.some((c) => c.turn === 2)).toBe(true);
+
       expect(run.failed).toBe(0);
       const checks = Object.fromEntries(run.data_quality.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
       expect(checks.request_shape).toBe('pass');
       console.log(
-        `per-request APIs: ${trace.length} trace rows on /responses exact, ${tools.length} tools and ${images.length} images requests at their drawn lengths; TTFT p50 trace ${run.classes.trace.windows.all.ttft_p50_ms} ms`,
+        `per-request APIs: ${trace.length} trace rows on /responses exact, ${tools.length} tools and ${images.length} images requests at their drawn lengths, ${chats.length} session turns on /responses; TTFT p50 trace ${run.classes.trace.windows.all.ttft_p50_ms} ms`,
       );
     } finally {
       sim.stop();
