@@ -168,6 +168,30 @@ describe('prompt calibration', () => {
     },
   );
 
+  it('per-request classes on a templated and a plain API: each built from its own API’s vocabulary, every sampled body exact', async () => {
+    const s = await serve('none');
+    open = s.server;
+    const p0 = plan(s.base, 'chat');
+    const tokenizer = writeTinyTokenizer(mkdtempSync(join(tmpdir(), 'lf-tok-')));
+    const load = { model: 'constant-rate' as const, phases: [{ start_s: 0, duration_s: 1, rate_per_s: 8 }] };
+    const dist = { distribution: 'uniform' as const, min: 40, max: 120 };
+    const classes = [
+      { name: 'chat', prompt: { input_tokens: dist, output_tokens: 4 }, load },
+      { name: 'resp', api: 'responses' as const, prompt: { input_tokens: dist, output_tokens: 4 }, load },
+      { name: 'comp', api: 'completions' as const, prompt: { input_tokens: dist, output_tokens: 4 }, load },
+    ];
+    const p = await calibratePlan({ ...p0, target: { ...p0.target!, tokenizer }, classes }, 'run-4', () => {});
+    // The tiny template costs TINY_TEMPLATE_TOKENS for an empty chat request; completions pay BOS alone.
+    expect(p.prompt_vocabulary!.request_tokens).toBe(TINY_TEMPLATE_TOKENS);
+    expect(Object.keys(p.prompt_vocabularies!)).toEqual(['completions']);
+    expect(p.prompt_vocabularies!.completions!.request_tokens).toBe(1);
+    for (const name of ['chat', 'resp', 'comp']) {
+      const check = p.prompt_calibration![name]!.check!;
+      expect(check.sampled, name).toBeGreaterThan(0);
+      expect({ name, exact: check.exact, max: check.max_abs_difference }).toEqual({ name, exact: check.sampled, max: 0 });
+    }
+  });
+
   it('a tokenizer file that cannot be read: words, with both reasons', async () => {
     const s = await serve('none');
     open = s.server;

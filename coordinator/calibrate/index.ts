@@ -9,13 +9,13 @@
 // The results travel in the plan as run (`prompt_calibration`, `prompt_vocabulary`), so every
 // agent builds exactly the text that was counted.
 
-import { batchInputHead, classApi } from '../../shared/api-kinds.js';
+import { batchInputHead, CHAT_TEMPLATED, classApi } from '../../shared/api-kinds.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { ApiKind, DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
 import type { PromptVocabulary } from '../../shared/prompt-vocabulary.js';
 import { uncountedVocabulary } from '../../shared/prompt-vocabulary.js';
-import { variesPerRequest } from '../../shared/request-shape.js';
+import { classVocabulary, variesPerRequest } from '../../shared/request-shape.js';
 import { datasetMessages, RequestText } from '../../shared/request-text.js';
 import { buildSchedule } from '../../shared/schedule.js';
 import { loadTokenizerFile } from '../../shared/tokenizer-file.js';
@@ -35,25 +35,35 @@ type Counter = Working | { method: null; note: string };
 /** Dataset records counted one by one at most: beyond, the class is sized in words (unverified). */
 export const MAX_COUNTED_RECORDS = 20_000;
 
-/** The plan with `prompt_calibration` filled in for every class (and `prompt_vocabulary` where requests differ). */
+/** The plan with `prompt_calibration` filled in for every class (and `prompt_vocabulary`, maybe `prompt_vocabularies`, where requests differ). */
 export async function calibratePlan(plan: Plan, runId: string, log: (line: string) => void): Promise<Plan> {
   if (!plan.target) throw new Error('calibration needs the resolved target');
   const counter = await findCounter(plan.target, promptText(promptFill(plan.seed, 'probe', 0, 8), promptHead(runId, 'probe', 0)));
   let out: Plan = plan;
-  const perRequestClasses = plan.classes.filter(perRequest);
-  if (perRequestClasses.length > 0) {
-    // One vocabulary per plan, found with the first per-request class's API; a class on an API
-    // with another template is still counted on its own API by the length check (its `check`).
-    const api = classApi(perRequestClasses[0]!, plan.target);
-    const found = counter.method === null ? null : await findVocabulary(counter.countFor(api), counter.method, counter.note);
-    const vocabulary = found?.vocabulary ?? uncountedVocabulary(found ? found.note : counter.note);
-    log(`prompt vocabulary: ${vocabulary.method}, ${vocabulary.note}`);
-    out = { ...plan, prompt_vocabulary: vocabulary };
+  const apis = [...new Set(plan.classes.filter(perRequest).map((cls) => classApi(cls, plan.target)))];
+  if (apis.length > 0) {
+    // The vocabulary of the first per-request class's API; and where another such class's API is
+    // counted the other way (with the chat template or without), that way's own, since an empty
+    // request and a further turn cost different tokens there.
+    const find = async (api: ApiKind): Promise<PromptVocabulary> => {
+      const found = counter.method === null ? null : await findVocabulary(counter.countFor(api), counter.method, counter.note);
+      const vocabulary = found?.vocabulary ?? uncountedVocabulary(found ? found.note : counter.note);
+      log(`prompt vocabulary (${api}): ${vocabulary.method}, ${vocabulary.note}`);
+      return vocabulary;
+    };
+    const first = apis[0]!;
+    out = { ...plan, prompt_vocabulary: await find(first) };
+    const other = apis.find((api) => CHAT_TEMPLATED[api] !== CHAT_TEMPLATED[first]);
+    if (other) {
+      const vocabulary = await find(other);
+      const byApi = Object.fromEntries(apis.filter((api) => CHAT_TEMPLATED[api] === CHAT_TEMPLATED[other]).map((api) => [api, vocabulary]));
+      out = { ...out, prompt_vocabularies: byApi };
+    }
   }
   const calibration: Record<string, PromptCalibration> = {};
   for (const cls of plan.classes) {
     if (perRequest(cls)) {
-      const c = await perRequestClass(out, runId, cls, out.prompt_vocabulary!, counter);
+      const c = await perRequestClass(out, runId, cls, classVocabulary(out, cls)!, counter);
       calibration[cls.name] = c.calibration;
       if (c.records) out = withRecords(out, cls.name, c.records);
     } else
