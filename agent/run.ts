@@ -4,6 +4,7 @@
 import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent as UndiciAgent } from 'undici';
 import { adapterPicker } from '../shared/adapters.js';
+import { classApi } from '../shared/api-kinds.js';
 import type { Clock } from '../shared/clock.js';
 import { perfOffsetToHrtime } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
@@ -137,7 +138,7 @@ export class AgentRun implements ShareRunner {
     const commonHeaders = this.commonHeaders(plan.target);
     this.commonHeadersValue = commonHeaders;
     this.classes = plan.classes.map((cls, i) => {
-      const adapter = adapterFor(cls.api ?? plan.target!.api, cls);
+      const adapter = adapterFor(classApi(cls, plan.target), cls);
       const runtime = {
         cls,
         stripe: takeStripe(schedule.classes[i]!, share, i),
@@ -159,7 +160,7 @@ export class AgentRun implements ShareRunner {
       // rest use the calibrated builder. A class with LoRA adapters has one builder per model name.
       const build = (model: string): RequestPrompts =>
         variesPerRequest(cls)
-          ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, cls.api ?? this.target.api, model))
+          ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, classApi(cls, this.target), model))
           : new PromptBuilder(runId, cls, adapter, model, plan.seed, plan.prompt_calibration?.[cls.name]);
       const picker = adapterPicker(plan.seed, cls);
       if (!picker) return { ...runtime, prompts: withImages(plan.seed, cls, build(this.target.model)) };

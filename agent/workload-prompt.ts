@@ -6,23 +6,28 @@ import type { ApiKind, Plan, TrafficClass } from '../shared/plan.js';
 import { requestId } from '../shared/prompt-text.js';
 import type { RequestShape } from '../shared/request-shape.js';
 import { ClassRequests } from '../shared/request-shape.js';
-import { completionPrompt, RequestText } from '../shared/request-text.js';
+import { RequestText } from '../shared/request-text.js';
 import type { ClassSchedule } from '../shared/schedule.js';
-import { commonFields } from './api/adapter.js';
+import type { ApiAdapter } from './api/adapter.js';
+import { adapterFor } from './api/index.js';
 
 /** Builds the body of each request of one class from its own shape. */
 export class WorkloadPromptBuilder {
   private readonly shapes: ClassRequests;
   private readonly text: RequestText;
+  private readonly adapter: ApiAdapter;
 
   constructor(
     private readonly runId: string,
     plan: Plan,
     private readonly cls: TrafficClass,
     private readonly schedule: ClassSchedule,
-    private readonly api: ApiKind,
+    api: ApiKind,
     private readonly model: string,
   ) {
+    // The class's own adapter shapes the body (tools, the Responses API's `input`): the text is
+    // the conversation the vocabulary made exact, sent as a conversation is on that API.
+    this.adapter = adapterFor(api, cls);
     this.shapes = new ClassRequests(plan, cls);
     this.text = new RequestText(plan, cls, runId);
   }
@@ -48,8 +53,7 @@ export class WorkloadPromptBuilder {
   body(requestIndex: number): string {
     const shape = this.shape(requestIndex);
     // No canary: canaries are for calibrated classes of identical requests.
-    const common = commonFields({ model: this.model, maxTokens: shape.outputTokens, ignoreEos: this.cls.prompt.ignore_eos ?? true });
-    const { messages } = this.text.build(requestIndex, shape);
-    return JSON.stringify(this.api === 'chat' ? { ...common, messages } : { ...common, prompt: completionPrompt(messages) });
+    const fields = { model: this.model, maxTokens: shape.outputTokens, ignoreEos: this.cls.prompt.ignore_eos ?? true };
+    return this.adapter.bodyFromMessages(fields, this.text.build(requestIndex, shape).messages);
   }
 }

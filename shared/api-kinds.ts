@@ -29,6 +29,14 @@ export const API_METRICS: Record<ApiKind, ApiMetrics> = {
   },
 };
 
+/**
+ * Whether the server renders a request of this API through the model's chat template before
+ * tokenizing it (chat, and the Responses API whose `input` is a conversation), or tokenizes its
+ * text as sent (completions' prompt, embeddings' inputs). Prompt counting (the tokenizer file,
+ * the tokenize endpoint's two dialects) follows this, so a request is counted as it is served.
+ */
+export const CHAT_TEMPLATED: Record<ApiKind, boolean> = { chat: true, responses: true, completions: false, embeddings: false };
+
 /** The latency metrics that exist for `api`. */
 export function metricApplies(api: ApiKind, metric: LatencyMetric): boolean {
   return !API_METRICS[api].notApplicable.includes(metric);
@@ -37,4 +45,13 @@ export function metricApplies(api: ApiKind, metric: LatencyMetric): boolean {
 /** The API a class sends to: its own, else the target's, else chat (the built-in simulator). */
 export function classApi(cls: { api?: ApiKind }, target: { api: ApiKind } | undefined): ApiKind {
   return cls.api ?? target?.api ?? 'chat';
+}
+
+/**
+ * The head of input `input` of an embeddings request: the request's head with `-input` appended,
+ * so no input of a batch can be answered from another. The calibration counts these texts (the
+ * suffix costs tokens on a real tokenizer: two on the tiny GGUF's BPE) and the adapter sends them.
+ */
+export function batchInputHead(head: string, input: number): string {
+  return `${head}-${input}`;
 }

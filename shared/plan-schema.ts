@@ -461,6 +461,7 @@ export const PlanFile = say(
     unknown: {
       prompt_calibration: 'is written by the coordinator, not in a plan',
       prompt_vocabulary: 'is written by the coordinator, not in a plan',
+      prompt_vocabularies: 'is written by the coordinator, not in a plan',
     },
   },
 );

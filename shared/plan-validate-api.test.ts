@@ -22,27 +22,39 @@ describe('a class and its API', () => {
     expect(r.ok).toBe(true);
   });
 
-  it('refuses per-request bodies on an API whose builder does not exist yet, and an unknown API, with their paths', () => {
+  it('takes per-request bodies on responses; refuses them on embeddings, and an unknown API, with their paths', () => {
+    const dist = { distribution: 'uniform', min: 1, max: 9 };
+    const tools = [{ name: 'f' }];
+    const images = { count: 1, width: 64, height: 64 };
+    expect(
+      validatePlan(
+        plan([
+          { name: 'a', api: 'responses', prompt: { input_tokens: dist, output_tokens: 5 }, load },
+          { name: 't', prompt: { input_tokens: dist, output_tokens: dist, tools }, load },
+          { name: 'i', prompt: { input_tokens: dist, output_tokens: 5, images }, load },
+        ]),
+      ).ok,
+    ).toBe(true);
     const r = validatePlan(
       plan([
-        { name: 'a', api: 'responses', prompt: { input_tokens: { distribution: 'uniform', min: 1, max: 9 }, output_tokens: 5 }, load },
+        { name: 'e', api: 'embeddings', prompt: { input_tokens: dist }, load },
         { name: 'b', api: 'rerank', prompt: { input_tokens: 10, output_tokens: 5 }, load },
       ]),
     );
     expect(r.ok).toBe(false);
     const problems = (r as { problems: string[] }).problems;
     expect(problems).toContain(
-      'classes[0].api: api "responses" sends fixed-length prompts or sessions only (an input_tokens distribution needs per-request bodies, built for chat and completions)',
+      'classes[0].api: api "embeddings" sends fixed-length prompts only (an input_tokens distribution needs per-request bodies: one conversation each, which an embeddings batch of inputs has no place for)',
     );
     expect(problems.some((p) => p.startsWith('classes[1].api: must be one of'))).toBe(true);
   });
 
   it('applies target.api where the class names none', () => {
     const r = validatePlan(
-      plan([{ name: 'a', prompt: { input_tokens: 10, output_tokens: { distribution: 'uniform', min: 1, max: 9 } }, load }], 'responses'),
+      plan([{ name: 'a', prompt: { input_tokens: { distribution: 'uniform', min: 1, max: 9 } }, load }], 'embeddings'),
     );
     expect((r as { problems: string[] }).problems).toEqual([
-      'classes[0]: api "responses" sends fixed-length prompts or sessions only (an output_tokens distribution needs per-request bodies, built for chat and completions)',
+      'classes[0]: api "embeddings" sends fixed-length prompts only (an input_tokens distribution needs per-request bodies: one conversation each, which an embeddings batch of inputs has no place for)',
     ]);
   });
 });
@@ -72,7 +84,7 @@ describe('an embeddings class', () => {
 });
 
 describe('a class offering tools', () => {
-  it('is chat with fixed-length prompts, and tool_choice needs tools', () => {
+  it('is chat, and tool_choice needs tools', () => {
     const tools = [{ name: 'f' }];
     expect(validatePlan(plan([{ name: 't', prompt: { input_tokens: 10, output_tokens: 5, tools, tool_choice: 'auto' }, load }])).ok).toBe(
       true,
@@ -91,12 +103,12 @@ describe('a class offering tools', () => {
 });
 
 describe('a class sending images', () => {
-  it('is chat with fixed-length prompts, not sessions', () => {
+  it('is chat, not sessions', () => {
     const images = { count: 1, width: 64, height: 64 };
     expect(validatePlan(plan([{ name: 'i', prompt: { input_tokens: 10, output_tokens: 5, images }, load }])).ok).toBe(true);
     const r = validatePlan(plan([{ name: 'i', api: 'completions', prompt: { input_tokens: 10, output_tokens: 5, images }, load }]));
     expect((r as { problems: string[] }).problems).toEqual([
-      'classes[0].prompt.images: not allowed with api "completions" (images go with chat classes of fixed-length prompts)',
+      'classes[0].prompt.images: not allowed with api "completions" (images go with chat classes other than sessions)',
     ]);
   });
 });

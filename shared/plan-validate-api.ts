@@ -1,14 +1,16 @@
 // What a class may ask of its API (class.api, else target.api, else chat on the built-in
-// simulator). Chat and completions take every kind of class. The newer APIs are built by their
-// adapters from one calibrated prompt or a conversation; per-request bodies (length
-// distributions, datasets, traces) are still built for chat and completions only
-// (agent/workload-prompt.ts), so a class of those on another API is refused rather than sent wrong.
+// simulator). Every API's adapter builds a body from one calibrated prompt and from a conversation
+// of messages (agent/api/), so chat, completions and the Responses API take every kind of class:
+// per-request bodies (length distributions, datasets, traces) are conversations built for their
+// request (agent/workload-prompt.ts). Embeddings take fixed-length prompts only: a request is a
+// batch of inputs that differ by their head, which a per-request body (one conversation, counted
+// whole) has no place for.
 import type { ApiKind } from './plan.js';
 import type { Ctx, Obj } from './validate-kit.js';
 import { child, isObj, noDuplicates, report } from './validate-kit.js';
 
-/** APIs whose bodies the per-request builder knows. */
-const PER_REQUEST_APIS: readonly ApiKind[] = ['chat', 'completions'];
+/** APIs whose adapters build per-request bodies (all but embeddings: see above). */
+const PER_REQUEST_APIS: readonly ApiKind[] = ['chat', 'completions', 'responses'];
 
 // The API of a class not yet known to be valid.
 function apiOf(cls: Obj, targetApi: unknown): ApiKind {
@@ -32,14 +34,10 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
   if (prompt['tools'] !== undefined && api !== 'chat')
     report(child(p, 'tools'), `only allowed with api "chat" (this class sends to "${api}")`);
   if (prompt['tool_choice'] !== undefined && prompt['tools'] === undefined) report(child(p, 'tool_choice'), 'only allowed with tools');
-  if (prompt['tools'] !== undefined && api === 'chat') {
-    const why = perRequestReason(prompt, load);
-    if (why) report(child(p, 'tools'), `not allowed with ${why} yet (per-request bodies carry no tools)`);
-  }
   noDuplicates(child(p, 'tools'), prompt['tools'], 'name');
   if (prompt['images'] !== undefined) {
-    const why = api !== 'chat' ? `api "${api}"` : load['model'] === 'sessions' ? 'model "sessions"' : perRequestReason(prompt, load);
-    if (why) report(child(p, 'images'), `not allowed with ${why} (images go with chat classes of fixed-length prompts)`);
+    const why = api !== 'chat' ? `api "${api}"` : load['model'] === 'sessions' ? 'model "sessions"' : undefined;
+    if (why) report(child(p, 'images'), `not allowed with ${why} (images go with chat classes other than sessions)`);
   }
   if (api === 'embeddings') embeddingsRules(ctx, cls, prompt, load);
   else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), 'only allowed with api "embeddings"');
@@ -49,7 +47,7 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
   if (why)
     report(
       where,
-      `api "${api}" sends fixed-length prompts or sessions only (${why} needs per-request bodies, built for chat and completions)`,
+      `api "${api}" sends fixed-length prompts only (${why} needs per-request bodies: one conversation each, which an embeddings batch of inputs has no place for)`,
     );
 }
 

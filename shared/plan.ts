@@ -107,6 +107,13 @@ export type Plan = Omit<Static<typeof D.PlanFile>, '$schema' | 'target' | 'class
   /** The target's token-exact vocabulary (prompt-vocabulary.ts): filled in by the coordinator, refused in a written plan. */
   prompt_vocabulary?: PromptVocabulary;
   /**
+   * By API, where the plan's per-request classes send to APIs counted differently (with the chat
+   * template and without: shared/api-kinds.ts CHAT_TEMPLATED): the vocabulary found on each API
+   * whose counting differs from the first per-request class's (prompt_vocabulary is that one).
+   * Filled in by the coordinator, refused in a written plan.
+   */
+  prompt_vocabularies?: Partial<Record<ApiKind, PromptVocabulary>>;
+  /**
    * Never written in a plan file (validation refuses it): the trace and dataset files the plan
    * names, read and checked by the coordinator and sent to the agents with the plan.
    */

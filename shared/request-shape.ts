@@ -1,9 +1,12 @@
 // What each request of a class asks for: its prompt length, output length and content choice (a
 // dataset record, a trace row's hash ids). Everything is a function of (seed, class, request index)
 // or of the trace row, so the coordinator and every agent agree on each request for any N.
+
+import { classApi } from './api-kinds.js';
 import { recordWords } from './dataset-parse.js';
 import { isFixedLength, lengthAt } from './lengths.js';
 import type { Plan, TrafficClass } from './plan.js';
+import type { PromptVocabulary } from './prompt-vocabulary.js';
 import { uncountedVocabulary } from './prompt-vocabulary.js';
 import { rngFromKey } from './rng.js';
 
@@ -18,6 +21,11 @@ export interface RequestShape {
   hashIds?: readonly number[];
 }
 
+/** The vocabulary a class's per-request text is built from: its API's own, else the plan's (none when uncalibrated). */
+export function classVocabulary(plan: Plan, cls: TrafficClass): PromptVocabulary | undefined {
+  return plan.prompt_vocabularies?.[classApi(cls, plan.target)] ?? plan.prompt_vocabulary;
+}
+
 /**
  * Prompt tokens of a dataset record as sent (request-text.ts): as the target counted it before the
  * run, else one token per word with the head's and the template's tokens (engine-sim's rule).
@@ -25,7 +33,7 @@ export interface RequestShape {
 export function recordTokens(plan: Plan, cls: TrafficClass, record: number): number {
   const counted = plan.prompt_calibration?.[cls.name]?.record_tokens?.[record];
   if (counted !== undefined) return counted;
-  const v = plan.prompt_vocabulary ?? uncountedVocabulary('');
+  const v = classVocabulary(plan, cls) ?? uncountedVocabulary('');
   const head = (cls.prompt.cache ?? 'unique') === 'unique' ? v.opener_tokens + v.head_words : 0;
   return recordWords(plan.inputs!.datasets[cls.name]![record]!) + head + v.request_tokens;
 }

@@ -12,7 +12,7 @@ import { TRACE_DEFAULTS } from './plan.js';
 import type { PromptVocabulary } from './prompt-vocabulary.js';
 import { drawFrom, headOf, uncountedVocabulary, WordStream } from './prompt-vocabulary.js';
 import type { RequestShape } from './request-shape.js';
-import { recordTokens } from './request-shape.js';
+import { classVocabulary, recordTokens } from './request-shape.js';
 import { rngFromKey } from './rng.js';
 
 /** A request's messages and the prompt tokens the target should count for it. */
@@ -26,9 +26,9 @@ export function completionPrompt(messages: readonly ChatMessage[]): string {
   return messages.map((m) => m.content).join('\n');
 }
 
-/** The vocabulary a plan as run carries, or the uncounted one (one word, one token). */
-export function vocabularyOf(plan: Plan): PromptVocabulary {
-  return plan.prompt_vocabulary ?? uncountedVocabulary('no vocabulary in the plan');
+/** The vocabulary a plan as run carries for `cls` (its API's: request-shape.ts), or the uncounted one (one word, one token). */
+export function vocabularyOf(plan: Plan, cls: TrafficClass): PromptVocabulary {
+  return classVocabulary(plan, cls) ?? uncountedVocabulary('no vocabulary in the plan');
 }
 
 // Blocks are regenerated after this many distinct ids: memory stays bounded on corpora with
@@ -47,7 +47,7 @@ export class RequestText {
     private readonly cls: TrafficClass,
     private readonly runId: string,
   ) {
-    this.vocab = vocabularyOf(plan);
+    this.vocab = vocabularyOf(plan, cls);
     this.stream = new WordStream(this.vocab.words, `${plan.seed}:${cls.name}:prompt`);
     this.blockTokens = cls.load.trace?.block_tokens ?? TRACE_DEFAULTS.block_tokens;
   }

@@ -1,14 +1,15 @@
 // An OpenAI-compatible server doing real llama.cpp inference (node-llama-cpp ships llama.cpp), in
 // the shape of llama.cpp's own server: `POST /tokenize` with `content` (and `add_special`),
 // `POST /apply-template` with `messages`, `GET /v1/models`, and streamed `/v1/chat/completions` and
-// `/v1/completions` with usage when asked. Chat prompts go through the model's own chat template;
+// `/v1/completions` with usage when asked, and `/v1/embeddings` (each input tokenized as llama.cpp's
+// server does, BOS added, and embedded by llama.cpp; usage.prompt_tokens is their tokens). Chat prompts go through the model's own chat template;
 // one code path counts tokens for /tokenize and for generation, as llama.cpp's does. Requests are
 // served one at a time on one sequence (enough for a test at a few requests a second).
 //   node dist/test/llama-server.js --model FILE [--port 0]    → prints {"url": ...} on stdout
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Template } from '@huggingface/jinja';
-import { loadNodeLlamaCpp, type Token } from './node-llama-cpp.js';
+import { type LlamaModel, loadNodeLlamaCpp, type Token } from './node-llama-cpp.js';
 
 const { values: args } = parseArgs({ options: { model: { type: 'string' }, port: { type: 'string', default: '0' } } });
 const MODEL_ID = 'tiny-llama-cpp';
@@ -21,6 +22,8 @@ const context = await model.createContext({ contextSize: 4096, sequences: 1, thr
 const template = new Template(String((model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }).tokenizer?.chat_template));
 const bosText = model.detokenize([model.tokens.bos!], true);
 let queue: Promise<unknown> = Promise.resolve();
+// Made on the first embeddings request: a model's embedding context is its own llama.cpp context.
+let embedding: Awaited<ReturnType<LlamaModel['createEmbeddingContext']>> | undefined;
 
 /** Tokens of `text`, special tokens parsed; BOS in front with `addSpecial` unless the text starts with it. */
 function tokenize(text: string, addSpecial: boolean): Token[] {
@@ -74,6 +77,20 @@ async function generate(kind: 'chat' | 'completions', body: Record<string, any>,
   res.end('data: [DONE]\n\n');
 }
 
+async function embeddings(body: Record<string, any>, res: ServerResponse): Promise<void> {
+  const inputs: unknown[] = Array.isArray(body.input) ? body.input : [body.input];
+  if (!inputs.every((t) => typeof t === 'string')) return json(res, 400, { error: { message: 'input must be a string or strings' } });
+  embedding ??= await model.createEmbeddingContext({ contextSize: 4096, threads: 1 });
+  let promptTokens = 0;
+  const data = [];
+  for (const [index, text] of (inputs as string[]).entries()) {
+    const tokens = tokenize(text, true);
+    promptTokens += tokens.length;
+    data.push({ object: 'embedding', index, embedding: [...(await embedding.getEmbeddingFor(tokens)).vector] });
+  }
+  json(res, 200, { object: 'list', data, model: MODEL_ID, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } });
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method === 'GET' && req.url === '/v1/models')
     return json(res, 200, { object: 'list', data: [{ id: MODEL_ID, object: 'model' }] });
@@ -85,8 +102,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (req.url === '/apply-template') return json(res, 200, { prompt: applyTemplate(body.messages) });
   const kind = req.url === '/v1/chat/completions' ? 'chat' : req.url === '/v1/completions' ? 'completions' : null;
-  if (!kind) return json(res, 404, { error: { message: 'not found' } });
-  const turn = queue.then(() => generate(kind, body, res));
+  if (!kind && req.url !== '/v1/embeddings') return json(res, 404, { error: { message: 'not found' } });
+  const turn = queue.then(() => (kind ? generate(kind, body, res) : embeddings(body, res)));
   queue = turn.catch(() => {});
   await turn;
 }

@@ -28,6 +28,9 @@ export interface LlamaModel {
       dispose(): void;
     };
   }>;
+  createEmbeddingContext(options: { contextSize: number; threads: number }): Promise<{
+    getEmbeddingFor(input: Token[]): Promise<{ vector: readonly number[] }>;
+  }>;
 }
 
 // The clone's root: the nearest folder up with loadfleet's package.json (from test/ or dist/test/).

@@ -94,10 +94,7 @@ export function objectOf(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
 }
 
-/**
- * The common body fields of chat and completions: streamed, with usage, and exactly max_tokens
- * when ignore_eos. (workload-prompt.ts still builds its chat/completions bodies from these.)
- */
+/** The common body fields of chat and completions: streamed, with usage, and exactly max_tokens when ignore_eos. */
 export function commonFields(input: BodyFields): Record<string, unknown> {
   return {
     model: input.model,

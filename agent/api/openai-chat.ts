@@ -2,6 +2,7 @@
 // delta.content and, on reasoning models, delta.reasoning_content (or delta.reasoning on some
 // servers); the stream ends with `data: [DONE]` and usage comes in its own chunk before it.
 import { API_METRICS } from '../../shared/api-kinds.js';
+import type { ChatMessage } from '../../shared/plan.js';
 import type { ApiAdapter } from './adapter.js';
 import { commonFields, firstChoice, objectOf, openaiUsage, splitTemplate, textOf } from './adapter.js';
 
@@ -50,10 +51,16 @@ export function openaiChatWith(extra: { tools?: readonly object[]; toolChoice?: 
   };
   const images = Array.from({ length: extra.images ?? 0 }, (_, k) => ({ type: 'image_url', image_url: { url: imageMarker(k) } }));
   const content = (text: string) => (images.length > 0 ? [{ type: 'text', text }, ...images] : text);
+  // A per-request body (a dataset record, a trace's text) carries the images with its last user
+  // message, as a fixed-length body does with its one message. (Sessions refuse images.)
+  const withImages = (messages: readonly ChatMessage[]) => {
+    const last = messages.map((m) => m.role).lastIndexOf('user');
+    return images.length === 0 || last < 0 ? messages : messages.map((m, i) => (i === last ? { ...m, content: content(m.content) } : m));
+  };
   return {
     ...openaiChat,
     bodyTemplate: (input) =>
       splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: content(text) }], ...fields }), input),
-    bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages, ...fields }),
+    bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages: withImages(messages), ...fields }),
   };
 }

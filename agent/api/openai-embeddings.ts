@@ -2,7 +2,7 @@
 // (never streamed) whose `data` holds one vector per input and whose usage has prompt_tokens
 // (and total_tokens), no completion. The inputs of one request differ by their head's suffix
 // (`-0`, `-1`, …), so no server can answer one from another.
-import { API_METRICS } from '../../shared/api-kinds.js';
+import { API_METRICS, batchInputHead } from '../../shared/api-kinds.js';
 import type { ApiAdapter } from './adapter.js';
 import { HEAD_MARK, numberOrNull, objectOf, splitTemplate } from './adapter.js';
 
@@ -19,7 +19,7 @@ export function openaiEmbeddings(batchSize: number): ApiAdapter {
     bodyTemplate: (input) =>
       splitTemplate((text) => {
         // The head mark stands once in `text`; each input gets it with its own suffix.
-        const inputs = Array.from({ length: batchSize }, (_, i) => text.split(HEAD_MARK).join(`${HEAD_MARK}-${i}`));
+        const inputs = Array.from({ length: batchSize }, (_, i) => text.split(HEAD_MARK).join(batchInputHead(HEAD_MARK, i)));
         return { model: input.model, input: inputs, encoding_format: 'float' };
       }, input),
     bodyFromMessages: () => {

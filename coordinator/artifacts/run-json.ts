@@ -118,6 +118,8 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     'successful requests whose usage.prompt_tokens is not exactly their planned_prompt_tokens (requests.ndjson), and the largest difference; a session turn after the first holds replies the server re-tokenizes, so it is counted here but judged by request_shape within ±10%',
   'plan.prompt_vocabulary':
     "the target's token-exact vocabulary found before any load: words that each count one token after a space in running text, the opener that starts every message and its tokens, the tokens of an empty request (template, BOS) and of a further conversation turn's template, and the head's words",
+  'plan.prompt_vocabularies':
+    "present when the plan's per-request classes send to APIs counted differently (chat and responses with the chat template, completions and embeddings without): the vocabulary found on each API counted unlike the first per-request class's (plan.prompt_vocabulary holds that one), so each class's text is exact on its own API",
   'requests.ndjson planned_prompt_tokens':
     "the prompt tokens the request was built to count on the target (a class of identical requests: its calibrated count; a session's later turn: with each earlier reply counted as its asked length), beside prompt_tokens, the server's usage.prompt_tokens",
   request_canary_samples:

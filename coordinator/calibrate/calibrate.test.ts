@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { batchInputHead } from '../../shared/api-kinds.js';
 import type { Plan } from '../../shared/plan.js';
 import { promptFill, promptHead, promptText } from '../../shared/prompt-text.js';
 import { TINY_TEMPLATE_TOKENS, tinyCount, writeTinyTokenizer } from '../../test/tiny-tokenizer.js';
@@ -134,6 +135,60 @@ describe('prompt calibration', () => {
       expect(c.counted_prompt_tokens).toBe(cls.prompt.input_tokens);
       const text = promptText(promptFill(4, cls.name, c.prefix_words, c.words, c.pad_words), promptHead('run-2', cls.name, 99));
       expect(tinyCount(text) + special).toBe(c.counted_prompt_tokens);
+    }
+  });
+
+  it.each(['vllm', 'llama.cpp'] as const)(
+    '%s: each class counted as its own API sends it (class.api over target.api; responses and chat templated, embeddings not)',
+    async (dialect) => {
+      const s = await serve(dialect);
+      open = s.server;
+      const p0 = plan(s.base, 'completions');
+      const load = p0.classes[0]!.load;
+      const classes = [
+        { name: 'comp', prompt: { input_tokens: 64, output_tokens: 4 }, load },
+        { name: 'chat', api: 'chat' as const, prompt: { input_tokens: 64, output_tokens: 4 }, load },
+        { name: 'resp', api: 'responses' as const, prompt: { input_tokens: 64, output_tokens: 4 }, load },
+        { name: 'emb', api: 'embeddings' as const, prompt: { input_tokens: 64 }, load },
+      ];
+      const p = await calibratePlan({ ...p0, classes }, 'run-3', () => {});
+      const template = dialect === 'vllm' ? TEMPLATE_TOKENS : 6;
+      for (const [name, templated] of [
+        ['comp', false],
+        ['chat', true],
+        ['resp', true],
+        ['emb', false],
+      ] as const) {
+        const c = p.prompt_calibration![name]!;
+        expect(c.counted_prompt_tokens, name).toBe(64);
+        const head = name === 'emb' ? batchInputHead(promptHead('run-3', name, 7), 3) : promptHead('run-3', name, 7);
+        const text = promptText(promptFill(4, name, c.prefix_words, c.words, c.pad_words), head);
+        expect(tokens(text) + (templated ? template : 0), name).toBe(64);
+      }
+    },
+  );
+
+  it('per-request classes on a templated and a plain API: each built from its own API’s vocabulary, every sampled body exact', async () => {
+    const s = await serve('none');
+    open = s.server;
+    const p0 = plan(s.base, 'chat');
+    const tokenizer = writeTinyTokenizer(mkdtempSync(join(tmpdir(), 'lf-tok-')));
+    const load = { model: 'constant-rate' as const, phases: [{ start_s: 0, duration_s: 1, rate_per_s: 8 }] };
+    const dist = { distribution: 'uniform' as const, min: 40, max: 120 };
+    const classes = [
+      { name: 'chat', prompt: { input_tokens: dist, output_tokens: 4 }, load },
+      { name: 'resp', api: 'responses' as const, prompt: { input_tokens: dist, output_tokens: 4 }, load },
+      { name: 'comp', api: 'completions' as const, prompt: { input_tokens: dist, output_tokens: 4 }, load },
+    ];
+    const p = await calibratePlan({ ...p0, target: { ...p0.target!, tokenizer }, classes }, 'run-4', () => {});
+    // The tiny template costs TINY_TEMPLATE_TOKENS for an empty chat request; completions pay BOS alone.
+    expect(p.prompt_vocabulary!.request_tokens).toBe(TINY_TEMPLATE_TOKENS);
+    expect(Object.keys(p.prompt_vocabularies!)).toEqual(['completions']);
+    expect(p.prompt_vocabularies!.completions!.request_tokens).toBe(1);
+    for (const name of ['chat', 'resp', 'comp']) {
+      const check = p.prompt_calibration![name]!.check!;
+      expect(check.sampled, name).toBeGreaterThan(0);
+      expect({ name, exact: check.exact, max: check.max_abs_difference }).toEqual({ name, exact: check.sampled, max: 0 });
     }
   });
 

@@ -9,12 +9,13 @@
 // The results travel in the plan as run (`prompt_calibration`, `prompt_vocabulary`), so every
 // agent builds exactly the text that was counted.
 
+import { batchInputHead, CHAT_TEMPLATED, classApi } from '../../shared/api-kinds.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
-import type { DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
+import type { ApiKind, DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
 import type { PromptVocabulary } from '../../shared/prompt-vocabulary.js';
 import { uncountedVocabulary } from '../../shared/prompt-vocabulary.js';
-import { variesPerRequest } from '../../shared/request-shape.js';
+import { classVocabulary, variesPerRequest } from '../../shared/request-shape.js';
 import { datasetMessages, RequestText } from '../../shared/request-text.js';
 import { buildSchedule } from '../../shared/schedule.js';
 import { loadTokenizerFile } from '../../shared/tokenizer-file.js';
@@ -24,28 +25,45 @@ import type { CountText } from './server-tokenize.js';
 import { serverCounter } from './server-tokenize.js';
 import { findVocabulary } from './vocabulary.js';
 
-/** A way to count a whole request, or why there is none. */
-type Working = { method: Exclude<PromptLengthMethod, 'words-unverified'>; count: CountText; note: string };
+/**
+ * A way to count a whole request of a given API (with its chat template or without, as that API is
+ * served: each class is counted as it sends, class.api included), or why there is none.
+ */
+type Working = { method: Exclude<PromptLengthMethod, 'words-unverified'>; countFor: (api: ApiKind) => CountText; note: string };
 type Counter = Working | { method: null; note: string };
 
 /** Dataset records counted one by one at most: beyond, the class is sized in words (unverified). */
 export const MAX_COUNTED_RECORDS = 20_000;
 
-/** The plan with `prompt_calibration` filled in for every class (and `prompt_vocabulary` where requests differ). */
+/** The plan with `prompt_calibration` filled in for every class (and `prompt_vocabulary`, maybe `prompt_vocabularies`, where requests differ). */
 export async function calibratePlan(plan: Plan, runId: string, log: (line: string) => void): Promise<Plan> {
   if (!plan.target) throw new Error('calibration needs the resolved target');
   const counter = await findCounter(plan.target, promptText(promptFill(plan.seed, 'probe', 0, 8), promptHead(runId, 'probe', 0)));
   let out: Plan = plan;
-  if (plan.classes.some(perRequest)) {
-    const found = counter.method === null ? null : await findVocabulary(counter.count, counter.method, counter.note);
-    const vocabulary = found?.vocabulary ?? uncountedVocabulary(found ? found.note : counter.note);
-    log(`prompt vocabulary: ${vocabulary.method}, ${vocabulary.note}`);
-    out = { ...plan, prompt_vocabulary: vocabulary };
+  const apis = [...new Set(plan.classes.filter(perRequest).map((cls) => classApi(cls, plan.target)))];
+  if (apis.length > 0) {
+    // The vocabulary of the first per-request class's API; and where another such class's API is
+    // counted the other way (with the chat template or without), that way's own, since an empty
+    // request and a further turn cost different tokens there.
+    const find = async (api: ApiKind): Promise<PromptVocabulary> => {
+      const found = counter.method === null ? null : await findVocabulary(counter.countFor(api), counter.method, counter.note);
+      const vocabulary = found?.vocabulary ?? uncountedVocabulary(found ? found.note : counter.note);
+      log(`prompt vocabulary (${api}): ${vocabulary.method}, ${vocabulary.note}`);
+      return vocabulary;
+    };
+    const first = apis[0]!;
+    out = { ...plan, prompt_vocabulary: await find(first) };
+    const other = apis.find((api) => CHAT_TEMPLATED[api] !== CHAT_TEMPLATED[first]);
+    if (other) {
+      const vocabulary = await find(other);
+      const byApi = Object.fromEntries(apis.filter((api) => CHAT_TEMPLATED[api] === CHAT_TEMPLATED[other]).map((api) => [api, vocabulary]));
+      out = { ...out, prompt_vocabularies: byApi };
+    }
   }
   const calibration: Record<string, PromptCalibration> = {};
   for (const cls of plan.classes) {
     if (perRequest(cls)) {
-      const c = await perRequestClass(out, runId, cls, out.prompt_vocabulary!, counter);
+      const c = await perRequestClass(out, runId, cls, classVocabulary(out, cls)!, counter);
       calibration[cls.name] = c.calibration;
       if (c.records) out = withRecords(out, cls.name, c.records);
     } else
@@ -65,11 +83,15 @@ export async function calibratePlan(plan: Plan, runId: string, log: (line: strin
 // The server's tokenize endpoint first (it is what counts usage), then the plan's tokenizer file.
 async function findCounter(target: Target, probe: string): Promise<Counter> {
   const server = await serverCounter(target, probe);
-  if (server.count) return { method: 'server-tokenize', count: server.count, note: server.note };
+  if (server.count) return { method: 'server-tokenize', countFor: server.countFor, note: server.note };
   if (!target.tokenizer) return { method: null, note: server.note };
   try {
     const file = await loadTokenizerFile(target.tokenizer);
-    return { method: 'tokenizer-file', count: async (text) => file.countRequest(text, target.api), note: `${file.note}; ${server.note}` };
+    return {
+      method: 'tokenizer-file',
+      countFor: (api) => async (text) => file.countRequest(text, api),
+      note: `${file.note}; ${server.note}`,
+    };
   } catch (err) {
     return { method: null, note: `${(err as Error).message}; ${server.note}` };
   }
@@ -78,9 +100,11 @@ async function findCounter(target: Target, probe: string): Promise<Counter> {
 async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counter: Working): Promise<PromptCalibration> {
   // The text the agents send: the head (a canary marker with prompt.canary) and the canary instruction counted too.
   const canary = cls.prompt.canary === true;
-  const head = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
+  const head0 = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
+  // An embeddings input is sized as sent: its head carries the input's suffix (the length check counts the others).
+  const head = classApi(cls, plan.target) === 'embeddings' ? batchInputHead(head0, 0) : head0;
   const found = await searchWords(cls.prompt.input_tokens as number, sharedTokens(cls), (prefixWords, words, padWords) =>
-    counter.count(promptText(promptFill(plan.seed, cls.name, prefixWords, words, padWords), head, canary)),
+    counter.countFor(classApi(cls, plan.target))(promptText(promptFill(plan.seed, cls.name, prefixWords, words, padWords), head, canary)),
   );
   return {
     method: counter.method,
@@ -134,7 +158,7 @@ async function perRequestClass(
   const head = (cls.prompt.cache ?? 'unique') === 'unique' ? new RequestText(plan, cls, runId).head(0) : null;
   const counts = await countAll(
     all.map((r) => datasetMessages(r, head)),
-    counter.count,
+    counter.countFor(classApi(cls, plan.target)),
   );
   const min = dataset.min_input_tokens ?? 1;
   const max = dataset.max_input_tokens ?? Number.MAX_SAFE_INTEGER;
@@ -176,7 +200,9 @@ async function checkClasses(plan: Plan, runId: string, counter: Working): Promis
   const schedule = buildSchedule(plan);
   for (const [i, cls] of plan.classes.entries()) {
     const c = plan.prompt_calibration![cls.name]!;
-    const check = await checkClass(plan, runId, cls, schedule.classes[i]!, counter.count).catch(() => undefined);
+    const check = await checkClass(plan, runId, cls, schedule.classes[i]!, counter.countFor(classApi(cls, plan.target))).catch(
+      () => undefined,
+    );
     if (check) c.check = check;
   }
 }

@@ -4,6 +4,7 @@
 // `count` (or `tokens`); llama.cpp's server takes `content` and answers `tokens`, with its chat
 // template applied first by `POST /apply-template`. The dialect is found by asking, once.
 import { request } from 'undici';
+import { CHAT_TEMPLATED } from '../../shared/api-kinds.js';
 import type { ApiKind, ChatMessage, Target } from '../../shared/plan.js';
 import { completionPrompt } from '../../shared/request-text.js';
 
@@ -26,8 +27,12 @@ export function promptOf(content: RequestContent): string {
   return typeof content === 'string' ? content : completionPrompt(content);
 }
 
-/** A working counter and how it asks, or why there is none. */
-export type ServerCounter = { count: CountText; note: string } | { count: null; note: string };
+/**
+ * A working counter and how it asks, or why there is none. `count` counts a request of the
+ * target's API; `countFor` one of any API (a class may send to another: class.api), each with its
+ * chat template or without as that API is served (shared/api-kinds.ts CHAT_TEMPLATED).
+ */
+export type ServerCounter = { count: CountText; countFor: (api: ApiKind) => CountText; note: string } | { count: null; note: string };
 
 /** The server root of an OpenAI base URL: `http://h:8000/v1` → `http://h:8000`. */
 export function serverRoot(baseUrl: string): string {
@@ -39,18 +44,24 @@ export function serverRoot(baseUrl: string): string {
 export async function serverCounter(target: Target, probeText: string): Promise<ServerCounter> {
   const root = serverRoot(target.base_url);
   const headers = requestHeaders(target);
-  const vllm: CountText = (text) => post(root, '/tokenize', vllmBody(target.api, target.model, text), headers).then(countOf);
-  const llamaCpp: CountText = async (text) => {
-    const prompt = target.api === 'chat' ? await applyTemplate(root, messagesOf(text), headers) : promptOf(text);
-    return countOf(await post(root, '/tokenize', { content: prompt, add_special: true }, headers));
-  };
+  const vllm =
+    (api: ApiKind): CountText =>
+    (text) =>
+      post(root, '/tokenize', vllmBody(api, target.model, text), headers).then(countOf);
+  const llamaCpp =
+    (api: ApiKind): CountText =>
+    async (text) => {
+      const prompt = CHAT_TEMPLATED[api] ? await applyTemplate(root, messagesOf(text), headers) : promptOf(text);
+      return countOf(await post(root, '/tokenize', { content: prompt, add_special: true }, headers));
+    };
   const tried: string[] = [];
   for (const [name, count] of [
     ['vLLM/SGLang', vllm],
     ['llama.cpp', llamaCpp],
   ] as const) {
     try {
-      if ((await count(probeText)) > 0) return { count, note: `${root}/tokenize (${name} dialect, ${target.api})` };
+      if ((await count(target.api)(probeText)) > 0)
+        return { count: count(target.api), countFor: count, note: `${root}/tokenize (${name} dialect, ${target.api})` };
       tried.push(`${name}: counted no tokens`);
     } catch (err) {
       tried.push(`${name}: ${(err as Error).message}`);
@@ -62,7 +73,7 @@ export async function serverCounter(target: Target, probeText: string): Promise<
 }
 
 function vllmBody(api: ApiKind, model: string, content: RequestContent): Record<string, unknown> {
-  if (api === 'completions') return { model, prompt: promptOf(content) };
+  if (!CHAT_TEMPLATED[api]) return { model, prompt: promptOf(content) };
   return { model, messages: messagesOf(content), add_generation_prompt: true };
 }
 
