@@ -34,6 +34,8 @@ export interface AgentState {
   /** Its `final` is merged. */
   readonly final: boolean;
   readonly lost: boolean;
+  /** Why it handed over early (its process was stopped: SIGTERM), if it did: its final is merged, its share is short. */
+  terminated: string | null;
   failure: string | null;
   /** Probes taken during the run (one per second), for the drift fit. */
   runProbes: ProbeSample[];

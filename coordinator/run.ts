@@ -207,8 +207,6 @@ class RunSession implements RunHandle {
   private abortWatch: AbortWatch | null = null;
   private startNs = 0n;
   private abortReason: string | null = null;
-  /** Agents that handed over early because their process was stopped (SIGTERM): lost against the budget, data kept. */
-  private readonly terminated = new Set<number>();
   /** What was done to the server's cache before the load (cache-reset.ts). */
   cacheReset: CacheReset | undefined;
   private readonly runEvents: string[] = [];
@@ -307,6 +305,7 @@ class RunSession implements RunHandle {
         prepMs: prepMs[i]!,
         firstSendErrorNs: null,
         health: null,
+        terminated: null,
         failure: null,
         runProbes: [],
         clockCorrectionNs: null,
@@ -604,12 +603,12 @@ class RunSession implements RunHandle {
 
   // A SIGTERMed agent's final is merged like any other; only its share is short.
   private agentTerminated(s: AgentState, why: string): void {
-    this.terminated.add(s.index);
+    s.terminated = why;
     this.countLoss(s, why);
   }
 
   private countLoss(s: AgentState, why: string): void {
-    const lost = this.states.filter((x) => x.lost || this.terminated.has(x.index)).length;
+    const lost = this.states.filter((x) => x.lost || x.terminated !== null).length;
     const id = s.conn.hello.agent_id;
     this.opts.log(`agent ${id} was lost (${why})`);
     const loss = agentLoss(id, why, lost, this.lossBudget, this.opts.maxAgentLoss);

@@ -64,7 +64,9 @@ describe('one fleet, many runs', () => {
     // Released at the end, every agent exits 0.
     for (const a of agents) expect(a.code, a.stderr).toBe(0);
     const s = readJson(join(onlyDir(join(dir, 'out')), 'sweep.json'));
-    expect(s.stop_rule, s.stop_reason).toBe('done');
+    // On failure, say which stage was limited by what (agents and reasons), not only that it was.
+    const why = JSON.stringify(s.stages.map((x: any) => [x.value, x.verdict, x.client_limited_agents, x.run_status_reason]));
+    expect(s.stop_rule, `${s.stop_reason}; stages: ${why}`).toBe('done');
     expect(s.stages.length).toBeGreaterThanOrEqual(3);
     expect(Math.abs(s.capacity - COMPUTED_CAPACITY) / COMPUTED_CAPACITY, `capacity ${s.capacity} vs ${COMPUTED_CAPACITY}`).toBeLessThan(
       0.15,

@@ -56,7 +56,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     "the share of the run's wall time the agent's event loop was busy (the worst thread's with --workers); near 1 it had no headroom",
   'agents[].outages':
     'each time the agent link was down during the run: from_s and to_s in seconds after the start (coordinator clock), why, and whether it reconnected and resumed (true) or was lost when its grace ran out (false)',
-  'agents[].status': 'ok when the agent handed over its results (also after reconnecting), lost when it was not back within its grace',
+  'agents[].status': 'ok when the agent handed over its results (also after reconnecting), lost when it was not back within its grace or its process was stopped mid-run (SIGTERM: what it finished is kept, its share is short)',
   'intervals.duplicates':
     'agent intervals received a second time and dropped: after a reconnect an agent resends its last intervals, since a frame sent as its link died may never have arrived',
   'intervals.late':
@@ -311,7 +311,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         cpu_ms: s.health?.cpu_ms ?? null,
         event_loop_utilization: s.health?.elu ?? null,
         ttft_uncertainty_p99_ms: c.ttftUncertainty.agentP99Ms(s.index),
-        status: s.lost ? 'lost' : 'ok',
+        status: s.lost || s.terminated !== null ? 'lost' : 'ok',
         outages: s.outages,
         recovered_from_spool: s.recoveredRecords,
         self_test: parseSelfTest(s.conn.hello.self_test),
