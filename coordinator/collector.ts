@@ -128,7 +128,7 @@ export class Collector {
       this.stats.set(cls.name, byWindow);
       this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!)));
       const sessions = schedule.classes[i]!.sessions;
-      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions));
+      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions, cls.prompt.tool_loop === true));
       const adapters = schedule.classes[i]!.adapters;
       if (cls.prompt.tools) this.toolTallies.set(cls.name, new ToolTally());
       if (cls.adapters && adapters) {

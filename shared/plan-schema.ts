@@ -315,6 +315,12 @@ export const PromptSpec = closed({
       { description: 'api "chat": PNG images (8-bit grayscale, seeded pixels) sent as image_url data URIs after the text.' },
     ),
   ),
+  tool_loop: Type.Optional(
+    Type.Boolean({
+      description:
+        'Sessions with tools (agentic loops): after a reply that calls tools, the next turn sends that reply (its tool_calls) and a role "tool" result per call instead of a new user message; the first result is seeded text of that turn\'s user_tokens, made as a later user message is, the others empty.',
+    }),
+  ),
   tool_choice: Type.Optional(oneOf(['auto', 'required', 'none'], { description: 'With tools: the tool_choice sent (default: not sent).' })),
   batch_size: Type.Optional(
     Type.Integer({

@@ -100,6 +100,23 @@ describe('a class offering tools', () => {
       'classes[1].prompt.tool_choice: only allowed with tools',
     ]);
   });
+
+  it('feeds tool results back (tool_loop) only in a sessions class with tools', () => {
+    const tools = [{ name: 'f' }];
+    const session = { turns: 3, think_time_s: 1, user_tokens: 20 };
+    const sessions = { model: 'sessions', phases: [{ start_s: 0, duration_s: 10, rate_per_s: 1 }], session };
+    expect(validatePlan(plan([{ name: 's', prompt: { output_tokens: 5, tools, tool_loop: true }, load: sessions }])).ok).toBe(true);
+    const r = validatePlan(
+      plan([
+        { name: 'a', prompt: { input_tokens: 10, output_tokens: 5, tools, tool_loop: true }, load },
+        { name: 'b', prompt: { output_tokens: 5, tool_loop: true }, load: sessions },
+      ]),
+    );
+    expect((r as { problems: string[] }).problems).toEqual([
+      'classes[0].prompt.tool_loop: only allowed with model "sessions" (a tool result is the next turn of a conversation)',
+      'classes[1].prompt.tool_loop: only allowed with tools',
+    ]);
+  });
 });
 
 describe('a class sending images', () => {

@@ -34,6 +34,9 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
   if (prompt['tools'] !== undefined && api !== 'chat')
     report(child(p, 'tools'), `only allowed with api "chat" (this class sends to "${api}")`);
   if (prompt['tool_choice'] !== undefined && prompt['tools'] === undefined) report(child(p, 'tool_choice'), 'only allowed with tools');
+  if (prompt['tool_loop'] === true && prompt['tools'] === undefined) report(child(p, 'tool_loop'), 'only allowed with tools');
+  if (prompt['tool_loop'] === true && load['model'] !== 'sessions')
+    report(child(p, 'tool_loop'), 'only allowed with model "sessions" (a tool result is the next turn of a conversation)');
   noDuplicates(child(p, 'tools'), prompt['tools'], 'name');
   if (prompt['images'] !== undefined) {
     const why = api !== 'chat' ? `api "${api}"` : load['model'] === 'sessions' ? 'model "sessions"' : undefined;
