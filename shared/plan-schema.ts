@@ -55,9 +55,9 @@ export const Headers = Type.Unsafe<Record<string, string>>(
 );
 
 /** Which OpenAI-compatible endpoint a plan targets. */
-export const ApiKind = oneOf(['chat', 'completions', 'responses', 'embeddings'], {
+export const ApiKind = oneOf(['chat', 'completions', 'responses', 'embeddings', 'rerank'], {
   description:
-    '`chat` (/chat/completions), `completions` (/completions), `responses` (/responses, the Responses API) or `embeddings` (/embeddings).',
+    "`chat` (/chat/completions), `completions` (/completions), `responses` (/responses, the Responses API), `embeddings` (/embeddings) or `rerank` (/rerank: vLLM's and Jina's query + documents, where the server has it).",
 });
 
 /** Where requests go; absent from a plan means "the built-in engine-sim". */
@@ -326,7 +326,7 @@ export const PromptSpec = closed({
     Type.Integer({
       minimum: 1,
       maximum: 2048,
-      description: 'api "embeddings" only: inputs per request, each of input_tokens (default 1).',
+      description: 'api "embeddings" or "rerank" only: inputs (rerank: documents) per request, each of input_tokens (default 1).',
     }),
   ),
 });
