@@ -311,8 +311,13 @@ export const PromptSpec = closed({
         width: Type.Integer({ minimum: 1, maximum: 4096, description: 'Pixels.' }),
         height: Type.Integer({ minimum: 1, maximum: 4096, description: 'Pixels.' }),
         shared: Type.Optional(Type.Boolean({ description: 'Every request sends the same images (default: unique per request).' })),
+        format: Type.Optional(
+          oneOf(['png', 'jpeg'], {
+            description: 'png (default: seeded pixels) or jpeg (baseline, one seeded gray level per 8×8 block).',
+          }),
+        ),
       },
-      { description: 'api "chat": PNG images (8-bit grayscale, seeded pixels) sent as image_url data URIs after the text.' },
+      { description: 'api "chat": PNG or JPEG images (8-bit grayscale, seeded) sent as image_url data URIs after the text.' },
     ),
   ),
   tool_loop: Type.Optional(
