@@ -48,6 +48,8 @@ export interface RequestResult {
   contentGaps: GapList;
   /** The reply's content text, when the spec asked for it. */
   content?: string;
+  /** The reply's tool calls (id, name, joined arguments), when the spec asked for content and the reply called tools. */
+  toolCalls?: { id: string; name: string; arguments: string }[];
 }
 
 /** Sends one request and resolves when it has ended in any way; it never rejects. */
@@ -332,7 +334,14 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.resolve({
       record: this.record,
       contentGaps: this.gaps,
-      ...(this.captureContent && { content: this.capture!.text().visible }),
+      ...(this.captureContent && this.captured()),
     });
+  }
+
+  private captured(): Pick<RequestResult, 'content' | 'toolCalls'> {
+    const text = this.capture!.text();
+    if (!text.toolArguments) return { content: text.visible };
+    const toolCalls = text.toolArguments.map((a, i) => ({ ...text.toolHeads![i]!, arguments: a }));
+    return { content: text.visible, toolCalls };
   }
 }

@@ -63,13 +63,16 @@ export class Conversations {
     const count = this.schedule.arrivalsNs.length;
     const messages: ChatMessage[] = [];
     let intended: number | null = firstIntendedNs;
+    let calls: RequestResult['toolCalls'];
     for (let turn = 1; turn <= shapes.turns[s]! && !signal.aborted; turn++) {
       const index = turnRequestIndex(s, turn, count);
-      messages.push({ role: 'user', content: this.text.userMessage(index, turn, shapes.userTokens[s]![turn - 1]!) });
+      const text = this.text.userMessage(index, turn, shapes.userTokens[s]![turn - 1]!);
+      messages.push(...(calls ? toolResults(calls, text) : [{ role: 'user', content: text }]));
       const result = await send(index, intended, this.body(messages, shapes.outputTokens[s]![turn - 1]!), { session_id: s, turn });
       // A failed turn ends its session: the next turn would need the reply it did not get.
       if (result.record.status !== 'ok' || result.record.done_ns === null) return;
-      messages.push({ role: 'assistant', content: result.content ?? '' });
+      calls = this.cls.prompt.tool_loop === true && result.toolCalls?.length ? result.toolCalls : undefined;
+      messages.push(calls ? assistantCalling(result.content ?? '', calls) : { role: 'assistant', content: result.content ?? '' });
       if (turn < shapes.turns[s]!) {
         const next = result.record.done_ns + shapes.thinkNs[s]![turn - 1]!;
         if (next >= this.endNs) return; // cut by the run's end: the remaining turns are not sent
@@ -86,4 +89,19 @@ export class Conversations {
       messages,
     );
   }
+}
+
+// An agentic loop (prompt.tool_loop): a reply that called tools goes back as the assistant's
+// tool_calls, followed by one role "tool" result per call. The first result is the turn's planned
+// text (seeded, of that turn's user_tokens, made as a later user message is), so the turn's new
+// tokens are planned exactly as a user turn's; any further calls get an empty result.
+type ToolCalls = NonNullable<RequestResult['toolCalls']>;
+
+function assistantCalling(content: string, calls: ToolCalls): ChatMessage {
+  const tool_calls = calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+  return { role: 'assistant', content, tool_calls };
+}
+
+function toolResults(calls: ToolCalls, text: string): ChatMessage[] {
+  return calls.map((c, i) => ({ role: 'tool', tool_call_id: c.id, content: i === 0 ? text : '' }));
 }

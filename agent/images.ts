@@ -1,4 +1,4 @@
-// Deterministic PNG images for prompt.images: real 8-bit grayscale PNG bytes of the stated size,
+// Deterministic images for prompt.images (JPEG: jpeg.ts, one seeded gray level per 8×8 block). PNG: real 8-bit grayscale PNG bytes of the stated size,
 // unique per request (unless the class shares them), cheap enough to make at send time. The pixels
 // below the first row are a seeded pattern computed and compressed once per class (it compresses
 // about 9:1, like a synthetic image rather than a photo); the first row is seeded noise from the
@@ -7,6 +7,7 @@
 // image cache cannot answer one request from another) for the cost of one row and a CRC.
 import { crc32, deflateRawSync } from 'node:zlib';
 import { rngFromKey } from '../shared/rng.js';
+import { encodeBlockJpeg } from './jpeg.js';
 
 /** The images of one class: `count` PNGs of width × height per request. */
 export class ClassImages {
@@ -19,7 +20,7 @@ export class ClassImages {
   constructor(
     private readonly seed: number,
     private readonly className: string,
-    private readonly spec: { count: number; width: number; height: number; shared?: boolean },
+    private readonly spec: { count: number; width: number; height: number; shared?: boolean; format?: 'png' | 'jpeg' },
   ) {
     const { width, height } = spec;
     const rng = rngFromKey(`${seed}:${className}:images`);
@@ -48,7 +49,14 @@ export class ClassImages {
   }
 
   private uri(requestIndex: number, k: number): string {
+    if (this.spec.format === 'jpeg') return `data:image/jpeg;base64,${this.jpeg(requestIndex, k).toString('base64')}`;
     return `data:image/png;base64,${this.png(requestIndex, k).toString('base64')}`;
+  }
+
+  /** One image's JPEG bytes (format "jpeg"): every 8×8 block a gray level seeded by the request. */
+  jpeg(requestIndex: number, k: number): Buffer {
+    const rng = rngFromKey(`${this.seed}:${this.className}:image:${requestIndex}:${k}`);
+    return encodeBlockJpeg(this.spec.width, this.spec.height, () => Math.floor(rng.next() * 256));
   }
 
   /** One image's PNG bytes. */

@@ -17,6 +17,8 @@ export interface CapturedText {
   complete: boolean;
   /** Each tool call's arguments, joined from its fragments, by call index (absent without calls). */
   toolArguments?: string[];
+  /** Each tool call's id and function name (from its first delta), by call index, beside toolArguments. */
+  toolHeads?: { id: string; name: string }[];
 }
 
 /** Collects event payloads of one response up to a cap. */
@@ -47,16 +49,25 @@ export class TextCapture {
     let reasoning = '';
     let complete = !this.overflow;
     const toolArguments: string[] = [];
+    const toolHeads: { id: string; name: string }[] = [];
     for (const data of this.events) {
       try {
         const parts = this.adapter.deltaText(JSON.parse(data));
         visible += parts.visible;
         reasoning += parts.reasoning;
-        for (const t of parts.toolArguments ?? []) toolArguments[t.index] = (toolArguments[t.index] ?? '') + t.arguments;
+        for (const t of parts.toolArguments ?? []) {
+          toolArguments[t.index] = (toolArguments[t.index] ?? '') + t.arguments;
+          toolHeads[t.index] ??= { id: '', name: '' };
+          const head = toolHeads[t.index]!;
+          if (t.id !== undefined) head.id = t.id;
+          if (t.name !== undefined) head.name = t.name;
+        }
       } catch {
         complete = false;
       }
     }
-    return { visible, reasoning, complete, ...(toolArguments.length > 0 && { toolArguments: Array.from(toolArguments, (a) => a ?? '') }) };
+    if (toolArguments.length === 0) return { visible, reasoning, complete };
+    const heads = Array.from(toolArguments, (_, i) => toolHeads[i] ?? { id: '', name: '' });
+    return { visible, reasoning, complete, toolArguments: Array.from(toolArguments, (a) => a ?? ''), toolHeads: heads };
   }
 }

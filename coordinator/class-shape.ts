@@ -3,7 +3,7 @@
 // did any 200 end without a clean stream, and when did each agent send its first request of the
 // class (the per-class start spread). Pure; the collector feeds it.
 import type { OutputTokenSource, RequestRecord } from '../shared/metrics.js';
-import type { Plan, TrafficClass } from '../shared/plan.js';
+import type { ApiKind, Plan, TrafficClass } from '../shared/plan.js';
 import { ClassRequests, variesPerRequest } from '../shared/request-shape.js';
 import { RequestText, sessionTurnTokens } from '../shared/request-text.js';
 import type { ClassSchedule } from '../shared/schedule.js';
@@ -96,9 +96,12 @@ export class ClassShape {
       inputTokens: cls.prompt.input_tokens as number,
       outputTokens: cls.prompt.output_tokens as number,
     }),
+    api?: ApiKind,
   ) {
     this.firstPhaseNs = Math.min(...cls.load.phases.map((p) => p.start_s)) * 1e9;
-    this.images = cls.prompt.images !== undefined;
+    // A rerank request's usage counts each (query, document) pair in the server's own pair
+    // template, which the calibration (of the documents) does not: held like an image request.
+    this.images = cls.prompt.images !== undefined || api === 'rerank';
   }
 
   /** Adds one record of this class from agent `agent`. */

@@ -6,6 +6,7 @@
 // from merges. An interval that arrives after its second was written is counted, not written: a
 // second has exactly one row.
 
+import { classApi } from '../shared/api-kinds.js';
 import type { Histogram } from '../shared/histogram.js';
 import { addEncoded, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
 import { getOrCreate } from '../shared/maps.js';
@@ -126,9 +127,9 @@ export class Collector {
       for (const w of plan.windows ?? [])
         byWindow.set(w.name, new WindowStats(w.start_s * NS_PER_S, w.end_s * NS_PER_S, cls.slo, this.exact));
       this.stats.set(cls.name, byWindow);
-      this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!)));
+      this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!), classApi(cls, plan.target)));
       const sessions = schedule.classes[i]!.sessions;
-      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions));
+      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions, cls.prompt.tool_loop === true));
       const adapters = schedule.classes[i]!.adapters;
       if (cls.prompt.tools) this.toolTallies.set(cls.name, new ToolTally());
       if (cls.adapters && adapters) {

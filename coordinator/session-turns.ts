@@ -25,6 +25,8 @@ export const SESSION_DEFINITIONS: Record<string, string> = {
     'share of those prompt tokens the server reported as served from its prefix cache (usage.prompt_tokens_details.cached_tokens); null when it reported none',
   'by_turn[].implied_prefix_hit_share':
     "share of those prompt tokens a prefix cache that keeps every computed 16-token block would find: the previous turn's prompt, rounded down to 16 tokens (replies are generated, not prompt, so they are recomputed)",
+  turns_with_tool_result:
+    'a class with prompt.tool_loop (agentic loops): turns sent after an ok reply that called tools, which carry that reply back as the assistant\'s tool_calls and a role "tool" result per call instead of a new user message. Such a turn is counted as any later turn: its new message (the first result; further calls get empty results) is planned at the turn\'s user_tokens, and the reply it answers is re-tokenized by the server as prompt (its tool-call arguments, which engine-sim counts as words)',
 };
 
 interface Turn {
@@ -43,7 +45,15 @@ export class SessionTurns {
   /** Per started session: its highest turn seen and whether that turn succeeded. */
   private readonly last = new Map<number, { turn: number; ok: boolean }>();
 
-  constructor(private readonly shapes: SessionShapes) {}
+  /** prompt.tool_loop: the (session, turn) keys of ok replies that called tools, and of every sent turn. */
+  private readonly toolLoop: { called: Set<string>; sent: Set<string> } | null;
+
+  constructor(
+    private readonly shapes: SessionShapes,
+    toolLoop = false,
+  ) {
+    this.toolLoop = toolLoop ? { called: new Set(), sent: new Set() } : null;
+  }
 
   /** Adds one record of the class. */
   add(r: RequestRecord): void {
@@ -53,6 +63,8 @@ export class SessionTurns {
     t.requests++;
     const seen = this.last.get(r.session_id);
     if (!seen || r.turn > seen.turn) this.last.set(r.session_id, { turn: r.turn, ok: r.status === 'ok' });
+    this.toolLoop?.sent.add(`${r.session_id}:${r.turn}`);
+    if (r.status === 'ok' && r.tool_calls) this.toolLoop?.called.add(`${r.session_id}:${r.turn}`);
     if (r.status !== 'ok') return;
     t.ok++;
     if (r.first_content_ns !== null) t.ttftNs.push(r.first_content_ns - r.sent_ns);
@@ -84,7 +96,19 @@ export class SessionTurns {
           implied_prefix_hit_share: t.promptTokens > 0 ? share(t.impliedHits, t.promptTokens) : null,
         };
       });
-    return { sessions: this.shapes.turns.length, ...this.turnCounts(), by_turn: byTurn };
+    return { sessions: this.shapes.turns.length, ...this.turnCounts(), ...this.toolResults(), by_turn: byTurn };
+  }
+
+  // Records arrive in any order, so the pairs are matched at the end.
+  private toolResults(): { turns_with_tool_result?: number } {
+    if (!this.toolLoop) return {};
+    const { called, sent } = this.toolLoop;
+    let n = 0;
+    for (const key of called) {
+      const [session, turn] = key.split(':').map(Number);
+      if (sent.has(`${session}:${turn! + 1}`)) n++;
+    }
+    return { turns_with_tool_result: n };
   }
 
   /** Planned, sent, cut and abandoned turns of the sessions that started. */

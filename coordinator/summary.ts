@@ -1,7 +1,7 @@
 // Pure: turns the collector's merged histograms and exact counts into run.json's per-class,
 // per-window figures, the metric population, and the histograms' measured error vs exact.
 
-import { API_METRICS, classApi, metricApplies } from '../shared/api-kinds.js';
+import { API_METRICS, batchedApi, classApi, metricApplies } from '../shared/api-kinds.js';
 import type { Histogram } from '../shared/histogram.js';
 import { HISTOGRAM_CONFIG, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
 import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
@@ -67,7 +67,7 @@ function windowMetrics(
   out.decode_tok_s_p50 = tpotP50 ? round3(1000 / tpotP50) : null;
   out.throughput_tok_s = lengthS > 0 ? round3(s.completionTokens / lengthS) : null;
   out.throughput_rps = lengthS > 0 ? round3(s.finishedInside / lengthS) : null;
-  if (api === 'embeddings') Object.assign(out, embeddingsFigures(s, lengthS));
+  if (batchedApi(api)) Object.assign(out, embeddingsFigures(s, lengthS));
   out.requests = s.requests;
   out.completed = s.completed;
   out.failed = s.failed;
@@ -82,8 +82,9 @@ function windowMetrics(
 
 /** One sentence per embeddings figure of a window (classes.<c>.windows.<w>.*). */
 export const EMBEDDINGS_DEFINITIONS: Record<string, string> = {
-  inputs: 'embeddings classes: the inputs (texts embedded) of the successful requests of the window',
-  input_tokens: "embeddings classes: the prompt tokens of those requests, from the server's usage",
+  inputs: 'embeddings and rerank classes: the inputs (texts embedded; rerank: documents scored) of the successful requests of the window',
+  input_tokens:
+    "embeddings and rerank classes: the prompt tokens of those requests, from the server's usage (rerank: total_tokens, every (query, document) pair as the server scored it)",
   inputs_per_s: 'inputs divided by the window length in seconds (the whole run, drain included, for window all)',
   input_tokens_per_s: 'input_tokens divided by the window length in seconds',
   mean_batch_size: 'inputs / completed: the mean inputs per successful request (each request carries prompt.batch_size)',

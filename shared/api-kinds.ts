@@ -27,7 +27,23 @@ export const API_METRICS: Record<ApiKind, ApiMetrics> = {
     notApplicable: ['ttft', 'ttfo', 'tpot', 'ntpot', 'itl', 'visible_generation', 'ttft_from_intended'],
     note: 'an embeddings request is answered in one JSON body: it has no first token and generates none, so only e2e, e2e_from_intended and schedule_lag exist (with inputs and input tokens per second as its throughput)',
   },
+  rerank: {
+    streamed: false,
+    notApplicable: ['ttft', 'ttfo', 'tpot', 'ntpot', 'itl', 'visible_generation', 'ttft_from_intended'],
+    note: 'a rerank request (a query and a batch of documents) is answered in one JSON body of relevance scores: it has no first token and generates none, so only e2e, e2e_from_intended and schedule_lag exist (with documents and scored tokens per second as its throughput)',
+  },
 };
+
+/** APIs whose request is a batch of inputs answered in one body (embeddings; rerank, whose inputs are documents). */
+export function batchedApi(api: ApiKind): boolean {
+  return api === 'embeddings' || api === 'rerank';
+}
+
+/**
+ * The query of every rerank request: fixed, so each (query, document) pair costs the document's
+ * tokens plus the same few (the server's pair template, separators included, is its own).
+ */
+export const RERANK_QUERY = 'Which passage is most relevant?';
 
 /**
  * Whether the server renders a request of this API through the model's chat template before
@@ -35,7 +51,13 @@ export const API_METRICS: Record<ApiKind, ApiMetrics> = {
  * text as sent (completions' prompt, embeddings' inputs). Prompt counting (the tokenizer file,
  * the tokenize endpoint's two dialects) follows this, so a request is counted as it is served.
  */
-export const CHAT_TEMPLATED: Record<ApiKind, boolean> = { chat: true, responses: true, completions: false, embeddings: false };
+export const CHAT_TEMPLATED: Record<ApiKind, boolean> = {
+  chat: true,
+  responses: true,
+  completions: false,
+  embeddings: false,
+  rerank: false,
+};
 
 /** The latency metrics that exist for `api`. */
 export function metricApplies(api: ApiKind, metric: LatencyMetric): boolean {

@@ -55,9 +55,9 @@ export const Headers = Type.Unsafe<Record<string, string>>(
 );
 
 /** Which OpenAI-compatible endpoint a plan targets. */
-export const ApiKind = oneOf(['chat', 'completions', 'responses', 'embeddings'], {
+export const ApiKind = oneOf(['chat', 'completions', 'responses', 'embeddings', 'rerank'], {
   description:
-    '`chat` (/chat/completions), `completions` (/completions), `responses` (/responses, the Responses API) or `embeddings` (/embeddings).',
+    "`chat` (/chat/completions), `completions` (/completions), `responses` (/responses, the Responses API), `embeddings` (/embeddings) or `rerank` (/rerank: vLLM's and Jina's query + documents, where the server has it).",
 });
 
 /** Where requests go; absent from a plan means "the built-in engine-sim". */
@@ -311,16 +311,27 @@ export const PromptSpec = closed({
         width: Type.Integer({ minimum: 1, maximum: 4096, description: 'Pixels.' }),
         height: Type.Integer({ minimum: 1, maximum: 4096, description: 'Pixels.' }),
         shared: Type.Optional(Type.Boolean({ description: 'Every request sends the same images (default: unique per request).' })),
+        format: Type.Optional(
+          oneOf(['png', 'jpeg'], {
+            description: 'png (default: seeded pixels) or jpeg (baseline, one seeded gray level per 8×8 block).',
+          }),
+        ),
       },
-      { description: 'api "chat": PNG images (8-bit grayscale, seeded pixels) sent as image_url data URIs after the text.' },
+      { description: 'api "chat": PNG or JPEG images (8-bit grayscale, seeded) sent as image_url data URIs after the text.' },
     ),
+  ),
+  tool_loop: Type.Optional(
+    Type.Boolean({
+      description:
+        'Sessions with tools (agentic loops): after a reply that calls tools, the next turn sends that reply (its tool_calls) and a role "tool" result per call instead of a new user message; the first result is seeded text of that turn\'s user_tokens, made as a later user message is, the others empty.',
+    }),
   ),
   tool_choice: Type.Optional(oneOf(['auto', 'required', 'none'], { description: 'With tools: the tool_choice sent (default: not sent).' })),
   batch_size: Type.Optional(
     Type.Integer({
       minimum: 1,
       maximum: 2048,
-      description: 'api "embeddings" only: inputs per request, each of input_tokens (default 1).',
+      description: 'api "embeddings" or "rerank" only: inputs (rerank: documents) per request, each of input_tokens (default 1).',
     }),
   ),
 });

@@ -38,7 +38,7 @@ describe('a class and its API', () => {
     const r = validatePlan(
       plan([
         { name: 'e', api: 'embeddings', prompt: { input_tokens: dist }, load },
-        { name: 'b', api: 'rerank', prompt: { input_tokens: 10, output_tokens: 5 }, load },
+        { name: 'b', api: 'classify', prompt: { input_tokens: 10, output_tokens: 5 }, load },
       ]),
     );
     expect(r.ok).toBe(false);
@@ -78,7 +78,7 @@ describe('an embeddings class', () => {
       'classes[0].prompt.output_tokens: not allowed with api "embeddings" (it generates no tokens)',
       'classes[0].prompt.canary: not allowed with api "embeddings" (there is no answer to check)',
       'classes[0].slo.ttft_p95_ms: not allowed with api "embeddings" (it has no first token; bound e2e_p95_ms)',
-      'classes[1].prompt.batch_size: only allowed with api "embeddings"',
+      'classes[1].prompt.batch_size: only allowed with api "embeddings" or "rerank"',
     ]);
   });
 });
@@ -98,6 +98,33 @@ describe('a class offering tools', () => {
     expect((r as { problems: string[] }).problems).toEqual([
       'classes[0].prompt.tools: only allowed with api "chat" (this class sends to "responses")',
       'classes[1].prompt.tool_choice: only allowed with tools',
+    ]);
+  });
+
+  it('feeds tool results back (tool_loop) only in a sessions class with tools', () => {
+    const tools = [{ name: 'f' }];
+    const session = { turns: 3, think_time_s: 1, user_tokens: 20 };
+    const sessions = { model: 'sessions', phases: [{ start_s: 0, duration_s: 10, rate_per_s: 1 }], session };
+    expect(validatePlan(plan([{ name: 's', prompt: { output_tokens: 5, tools, tool_loop: true }, load: sessions }])).ok).toBe(true);
+    const r = validatePlan(
+      plan([
+        { name: 'a', prompt: { input_tokens: 10, output_tokens: 5, tools, tool_loop: true }, load },
+        { name: 'b', prompt: { output_tokens: 5, tool_loop: true }, load: sessions },
+      ]),
+    );
+    expect((r as { problems: string[] }).problems).toEqual([
+      'classes[0].prompt.tool_loop: only allowed with model "sessions" (a tool result is the next turn of a conversation)',
+      'classes[1].prompt.tool_loop: only allowed with tools',
+    ]);
+  });
+});
+
+describe('a rerank class', () => {
+  it('takes a batch of documents and no output, as embeddings do', () => {
+    expect(validatePlan(plan([{ name: 'r', api: 'rerank', prompt: { input_tokens: 10, batch_size: 8 }, load }])).ok).toBe(true);
+    const r = validatePlan(plan([{ name: 'r', api: 'rerank', prompt: { input_tokens: 10, output_tokens: 5 }, load }]));
+    expect((r as { problems: string[] }).problems).toEqual([
+      'classes[0].prompt.output_tokens: not allowed with api "rerank" (it generates no tokens)',
     ]);
   });
 });

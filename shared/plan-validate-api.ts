@@ -5,6 +5,7 @@
 // request (agent/workload-prompt.ts). Embeddings take fixed-length prompts only: a request is a
 // batch of inputs that differ by their head, which a per-request body (one conversation, counted
 // whole) has no place for.
+import { batchedApi } from './api-kinds.js';
 import type { ApiKind } from './plan.js';
 import type { Ctx, Obj } from './validate-kit.js';
 import { child, isObj, noDuplicates, report } from './validate-kit.js';
@@ -19,7 +20,7 @@ function apiOf(cls: Obj, targetApi: unknown): ApiKind {
 
 /** Whether a class's API generates tokens (embeddings do not: no output_tokens). */
 export function generates(cls: Obj, targetApi: unknown): boolean {
-  return apiOf(cls, targetApi) !== 'embeddings';
+  return !batchedApi(apiOf(cls, targetApi));
 }
 
 /** Rules between a class's API and its prompt (`ctx` is the class). */
@@ -34,13 +35,16 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
   if (prompt['tools'] !== undefined && api !== 'chat')
     report(child(p, 'tools'), `only allowed with api "chat" (this class sends to "${api}")`);
   if (prompt['tool_choice'] !== undefined && prompt['tools'] === undefined) report(child(p, 'tool_choice'), 'only allowed with tools');
+  if (prompt['tool_loop'] === true && prompt['tools'] === undefined) report(child(p, 'tool_loop'), 'only allowed with tools');
+  if (prompt['tool_loop'] === true && load['model'] !== 'sessions')
+    report(child(p, 'tool_loop'), 'only allowed with model "sessions" (a tool result is the next turn of a conversation)');
   noDuplicates(child(p, 'tools'), prompt['tools'], 'name');
   if (prompt['images'] !== undefined) {
     const why = api !== 'chat' ? `api "${api}"` : load['model'] === 'sessions' ? 'model "sessions"' : undefined;
     if (why) report(child(p, 'images'), `not allowed with ${why} (images go with chat classes other than sessions)`);
   }
-  if (api === 'embeddings') embeddingsRules(ctx, cls, prompt, load);
-  else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), 'only allowed with api "embeddings"');
+  if (batchedApi(api)) embeddingsRules(ctx, cls, prompt, load, api);
+  else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), 'only allowed with api "embeddings" or "rerank"');
   if (PER_REQUEST_APIS.includes(api)) return;
   const where = cls['api'] !== undefined ? child(ctx, 'api') : ctx;
   const why = perRequestReason(prompt, load);
@@ -51,18 +55,18 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
     );
 }
 
-// An embeddings request has inputs and no output, no conversation and no answer to check.
-function embeddingsRules(ctx: Ctx, cls: Obj, prompt: Obj, load: Obj): void {
+// An embeddings (or rerank) request has inputs and no output, no conversation and no answer to check.
+function embeddingsRules(ctx: Ctx, cls: Obj, prompt: Obj, load: Obj, api: ApiKind): void {
   const p = child(ctx, 'prompt');
   const refuse = (key: string, why: string) => prompt[key] !== undefined && report(child(p, key), why);
-  refuse('output_tokens', 'not allowed with api "embeddings" (it generates no tokens)');
-  if (prompt['canary'] === true) report(child(p, 'canary'), 'not allowed with api "embeddings" (there is no answer to check)');
+  refuse('output_tokens', `not allowed with api "${api}" (it generates no tokens)`);
+  if (prompt['canary'] === true) report(child(p, 'canary'), `not allowed with api "${api}" (there is no answer to check)`);
   if (load['model'] === 'sessions')
-    report(child(child(ctx, 'load'), 'model'), '"sessions" is not allowed with api "embeddings" (no conversation)');
+    report(child(child(ctx, 'load'), 'model'), `"sessions" is not allowed with api "${api}" (no conversation)`);
   const slo = isObj(cls['slo']) ? cls['slo'] : {};
   for (const key of ['ttft_p95_ms', 'tpot_p95_ms'])
     if (slo[key] !== undefined)
-      report(child(child(ctx, 'slo'), key), 'not allowed with api "embeddings" (it has no first token; bound e2e_p95_ms)');
+      report(child(child(ctx, 'slo'), key), `not allowed with api "${api}" (it has no first token; bound e2e_p95_ms)`);
 }
 
 function perRequestReason(prompt: Obj, load: Obj): string | undefined {

@@ -146,6 +146,10 @@ export type DatasetSpec = Static<typeof D.DatasetSpec>;
 export interface ChatMessage {
   role: string;
   content: string;
+  /** An assistant reply that called tools (an agentic session sends it back, prompt.tool_loop). */
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  /** A role "tool" message: the call it answers. */
+  tool_call_id?: string;
 }
 
 /** One replayable trace row. */

@@ -81,7 +81,7 @@ export function embeddingsBody(request: EmbeddingsRequest, model: string): objec
 }
 
 /** The engine job of one embeddings request: its whole prefill, then one step; `done` answers. */
-export function embeddingsJob(request: EmbeddingsRequest, priority: number, done: () => void): EngineJob {
+export function embeddingsJob(request: { promptTokens: number }, priority: number, done: () => void): EngineJob {
   return {
     promptTokens: request.promptTokens,
     outputTokens: 1,
@@ -95,7 +95,7 @@ export function embeddingsJob(request: EmbeddingsRequest, priority: number, done
 /** Submits the job and answers when it is done; a client that leaves frees its slot. */
 export function serveEmbeddings(
   engine: SimEngine,
-  request: EmbeddingsRequest,
+  request: { promptTokens: number },
   priority: number,
   answer: () => void,
   onClose: (cb: () => void) => void,

@@ -220,7 +220,9 @@ function messageContents(messages: unknown): string[] {
     const msg = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
     if (typeof msg['role'] !== 'string') throw invalid(`messages[${i}].role must be a string`, `messages[${i}].role`);
     const content = msg['content'];
-    if (typeof content === 'string') return content;
+    // An assistant turn that called tools: its calls' arguments are prompt text too, as a chat
+    // template renders them (an agentic session sends them back).
+    if (typeof content === 'string') return [content, ...toolCallArguments(msg['tool_calls'])].filter((t) => t !== '').join('\n');
     // A list of parts: its text parts are the text (image parts are charged by chatImageTokens).
     if (!Array.isArray(content)) throw invalid(`messages[${i}].content must be a string or an array of parts`, `messages[${i}].content`);
     return content
@@ -228,6 +230,13 @@ function messageContents(messages: unknown): string[] {
       .map((p: { text?: unknown }) => (typeof p.text === 'string' ? p.text : ''))
       .join('\n');
   });
+}
+
+function toolCallArguments(calls: unknown): string[] {
+  if (!Array.isArray(calls)) return [];
+  return calls
+    .map((c: unknown) => (c as { function?: { arguments?: unknown } } | null)?.function?.arguments)
+    .filter((a) => typeof a === 'string');
 }
 
 function promptText(prompt: unknown): string {

@@ -20,6 +20,7 @@ import {
 } from './openai.js';
 import { type ResolvedSimOptions, resolveSimOptions, type SimOptions } from './options.js';
 import { buildPool, type SimPool } from './pool.js';
+import { parseRerankRequest, rerankBody } from './rerank.js';
 import { tokenIds } from './tokenizer.js';
 import { forward } from './upstream.js';
 
@@ -69,7 +70,11 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   '/v1/chat/completions': { POST: (req, res, state) => generate('chat', req, res, state) },
   '/v1/completions': { POST: (req, res, state) => generate('completions', req, res, state) },
   '/v1/responses': { POST: (req, res, state) => generate('responses', req, res, state) },
-  '/v1/embeddings': { POST: embeddings },
+  '/v1/embeddings': { POST: (req, res, state) => pooling(req, res, state, embeddingsAnswer) },
+  // vLLM serves rerank at all three paths.
+  '/v1/rerank': { POST: (req, res, state) => pooling(req, res, state, rerankAnswer) },
+  '/rerank': { POST: (req, res, state) => pooling(req, res, state, rerankAnswer) },
+  '/v2/rerank': { POST: (req, res, state) => pooling(req, res, state, rerankAnswer) },
 };
 
 /** Starts a simulator; resolves once it listens. Throws SimOptionsError for invalid options. */
@@ -223,13 +228,28 @@ async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   else serve();
 }
 
-// Embeddings share the generation engines (embeddings.ts says how they are charged); refusal
-// faults apply as to generation, stream faults have nothing to act on.
-async function embeddings(req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
+// A pooling request (embeddings, rerank): its prompt tokens to charge and the body that answers it.
+type PoolingAnswer = (body: Record<string, unknown>, options: ResolvedSimOptions) => { promptTokens: number; answer: () => object };
+
+const embeddingsAnswer: PoolingAnswer = (body, options) => {
+  const request = parseEmbeddingsRequest(body, options);
+  return { promptTokens: request.promptTokens, answer: () => embeddingsBody(request, options.model) };
+};
+
+let rerankIds = 0;
+const rerankAnswer: PoolingAnswer = (body, options) => {
+  const request = parseRerankRequest(body, options);
+  const id = `rerank-sim${String(++rerankIds).padStart(6, '0')}`;
+  return { promptTokens: request.promptTokens, answer: () => rerankBody(request, options.model, id) };
+};
+
+// Embeddings and rerank share the generation engines (embeddings.ts, rerank.ts say how they are
+// charged); refusal faults apply as to generation, stream faults have nothing to act on.
+async function pooling(req: IncomingMessage, res: ServerResponse, state: SimState, parse: PoolingAnswer): Promise<void> {
   const raw = await readBody(req);
   const { options, pool } = state;
   if (options.upstream !== '') return forward(options.upstream, req.url ?? '', req, res, raw);
-  const request = parseEmbeddingsRequest(parseJsonObject(raw), options);
+  const request = parse(parseJsonObject(raw), options);
   const fault = chooseFault(req, state);
   if (fault === '429' || fault === '5xx') {
     state.faults.set(fault, (state.faults.get(fault) ?? 0) + 1);
@@ -243,7 +263,7 @@ async function embeddings(req: IncomingMessage, res: ServerResponse, state: SimS
       pool.pick(),
       request,
       headerPriority(req) ?? band,
-      () => sendJson(res, 200, embeddingsBody(request, options.model)),
+      () => sendJson(res, 200, request.answer()),
       (cb) => res.on('close', cb),
     );
   if (pool.gateway) admit(pool.gateway, res, { fairnessId, priority: band, bytes: Buffer.byteLength(raw) }, serve);

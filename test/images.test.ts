@@ -38,4 +38,32 @@ describe('image inputs', () => {
     const checks = Object.fromEntries(run.data_quality.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
     expect(checks.request_shape).toBe('pass');
   });
+
+  it('sends JPEG (format "jpeg") charged by size as PNG is, unique per request', async () => {
+    const jpeg = cls('jpeg', 1024, 1, 0);
+    jpeg.prompt.images!.format = 'jpeg';
+    const plan: Plan = {
+      schema: 'loadfleet.plan/v1',
+      name: 'jpeg',
+      seed: 2,
+      duration_s: 3.2,
+      drain_timeout_s: 10,
+      classes: [jpeg, cls('png', 1024, 1, 0.15)],
+    };
+    const { run, rows } = await runPlanToEnd(plan, ['--agents', '2']);
+    const of = (name: string) => rows.filter((r) => r.class === name);
+    for (const name of ['jpeg', 'png']) {
+      expect(of(name)).toHaveLength(9);
+      expect(of(name).every((r) => r.status === 'ok' && r.prompt_tokens === 32 + 37 * 37)).toBe(true);
+    }
+    // Each request's JPEG has its own seeded blocks, so its size varies (a DC code per 8×8 block: tens of KB at 1024×1024).
+    const jpegBytes = of('jpeg').map((r) => r.request_bytes);
+    const pngBytes = of('png')[0].request_bytes;
+    expect(new Set(jpegBytes).size).toBeGreaterThan(1);
+    expect(Math.min(...jpegBytes)).toBeGreaterThan(((1024 / 8) * (1024 / 8) * 4) / 8); // at least 4 bits a block
+    console.log(
+      `images: one 1024×1024 image per request: JPEG ${Math.min(...jpegBytes)}–${Math.max(...jpegBytes)} request bytes, TTFT p50 ${run.classes.jpeg.windows.all.ttft_p50_ms} ms; PNG ${pngBytes} bytes, ${run.classes.png.windows.all.ttft_p50_ms} ms`,
+    );
+    expect(run.data_quality.checks.find((c: { name: string }) => c.name === 'request_shape').status).toBe('pass');
+  });
 });

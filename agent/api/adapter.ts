@@ -38,7 +38,7 @@ export interface DeltaText {
   visible: string;
   reasoning: string;
   /** Tool-call argument fragments, by the call's index. */
-  toolArguments?: { index: number; arguments: string }[];
+  toolArguments?: { index: number; arguments: string; id?: string; name?: string }[];
 }
 
 /** The fields of a body besides its text. */

@@ -28,7 +28,10 @@ export const openaiChat: ApiAdapter = {
     if (!Array.isArray(delta.tool_calls)) return text;
     const toolArguments = delta.tool_calls.map((c: unknown, i) => {
       const call = objectOf(c);
-      return { index: typeof call.index === 'number' ? call.index : i, arguments: textOf(objectOf(call.function).arguments) };
+      const fn = objectOf(call.function);
+      // The call's id and name come on its first delta (an agentic session sends them back).
+      const head = { ...(typeof call.id === 'string' && { id: call.id }), ...(typeof fn.name === 'string' && { name: fn.name }) };
+      return { index: typeof call.index === 'number' ? call.index : i, arguments: textOf(fn.arguments), ...head };
     });
     return { ...text, toolArguments };
   },

@@ -9,7 +9,7 @@
 // The results travel in the plan as run (`prompt_calibration`, `prompt_vocabulary`), so every
 // agent builds exactly the text that was counted.
 
-import { batchInputHead, CHAT_TEMPLATED, classApi } from '../../shared/api-kinds.js';
+import { batchedApi, batchInputHead, CHAT_TEMPLATED, classApi } from '../../shared/api-kinds.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { ApiKind, DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
@@ -102,7 +102,7 @@ async function countedClass(plan: Plan, runId: string, cls: TrafficClass, counte
   const canary = cls.prompt.canary === true;
   const head0 = canary ? canaryMarker(runId, cls.name, plan.seed, 0) : promptHead(runId, cls.name, 0);
   // An embeddings input is sized as sent: its head carries the input's suffix (the length check counts the others).
-  const head = classApi(cls, plan.target) === 'embeddings' ? batchInputHead(head0, 0) : head0;
+  const head = batchedApi(classApi(cls, plan.target)) ? batchInputHead(head0, 0) : head0;
   const found = await searchWords(cls.prompt.input_tokens as number, sharedTokens(cls), (prefixWords, words, padWords) =>
     counter.countFor(classApi(cls, plan.target))(promptText(promptFill(plan.seed, cls.name, prefixWords, words, padWords), head, canary)),
   );

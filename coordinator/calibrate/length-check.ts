@@ -3,7 +3,7 @@
 // target; each count is held against the tokens planned for that request. Sessions: each sampled
 // first turn, and each later user message counted as a conversation of its own (its template's
 // cost is the empty request's), since later turns carry replies not yet written.
-import { batchInputHead, classApi } from '../../shared/api-kinds.js';
+import { batchedApi, batchInputHead, classApi } from '../../shared/api-kinds.js';
 import type { Plan, PromptLengthCheck, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText } from '../../shared/prompt-text.js';
 import { ClassRequests, variesPerRequest } from '../../shared/request-shape.js';
@@ -110,7 +110,7 @@ function fixedSamples(plan: Plan, runId: string, cls: TrafficClass, indices: num
   const fill = promptFill(plan.seed, cls.name, c?.prefix_words ?? 0, c?.words ?? 0, c?.pad_words ?? 0);
   const canary = cls.prompt.canary === true;
   // An embeddings request's inputs each carry a suffix on the head: sample i counts input i mod the batch size.
-  const batch = classApi(cls, plan.target) === 'embeddings' ? (cls.prompt.batch_size ?? 1) : 0;
+  const batch = batchedApi(classApi(cls, plan.target)) ? (cls.prompt.batch_size ?? 1) : 0;
   const head = (i: number) => (batch > 0 ? batchInputHead(promptHead(runId, cls.name, i), i % batch) : promptHead(runId, cls.name, i));
   return indices.map((i) => ({
     content: promptText(fill, canary ? canaryMarker(runId, cls.name, plan.seed, i) : head(i), canary),
