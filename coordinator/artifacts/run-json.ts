@@ -56,9 +56,10 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     "the share of the run's wall time the agent's event loop was busy (the worst thread's with --workers); near 1 it had no headroom",
   'agents[].outages':
     'each time the agent link was down during the run: from_s and to_s in seconds after the start (coordinator clock), why, and whether it reconnected and resumed (true) or was lost when its grace ran out (false)',
-  'agents[].status': 'ok when the agent handed over its results (also after reconnecting), lost when it was not back within its grace or its process was stopped mid-run (SIGTERM: what it finished is kept, its share is short)',
+  'agents[].status':
+    'ok when the agent handed over its results (also after reconnecting), lost when it was not back within its grace or its process was stopped mid-run (SIGTERM: what it finished is kept, its share is short)',
   'intervals.duplicates':
-    'agent intervals received a second time and dropped: after a reconnect an agent resends its last intervals, since a frame sent as its link died may never have arrived',
+    'agent intervals received a second time and dropped: after a reconnect an agent resends every interval the coordinator had not acknowledged, since a frame sent as its link died may never have arrived',
   'intervals.late':
     'agent intervals that arrived after their second had been written (beyond the lateness bound, --agent-grace-s + 2 s): counted in the records and run histograms, not written to the interval files',
   'agents[].recovered_from_spool':
