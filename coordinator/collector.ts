@@ -25,6 +25,7 @@ import { ClassShape, expectedShape } from './class-shape.js';
 import type { ExactMethod } from './exact/exact-store.js';
 import { ExactStore } from './exact/exact-store.js';
 import { IndexSet } from './index-set.js';
+import { OfferedArrivals } from './offered-arrivals.js';
 import { SessionTurns } from './session-turns.js';
 import { TtftUncertainty } from './timing-uncertainty.js';
 import { ToolTally } from './tool-tally.js';
@@ -102,8 +103,8 @@ export class Collector {
   private readonly outstanding = new Map<string, number>();
   /** Written seconds → the agents whose interval they contain. */
   private readonly finalSeconds = new Map<number, ReadonlySet<number>>();
-  /** Open-loop class → intended time by request_index, as the agents dispatched them. */
-  private readonly offered = new Map<string, number[]>();
+  /** Class → the intended times the agents dispatched, by request_index (bits while on the plan). */
+  private readonly offered = new Map<string, OfferedArrivals>();
 
   constructor(
     private readonly plan: Plan,
@@ -165,7 +166,7 @@ export class Collector {
       this.listener?.finished(r);
       this.ttftUncertainty.add(agent, r);
       if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
-      if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
+      if (r.intended_ns !== null) this.offeredOf(r.class)?.add(r.request_index, r.intended_ns);
       this.shapes.get(r.class)?.add(agent, r);
       this.sessionTurns.get(r.class)?.add(r);
       this.adapterTallies.get(r.class)?.add(r);
@@ -223,21 +224,17 @@ export class Collector {
   }
 
   /**
-   * The open-loop arrivals the agents dispatched, per class in request_index order, as offsets
-   * from the start (aligned, so they are comparable with the global schedule).
+   * The open-loop arrivals the agents dispatched to class `cls`, in request_index order, as
+   * offsets from the start (aligned, so they are comparable with the global schedule); undefined
+   * when none carried an intended time.
    */
-  offeredArrivals(): Map<string, number[]> {
-    const out = new Map<string, number[]>();
-    for (const [cls, list] of this.offered)
-      out.set(
-        cls,
-        Array.from(list, (v) => v ?? -1),
-      );
-    return out;
+  offeredArrivals(cls: string): OfferedArrivals | undefined {
+    return this.offered.get(cls);
   }
 
-  private offeredOf(cls: string): number[] {
-    return getOrCreate(this.offered, cls, () => []);
+  private offeredOf(cls: string): OfferedArrivals | undefined {
+    const planned = this.schedule.classes.find((c) => c.className === cls)?.arrivalsNs;
+    return planned && getOrCreate(this.offered, cls, () => new OfferedArrivals(planned));
   }
 
   /** Closes every remaining second and the interval and request files; computes the exact figures of every window. */
