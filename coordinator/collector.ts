@@ -129,9 +129,9 @@ export class Collector {
       this.stats.set(cls.name, byWindow);
       this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!)));
       const sessions = schedule.classes[i]!.sessions;
-      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions));
+      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions, this.exact));
       const adapters = schedule.classes[i]!.adapters;
-      if (cls.prompt.tools) this.toolTallies.set(cls.name, new ToolTally());
+      if (cls.prompt.tools) this.toolTallies.set(cls.name, new ToolTally(this.exact));
       if (cls.adapters && adapters) {
         const scheduled = schedule.classes[i]!.closedLoop
           ? null
@@ -243,6 +243,7 @@ export class Collector {
     await Promise.all([this.requests.close(), this.hlog.close(), this.traffic.close()]);
     const summaries = await this.exact.summaries();
     for (const byWindow of this.stats.values()) for (const w of byWindow.values()) w.setExact(summaries);
+    for (const t of [...this.sessionTurns.values(), ...this.toolTallies.values()]) t.setExact(summaries);
   }
 
   /** How the exact figures were computed (after close). */
