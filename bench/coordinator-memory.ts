@@ -98,7 +98,15 @@ export async function measure(s: Size, env: Record<string, string> = {}) {
     const t0 = performance.now();
     for (const f of fleets)
       f.command({ cmd: 'stream', requests: s.requests, agents: s.agents, rate_per_s: s.ratePerS, class: CLASS, windows: p.windows! });
-    const streamed = await Promise.all(fleets.map((f) => f.streamed));
+    // A run that ends early (an agent lost, say) never has every record acknowledged: stop waiting then.
+    const streamed = await Promise.race([
+      Promise.all(fleets.map((f) => f.streamed)),
+      coord.exited.then((d) => {
+        throw new Error(
+          `the coordinator exited (${d.code}) before every record was acknowledged: ${readRun(r.out)?.status ?? d.stderr.slice(-500)}`,
+        );
+      }),
+    ]);
     const ingestS = (performance.now() - t0) / 1000;
     const peakAtIngestKib = Math.max(peakKib, peakRssKib(coord.pid) ?? 0);
     // VmHWM only grows: the last reading before the exit holds the peak of everything before it.
