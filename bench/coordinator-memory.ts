@@ -3,7 +3,8 @@
 // (synthetic-fleet.ts, stream mode): every record, each agent's per-second interval histograms and
 // its final run histograms, as real agents send them, as fast as the coordinator acknowledges.
 // The figure is the coordinator's peak resident set (VmHWM) from first byte to exit, run.json
-// and report.html included; the exact figures it wrote are kept so two builds can be compared.
+// and report.html included, at 1M and 10M requests; their difference per request is the slope, what
+// a longer run costs. The exact figures it wrote are kept so two builds can be compared.
 import { MAX_IN_MEMORY_ENV } from '../coordinator/exact/exact-store.js';
 import type { Plan } from '../shared/plan.js';
 import { readRun, startFleetRun, stopFleetRun } from './fleet-driver.js';
@@ -23,9 +24,19 @@ export interface Size {
   agents: number;
 }
 
+/**
+ * The goal (issue 23): each further request costs the coordinator at most this many bytes, so a
+ * day-long run fits: the plan's schedule (8 bytes per arrival) and a few bits of bookkeeping.
+ */
+const GOAL_BYTES_PER_REQUEST = 16;
+
 const FULL: Size = { requests: 1_000_000, ratePerS: 5000, agents: 10 };
+/** The two sizes whose difference gives the slope: 1M and 10M requests. */
+const FULL_POINTS: Size[] = [FULL, { ...FULL, requests: 10_000_000 }];
 /** The --quick size, also the size of the spill check (in memory vs through the spill file). */
 export const QUICK: Size = { requests: 2000, ratePerS: 1000, agents: 2 };
+/** --quick: two tiny runs, enough to exercise the slope, too small to judge it. */
+const QUICK_POINTS: Size[] = [QUICK, { ...QUICK, requests: 4000 }];
 
 // The coordinator never contacts the target; the plan gives the run its schedule, windows and SLO.
 function plan(s: Size): Plan {
@@ -87,7 +98,15 @@ export async function measure(s: Size, env: Record<string, string> = {}) {
     const t0 = performance.now();
     for (const f of fleets)
       f.command({ cmd: 'stream', requests: s.requests, agents: s.agents, rate_per_s: s.ratePerS, class: CLASS, windows: p.windows! });
-    const streamed = await Promise.all(fleets.map((f) => f.streamed));
+    // A run that ends early (an agent lost, say) never has every record acknowledged: stop waiting then.
+    const streamed = await Promise.race([
+      Promise.all(fleets.map((f) => f.streamed)),
+      coord.exited.then((d) => {
+        throw new Error(
+          `the coordinator exited (${d.code}) before every record was acknowledged: ${readRun(r.out)?.status ?? d.stderr.slice(-500)}`,
+        );
+      }),
+    ]);
     const ingestS = (performance.now() - t0) / 1000;
     const peakAtIngestKib = Math.max(peakKib, peakRssKib(coord.pid) ?? 0);
     // VmHWM only grows: the last reading before the exit holds the peak of everything before it.
@@ -118,13 +137,23 @@ export async function measure(s: Size, env: Record<string, string> = {}) {
   }
 }
 
+/** Bytes of coordinator peak RSS per request between two run sizes: the growth a longer run adds. */
+export function slopeBytesPerRequest(a: { requests: number; coordinator_peak_rss_mib: number }, b: typeof a): number {
+  return round3(((b.coordinator_peak_rss_mib - a.coordinator_peak_rss_mib) * 1024 * 1024) / (b.requests - a.requests));
+}
+
 async function run(ctx: BenchContext): Promise<SuiteResult> {
-  const size = ctx.quick ? QUICK : FULL;
-  ctx.log(`coordinator_memory: ${size.requests} requests from ${size.agents} synthetic agents`);
-  const m = await measure(size);
+  const sizes = ctx.quick ? QUICK_POINTS : FULL_POINTS;
+  const points = [];
+  for (const size of sizes) {
+    ctx.log(`coordinator_memory: ${size.requests} requests from ${size.agents} synthetic agents`);
+    points.push(await measure(size));
+  }
+  const [small, large] = points as [Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>];
+  const slope = slopeBytesPerRequest(small, large);
   // The same small run twice, in memory and spilled from the first value: the exact figures must not move.
   ctx.log(`coordinator_memory: spill check, ${QUICK.requests} requests in memory and spilled`);
-  const inMemory = await measure(QUICK);
+  const inMemory = ctx.quick ? small : await measure(QUICK);
   const spilled = await measure(QUICK, { [MAX_IN_MEMORY_ENV]: '0' });
   const spillCheck = {
     methods: [inMemory.exact_method, spilled.exact_method],
@@ -132,14 +161,19 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
     identical: JSON.stringify(inMemory.exact_figures) === JSON.stringify(spilled.exact_figures),
   };
   const table: TableRow[] = [
+    ...points.map((m) => ({
+      figure: `${fmt(m.requests)} requests: coordinator peak RSS; ingest + summarize`,
+      value: `${fmt(m.coordinator_peak_rss_mib)} MiB; ${fmt(m.ingest_s, 1)} + ${fmt(m.summarize_s, 1)} s`,
+      ...(m.requests === FULL.requests && { goal: `< ${fmt(GOAL_MIB)} MiB` }),
+    })),
     {
-      figure: `${fmt(m.requests)} requests: coordinator peak RSS`,
-      value: `${fmt(m.coordinator_peak_rss_mib)} MiB`,
-      goal: `< ${fmt(GOAL_MIB)} MiB`,
+      figure: `coordinator memory per request (${fmt(small.requests)} → ${fmt(large.requests)} requests)`,
+      value: `${fmt(slope, 1)} bytes`,
+      goal: `≤ ${GOAL_BYTES_PER_REQUEST} bytes`,
     },
-    { figure: `${fmt(m.requests)} requests: ingest + summarize`, value: `${fmt(m.ingest_s, 1)} + ${fmt(m.summarize_s, 1)} s` },
     { figure: 'exact figures spilled = in memory', value: String(spillCheck.identical), goal: 'true' },
   ];
+  const full = !ctx.quick;
   return {
     figures: {
       definitions: {
@@ -148,14 +182,23 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
         peak_rss_after_ingest_mib: 'the same peak as soon as every record was acknowledged and every agent had sent its final',
         ingest_s: 'wall seconds from the stream command until every agent had every record acknowledged and had sent its final',
         summarize_s: 'wall seconds from then until the coordinator exited (run.json, the other artifacts and report.html written)',
+        slope_bytes_per_request:
+          '(peak RSS of the larger run − peak RSS of the smaller) ÷ (their difference in requests): what each further request of a run costs the coordinator, the plan’s own schedule (one 8-byte arrival time per request) and the exact figures’ in-memory values (bounded, then spilled) included',
         exact_figures:
           'the figures run.json computes from every raw value, exactly (SLO verdict p95s, the histograms error against exact, schedule lag p99 and max), for comparing two builds',
         spill_check: `a ${QUICK.requests}-request run twice, its raw values held in memory and spilled from the first (${MAX_IN_MEMORY_ENV}=0); identical when every exact figure of run.json is the same`,
       },
-      run: m,
+      run: points.find((m) => m.requests === FULL.requests) ?? small,
+      runs: points,
+      slope_bytes_per_request: slope,
       spill_check: spillCheck,
-      goal: { coordinator_peak_rss_mib_max: GOAL_MIB, requests: FULL.requests },
-      goal_met: m.requests >= FULL.requests ? m.coordinator_peak_rss_mib < GOAL_MIB : null,
+      goal: {
+        coordinator_peak_rss_mib_max: GOAL_MIB,
+        requests: FULL.requests,
+        slope_bytes_per_request_max: GOAL_BYTES_PER_REQUEST,
+        slope_between: FULL_POINTS.map((p) => p.requests),
+      },
+      goal_met: full ? small.coordinator_peak_rss_mib < GOAL_MIB && slope <= GOAL_BYTES_PER_REQUEST : null,
     },
     table,
   };

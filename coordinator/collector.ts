@@ -26,6 +26,7 @@ import { ClassShape, expectedShape } from './class-shape.js';
 import type { ExactMethod } from './exact/exact-store.js';
 import { ExactStore } from './exact/exact-store.js';
 import { IndexSet } from './index-set.js';
+import { OfferedArrivals } from './offered-arrivals.js';
 import { SessionTurns } from './session-turns.js';
 import { TtftUncertainty } from './timing-uncertainty.js';
 import { ToolTally } from './tool-tally.js';
@@ -103,8 +104,8 @@ export class Collector {
   private readonly outstanding = new Map<string, number>();
   /** Written seconds → the agents whose interval they contain. */
   private readonly finalSeconds = new Map<number, ReadonlySet<number>>();
-  /** Open-loop class → intended time by request_index, as the agents dispatched them. */
-  private readonly offered = new Map<string, number[]>();
+  /** Class → the intended times the agents dispatched, by request_index (bits while on the plan). */
+  private readonly offered = new Map<string, OfferedArrivals>();
 
   constructor(
     private readonly plan: Plan,
@@ -129,9 +130,9 @@ export class Collector {
       this.stats.set(cls.name, byWindow);
       this.shapes.set(cls.name, new ClassShape(cls, expectedShape(plan, cls, schedule.classes[i]!), classApi(cls, plan.target)));
       const sessions = schedule.classes[i]!.sessions;
-      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions, cls.prompt.tool_loop === true));
+      if (sessions) this.sessionTurns.set(cls.name, new SessionTurns(sessions, this.exact, cls.prompt.tool_loop === true));
       const adapters = schedule.classes[i]!.adapters;
-      if (cls.prompt.tools) this.toolTallies.set(cls.name, new ToolTally());
+      if (cls.prompt.tools) this.toolTallies.set(cls.name, new ToolTally(this.exact));
       if (cls.adapters && adapters) {
         const scheduled = schedule.classes[i]!.closedLoop
           ? null
@@ -166,7 +167,7 @@ export class Collector {
       this.listener?.finished(r);
       this.ttftUncertainty.add(agent, r);
       if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
-      if (r.intended_ns !== null) this.offeredOf(r.class)[r.request_index] = r.intended_ns;
+      if (r.intended_ns !== null) this.offeredOf(r.class)?.add(r.request_index, r.intended_ns);
       this.shapes.get(r.class)?.add(agent, r);
       this.sessionTurns.get(r.class)?.add(r);
       this.adapterTallies.get(r.class)?.add(r);
@@ -224,21 +225,17 @@ export class Collector {
   }
 
   /**
-   * The open-loop arrivals the agents dispatched, per class in request_index order, as offsets
-   * from the start (aligned, so they are comparable with the global schedule).
+   * The open-loop arrivals the agents dispatched to class `cls`, in request_index order, as
+   * offsets from the start (aligned, so they are comparable with the global schedule); undefined
+   * when none carried an intended time.
    */
-  offeredArrivals(): Map<string, number[]> {
-    const out = new Map<string, number[]>();
-    for (const [cls, list] of this.offered)
-      out.set(
-        cls,
-        Array.from(list, (v) => v ?? -1),
-      );
-    return out;
+  offeredArrivals(cls: string): OfferedArrivals | undefined {
+    return this.offered.get(cls);
   }
 
-  private offeredOf(cls: string): number[] {
-    return getOrCreate(this.offered, cls, () => []);
+  private offeredOf(cls: string): OfferedArrivals | undefined {
+    const planned = this.schedule.classes.find((c) => c.className === cls)?.arrivalsNs;
+    return planned && getOrCreate(this.offered, cls, () => new OfferedArrivals(planned));
   }
 
   /** Closes every remaining second and the interval and request files; computes the exact figures of every window. */
@@ -247,6 +244,7 @@ export class Collector {
     await Promise.all([this.requests.close(), this.hlog.close(), this.traffic.close()]);
     const summaries = await this.exact.summaries();
     for (const byWindow of this.stats.values()) for (const w of byWindow.values()) w.setExact(summaries);
+    for (const t of [...this.sessionTurns.values(), ...this.toolTallies.values()]) t.setExact(summaries);
   }
 
   /** How the exact figures were computed (after close). */

@@ -16,3 +16,18 @@ describe('IndexSet', () => {
     expect(() => s.add(-1)).toThrow(/not a non-negative integer/);
   });
 });
+
+describe('IndexSet.delete and size', () => {
+  it('counts members and removes one without touching its neighbours', () => {
+    const s = new IndexSet();
+    for (const i of [3, 4, 5, 100_000]) s.add(i);
+    expect(s.size).toBe(4);
+    expect(s.delete(4)).toBe(true);
+    expect(s.delete(4)).toBe(false);
+    expect(s.delete(7_000_000)).toBe(false);
+    expect([s.has(3), s.has(4), s.has(5)]).toEqual([true, false, true]);
+    expect(s.size).toBe(3);
+    expect(s.add(4)).toBe(true);
+    expect(s.size).toBe(4);
+  });
+});

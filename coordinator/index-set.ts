@@ -3,6 +3,7 @@
 // entry (tens of bytes) per request. Indices are small dense integers (a class's request_index).
 export class IndexSet {
   private bits = new Uint8Array(1024);
+  private members = 0;
 
   /** Whether `i` is in the set. */
   has(i: number): boolean {
@@ -24,7 +25,21 @@ export class IndexSet {
     const mask = 1 << (i & 7);
     if ((this.bits[byte]! & mask) !== 0) return false;
     this.bits[byte]! |= mask;
+    this.members++;
     return true;
+  }
+
+  /** Removes `i`; returns false when it was not there. */
+  delete(i: number): boolean {
+    if (!this.has(i)) return false;
+    this.bits[i >>> 3]! &= ~(1 << (i & 7));
+    this.members--;
+    return true;
+  }
+
+  /** How many indices the set holds. */
+  get size(): number {
+    return this.members;
   }
 
   /** Bytes the set holds. */

@@ -1,11 +1,14 @@
 // Figures of a multi-turn sessions class by turn index, from every record: how many requests each
 // turn had, their TTFT (exact nearest rank over the records) and what a prefix cache should find.
 // TTFT by turn is where cache reuse shows: turn k re-sends turn k − 1's prompt and reply.
-import { nearestRank } from '../shared/histogram.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { KV_BLOCK_TOKENS } from '../shared/prefix-implied.js';
 import type { SessionShapes } from '../shared/session-shape.js';
 import { turnPromptTokens } from '../shared/session-shape.js';
+import type { ExactSummary } from './exact/rank-select.js';
+import { exactQuantile } from './exact/rank-select.js';
+import type { ExactSink } from './exact/series-values.js';
+import { SeriesValues } from './exact/series-values.js';
 
 /** One sentence per figure of run.json `sessions`. */
 export const SESSION_DEFINITIONS: Record<string, string> = {
@@ -32,7 +35,8 @@ export const SESSION_DEFINITIONS: Record<string, string> = {
 interface Turn {
   requests: number;
   ok: number;
-  ttftNs: number[];
+  /** The exact sink's series of the ok requests' TTFTs (ns). */
+  ttftSeries: number;
   promptTokens: number;
   impliedHits: number;
   /** Sum of reported cached_tokens, null until a request reports one. */
@@ -42,32 +46,49 @@ interface Turn {
 /** The turn figures of one sessions class. */
 export class SessionTurns {
   private readonly turns = new Map<number, Turn>();
-  /** Per started session: its highest turn seen and whether that turn succeeded. */
-  private readonly last = new Map<number, { turn: number; ok: boolean }>();
+  /**
+   * Per session of the schedule: its highest turn seen × 2, plus 1 when that turn succeeded; 0
+   * before it started (typed, by session id, so the class costs no object per session).
+   */
+  private readonly last: Int32Array;
+  private exact: readonly (ExactSummary | null)[] | null = null;
 
   /** prompt.tool_loop: the (session, turn) keys of ok replies that called tools, and of every sent turn. */
   private readonly toolLoop: { called: Set<string>; sent: Set<string> } | null;
 
   constructor(
     private readonly shapes: SessionShapes,
+    /** Where the TTFT values go: the run's bounded exact store, or (alone) memory. */
+    private readonly sink: ExactSink = new SeriesValues(),
     toolLoop = false,
   ) {
+    this.last = new Int32Array(shapes.turns.length);
     this.toolLoop = toolLoop ? { called: new Set(), sent: new Set() } : null;
+  }
+
+  /** The run's exact summaries, once its store has computed them (before `summary`). */
+  setExact(summaries: readonly (ExactSummary | null)[]): void {
+    this.exact = summaries;
   }
 
   /** Adds one record of the class. */
   add(r: RequestRecord): void {
     if (r.turn === undefined || r.session_id === undefined) return;
-    const t = this.turns.get(r.turn) ?? { requests: 0, ok: 0, ttftNs: [], promptTokens: 0, impliedHits: 0, cachedTokens: null };
-    this.turns.set(r.turn, t);
+    let t = this.turns.get(r.turn);
+    if (!t) {
+      t = { requests: 0, ok: 0, ttftSeries: this.sink.newSeries(), promptTokens: 0, impliedHits: 0, cachedTokens: null };
+      this.turns.set(r.turn, t);
+    }
     t.requests++;
-    const seen = this.last.get(r.session_id);
-    if (!seen || r.turn > seen.turn) this.last.set(r.session_id, { turn: r.turn, ok: r.status === 'ok' });
+    // A session id outside the schedule (another plan's agent) has no planned turns to count against;
+    // offered_schedule_matches already says the schedules differ.
+    const known = Number.isInteger(r.session_id) && r.session_id >= 0 && r.session_id < this.last.length;
+    if (known && r.turn > this.last[r.session_id]! >> 1) this.last[r.session_id] = r.turn * 2 + (r.status === 'ok' ? 1 : 0);
     this.toolLoop?.sent.add(`${r.session_id}:${r.turn}`);
     if (r.status === 'ok' && r.tool_calls) this.toolLoop?.called.add(`${r.session_id}:${r.turn}`);
     if (r.status !== 'ok') return;
     t.ok++;
-    if (r.first_content_ns !== null) t.ttftNs.push(r.first_content_ns - r.sent_ns);
+    if (r.first_content_ns !== null) this.sink.add(t.ttftSeries, r.first_content_ns - r.sent_ns);
     t.promptTokens += r.prompt_tokens ?? 0;
     t.impliedHits += this.impliedHits(r.session_id, r.turn);
     if (r.cached_tokens !== null) t.cachedTokens = (t.cachedTokens ?? 0) + r.cached_tokens;
@@ -80,11 +101,13 @@ export class SessionTurns {
 
   /** run.json's `sessions.<class>` block. */
   summary(): Record<string, unknown> {
+    const exact = this.exact ?? (this.sink instanceof SeriesValues ? this.sink.summaries() : null);
+    if (!exact) throw new Error('session turn figures read before the exact store computed them');
     const byTurn = [...this.turns.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([turn, t]) => {
-        const sorted = Float64Array.from(t.ttftNs).sort();
-        const ms = (q: number): number | null => (sorted.length > 0 ? Math.round(nearestRank(sorted, q) / 1e3) / 1e3 : null);
+        const ttft = exact[t.ttftSeries] ?? null;
+        const ms = (q: number): number | null => (ttft ? Math.round(exactQuantile(ttft, q) / 1e3) / 1e3 : null);
         return {
           turn,
           requests: t.requests,
@@ -116,11 +139,13 @@ export class SessionTurns {
     let planned = 0;
     let notSent = 0;
     let abandoned = 0;
-    for (const [session, last] of this.last) {
-      const n = this.shapes.turns[session] ?? last.turn;
+    for (const [session, last] of this.last.entries()) {
+      if (last === 0) continue;
+      const turn = last >> 1;
+      const n = this.shapes.turns[session] ?? turn;
       planned += n;
-      if (last.ok) notSent += n - last.turn;
-      else abandoned += n - last.turn;
+      if (last & 1) notSent += n - turn;
+      else abandoned += n - turn;
     }
     const sent = [...this.turns.values()].reduce((s, t) => s + t.requests, 0);
     return { turns_planned: planned, turns_sent: sent, turns_not_sent: notSent, turns_abandoned: abandoned };

@@ -130,7 +130,7 @@ export const EXACT_METHOD_DEFINITIONS: Record<string, string> = {
   'histograms.exact_values':
     'raw metric values (ns) the exact figures rest on: one per request, metric computable from its record (all but itl) and window it belongs to',
   'histograms.exact_method':
-    'how the exact nearest-rank figures (max_relative_error_vs_exact, slo_verdict figures, the schedule lag p99 and max of data_quality) were found over every raw value (exact_values also holds, per SLO latency bound of a window, one value per ranked request, a failed one as +∞): "in-memory sort" when at most 4 Mi values were held, else "streamed selection", an exact radix selection over a spill file of every value (the same figures, never estimated)',
+    'how the exact nearest-rank figures (max_relative_error_vs_exact, slo_verdict figures, the schedule lag p99 and max of data_quality, the sessions TTFTs by turn and the time to first tool call) were found over every raw value (exact_values also holds, per SLO latency bound of a window, one value per ranked request, a failed one as +∞, and those sessions and tool-call times): "in-memory sort" when at most 4 Mi values were held, else "streamed selection", an exact radix selection over a spill file of every value (the same figures, never estimated)',
   'histograms.exact_passes': 'sequential passes over the spill file the streamed selection took (0 with in-memory sort)',
 };
 

@@ -1,8 +1,12 @@
 // Tool calling per class (prompt.tools): how many successful responses called a tool, how soon
 // the first tool-call delta came, and whether each response's call arguments were valid JSON
 // (checked by the agent over its bounded capture) — a data-quality figure. Pure; exact over
-// every record.
+// every record (the times go to the run's bounded exact store).
 import type { RequestRecord } from '../shared/metrics.js';
+import type { ExactSummary } from './exact/rank-select.js';
+import { exactQuantile } from './exact/rank-select.js';
+import type { ExactSink } from './exact/series-values.js';
+import { SeriesValues } from './exact/series-values.js';
 
 /** One sentence per field of classes.<c>.tool_calls. */
 export const TOOL_DEFINITIONS: Record<string, string> = {
@@ -17,7 +21,21 @@ export class ToolTally {
   private valid = 0;
   private invalid = 0;
   private unchecked = 0;
-  private readonly firstNs: number[] = [];
+  /** Time to first tool call (ns): the exact sink's series, their count and sum (for the mean). */
+  private readonly firstSeries: number;
+  private firstCount = 0;
+  private firstSumNs = 0;
+  private exact: readonly (ExactSummary | null)[] | null = null;
+
+  /** `sink`: the run's bounded exact store, or (alone) memory. */
+  constructor(private readonly sink: ExactSink = new SeriesValues()) {
+    this.firstSeries = sink.newSeries();
+  }
+
+  /** The run's exact summaries, once its store has computed them (before `summary`). */
+  setExact(summaries: readonly (ExactSummary | null)[]): void {
+    this.exact = summaries;
+  }
 
   add(r: RequestRecord): void {
     if (r.status !== 'ok' || !r.tool_calls) return;
@@ -26,14 +44,21 @@ export class ToolTally {
     if (r.tool_arguments_valid === true) this.valid++;
     else if (r.tool_arguments_valid === false) this.invalid++;
     else this.unchecked++;
-    if (r.first_tool_call_ns !== null && r.first_tool_call_ns !== undefined) this.firstNs.push(r.first_tool_call_ns - r.sent_ns);
+    if (r.first_tool_call_ns !== null && r.first_tool_call_ns !== undefined) {
+      const ns = r.first_tool_call_ns - r.sent_ns;
+      this.sink.add(this.firstSeries, ns);
+      this.firstCount++;
+      this.firstSumNs += ns;
+    }
   }
 
   /** classes.<c>.tool_calls. */
   summary(): Record<string, unknown> {
-    const sorted = [...this.firstNs].sort((a, b) => a - b);
-    const p50 = sorted.length > 0 ? sorted[Math.ceil(0.5 * sorted.length) - 1]! : null;
-    const mean = sorted.length > 0 ? sorted.reduce((a, b) => a + b, 0) / sorted.length : null;
+    const exact = this.exact ?? (this.sink instanceof SeriesValues ? this.sink.summaries() : null);
+    if (!exact) throw new Error('tool-call figures read before the exact store computed them');
+    const first = exact[this.firstSeries] ?? null;
+    const p50 = first ? exactQuantile(first, 0.5) : null;
+    const mean = this.firstCount > 0 ? this.firstSumNs / this.firstCount : null;
     return {
       responses_with_tool_calls: this.responses,
       tool_calls: this.calls,

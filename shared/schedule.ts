@@ -1,6 +1,8 @@
 // The one global schedule: from seed + plan, every class's arrival times (open loop) or
 // concurrency steps (closed loop). Pure and deterministic, so the coordinator and every agent
 // compute the same thing and `schedule_sha256` proves which load was offered.
+
+import type { Hash } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { adapterPicker } from './adapters.js';
 import { LOAD_MODELS } from './load/index.js';
@@ -98,11 +100,15 @@ function mergeSteps(steps: ConcurrencyStep[]): ConcurrencyStep[] {
  * sessions every session's turns, message and reply lengths and think times (a class of
  * identical requests hashes as it always did).
  */
-export function scheduleSha256(classes: readonly ClassSchedule[]): string {
+export function scheduleSha256(
+  classes: readonly ClassSchedule[],
+  /** The arrival times hashed for a class: its own by default, or others read by index (offered-arrivals.ts). */
+  arrivalsOf: (c: ClassSchedule) => IntSequence = (c) => ({ length: c.arrivalsNs.length, at: (i) => c.arrivalsNs[i]! }),
+): string {
   const h = createHash('sha256');
   for (const c of classes) {
     h.update(`${c.className}\n${c.closedLoop ? 'closed' : 'open'}\n`);
-    h.update(int64Bytes(c.arrivalsNs));
+    updateInt64(h, arrivalsOf(c));
     h.update(int64Bytes(c.concurrency.flatMap((s) => [s.atNs, s.value])));
     if (c.requests) {
       h.update(int64Bytes(c.requests.inputTokens));
@@ -121,6 +127,29 @@ export function scheduleSha256(classes: readonly ClassSchedule[]): string {
     }
   }
   return h.digest('hex');
+}
+
+/** Integers read by index, so a long sequence can be hashed without an array of it. */
+export interface IntSequence {
+  readonly length: number;
+  at(i: number): number;
+}
+
+const HASH_CHUNK = 8192;
+
+// The same bytes as int64Bytes (the length, then each value), fed in chunks of bounded size.
+function updateInt64(h: Hash, seq: IntSequence): void {
+  const buf = new BigInt64Array(HASH_CHUNK);
+  buf[0] = BigInt(seq.length);
+  let n = 1;
+  for (let i = 0; i < seq.length; i++) {
+    if (n === HASH_CHUNK) {
+      h.update(new Uint8Array(buf.buffer));
+      n = 0;
+    }
+    buf[n++] = BigInt(seq.at(i));
+  }
+  h.update(new Uint8Array(buf.buffer, 0, n * 8));
 }
 
 function int64Bytes(values: readonly number[]): Uint8Array {

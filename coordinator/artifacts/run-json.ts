@@ -23,6 +23,7 @@ import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import type { HeadroomReport } from '../headroom/index.js';
 import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
+import { MAX_OFF_PLAN } from '../offered-arrivals.js';
 import { PROBES_AT_JOIN } from '../probe.js';
 import type { ClassTiming, RunStatus } from '../run-status.js';
 import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
@@ -79,8 +80,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'workload_files[].rows_in_file': 'data rows (trace) or records (dataset) in the file, blank lines and the CSV header excluded',
   'workload_files[].rows_used':
     'rows replayed (after start_s, limit and the run duration; BurstGPT rows with 0 response tokens are never replayed) or records kept by the dataset length filters',
-  offered_schedule_sha256:
-    'the same hash recomputed from the intended times the agents actually dispatched; offered_schedule_matches says whether the two agree',
+  offered_schedule_sha256: `the same hash recomputed from the intended times the agents actually dispatched; offered_schedule_matches says whether the two agree; null when more than ${MAX_OFF_PLAN} requests of a class were dispatched at a time other than the planned one (the coordinator keeps one bit per request dispatched on the plan and the time of at most that many others)`,
   'agents[].clock_anchor_uncertainty_ns':
     "half the width of the bracket that placed the agent's hrtime anchor on its wall clock: how far its clock may sit from the wall clock it read (the offsets already include it)",
   'clock.coordinator_anchor_uncertainty_ns': 'the same bound for the coordinator clock that every aligned time is mapped into',
@@ -419,8 +419,13 @@ function driftFields(s: AgentState): {
   };
 }
 
-// The schedule hash recomputed from what the agents actually dispatched (their records).
-function offeredScheduleSha(input: RunJsonInput): string {
-  const offered = input.collector.offeredArrivals();
-  return scheduleSha256(input.schedule.classes.map((cls) => ({ ...cls, arrivalsNs: offered.get(cls.className) ?? [] })));
+// The schedule hash recomputed from what the agents actually dispatched (their records); null
+// when more requests of a class were dispatched off the plan than the coordinator keeps (offered-arrivals.ts).
+function offeredScheduleSha(input: RunJsonInput): string | null {
+  const sequences = input.schedule.classes.map((cls) => {
+    const offered = input.collector.offeredArrivals(cls.className);
+    return offered ? offered.sequence() : { length: 0, at: () => 0 };
+  });
+  if (sequences.some((s) => s === null)) return null;
+  return scheduleSha256(input.schedule.classes, (cls) => sequences[input.schedule.classes.indexOf(cls)]!);
 }

@@ -21,7 +21,7 @@ export interface RunFacts {
   collector: Collector;
   /** run.json's `classes` section. */
   classes: Record<string, unknown>;
-  offeredScheduleSha256: string;
+  offeredScheduleSha256: string | null;
   abortReason: string | null;
   clientLimited: boolean;
   clientReasons: string[];

@@ -117,7 +117,7 @@ export interface SourceEvidence {
 export interface ValidityInput {
   classes: ClassEvidence[];
   scheduleSha256: string;
-  offeredScheduleSha256: string;
+  offeredScheduleSha256: string | null;
   abortReason: string | null;
   clientLimited: boolean;
   clientReasons: string[];
