@@ -6,7 +6,17 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
 import { buildSchedule } from '../shared/schedule.js';
 import { takeStripe } from '../shared/shares.js';
-import { constantRatePlan, listeningCoordinator, onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
+import {
+  constantRatePlan,
+  listeningCoordinator,
+  onlyRunDir,
+  readRequests,
+  readRunJson,
+  startNode,
+  tempDir,
+  waitFor,
+  writePlan,
+} from './harness.js';
 
 const PLAN = constantRatePlan('clocks', 4, 20);
 
@@ -15,7 +25,7 @@ async function fleet(
   coordArgs: string[],
   agentArgs: string[][],
   plan: Plan = PLAN,
-  onStarted?: (agents: ReturnType<typeof startNode>[]) => void,
+  onStarted?: (agents: ReturnType<typeof startNode>[], coord: ReturnType<typeof startNode>) => void,
 ) {
   const work = tempDir();
   const { coord, url } = await listeningCoordinator(
@@ -25,7 +35,7 @@ async function fleet(
   const agents = agentArgs.map((args, i) =>
     startNode('agent/main.js', ['--coordinator', url, '--id', `a${i + 1}`, ...args], { LOADFLEET_TOKEN: 'clock-test' }),
   );
-  onStarted?.(agents);
+  onStarted?.(agents, coord);
   const res = await coord.done;
   await Promise.all(agents.map((a) => a.done));
   const dir = onlyRunDir(join(work, 'out'));
@@ -93,12 +103,14 @@ describe('agents that fail', () => {
     duration_s: 8,
     classes: [{ ...PLAN.classes[0]!, load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 8, rate_per_s: 20 }] } }],
   };
-  const killSecondAfter = (ms: number) => (agents: ReturnType<typeof startNode>[]) => {
-    setTimeout(() => agents[1]!.child.kill('SIGKILL'), ms);
+  // Killed mid-run: timed from the coordinator's "armed; start in …" line, not from the agents'
+  // spawn (joining, the self-test and the probes take longer on a loaded machine).
+  const killSecondAfter = (ms: number) => (agents: ReturnType<typeof startNode>[], coord: ReturnType<typeof startNode>) => {
+    void waitFor(coord.child.stderr!, /agents armed; start in/, 60_000).then(() => setTimeout(() => agents[1]!.child.kill('SIGKILL'), ms));
   };
 
   it('aborts beyond --max-agent-loss 0, and keeps every record the survivors sent', async () => {
-    const { res, run, rows } = await fleet([], [[], [], []], long, killSecondAfter(5000));
+    const { res, run, rows } = await fleet([], [[], [], []], long, killSecondAfter(4500));
     expect(res.code).toBe(3);
     expect(run.status).toBe('aborted');
     expect(run.status_reason).toMatch(/agent a2 was lost .*1 lost > --max-agent-loss 0/);
@@ -111,7 +123,7 @@ describe('agents that fail', () => {
   });
 
   it('completes degraded within --max-agent-loss 1; the survivors finish their whole stripes', async () => {
-    const { res, run, rows } = await fleet(['--max-agent-loss', '1'], [[], [], []], long, killSecondAfter(5000));
+    const { res, run, rows } = await fleet(['--max-agent-loss', '1'], [[], [], []], long, killSecondAfter(4500));
     expect(res.code, res.stderr).toBe(0);
     expect(run.status).toBe('degraded');
     expect(run.status_reason).toMatch(/within --max-agent-loss 1/);
