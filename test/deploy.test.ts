@@ -233,7 +233,9 @@ describe.skipIf(skipFor('the Kubernetes render tests', HAS_KUBECTL ? null : 'kub
         const maxLoss = Number(flag(coordinator, 'max-agent-loss'));
         expect(Number.isInteger(maxLoss), '--max-agent-loss is set').toBe(true);
         const fleet = commandOf(objects) !== 'start';
-        for (const job of jobs(objects, 'agent')) {
+        const agentJobs = jobs(objects, 'agent');
+        expect(agentJobs.length, 'an agents Job is rendered').toBeGreaterThan(0);
+        for (const job of agentJobs) {
           const spec = job.spec!;
           expect(spec.maxFailedIndexes, 'maxFailedIndexes = --max-agent-loss').toBe(maxLoss);
           expect(spec.backoffLimit, 'no Job-wide backoff limit: failures count per index').toBeUndefined();
