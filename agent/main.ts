@@ -27,6 +27,8 @@ function integer(value: string): number {
   return n;
 }
 
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
 function threads(value: string): number | 'auto' {
   if (value === 'auto') return 'auto';
   const n = Number(value);
@@ -39,7 +41,12 @@ const program = new Command('agent')
   .version(VERSION)
   .option('--coordinator <url>', 'coordinator WebSocket URL, e.g. ws://10.0.0.5:7000 (required unless --self-test-only)')
   .option('--token <token>', `shared secret (default: $${TOKEN_ENV})`)
-  .option('--id <name>', 'agent id shown in artifacts', `${hostname()}-${process.pid}`)
+  .option(
+    '--id <name>',
+    'agent id shown in artifacts (default <hostname>-<pid>); repeat it to serve several agents from this one process (each its own link, share and records; they share its event loop)',
+    collect,
+    [],
+  )
   .option('--clock-domain <id>', 'declared clock domain (e.g. ptp:rack-a); default host:<hostname>:<boot id>', clockDomain)
   .option(
     '--spool-dir <dir>',
@@ -86,7 +93,7 @@ async function main(): Promise<number> {
     selfTest: SelfTestMode;
     selfTestOnly?: boolean;
     token?: string;
-    id: string;
+    id: string[];
     clockDomain?: string;
     connectTimeoutS: number;
     stay?: boolean;
@@ -97,15 +104,24 @@ async function main(): Promise<number> {
     testArmDelayMs: number;
     testStarve?: string;
   }>();
-  // One flag for every local agent, so a test can starve exactly one of them: a client-limited agent.
-  if (o.testStarve === o.id) starveEventLoop();
-  const log = (line: string): void => void process.stderr.write(`[agent ${o.id}] ${line}\n`);
+  const ids = o.id.length > 0 ? o.id : [`${hostname()}-${process.pid}`];
+  if (new Set(ids).size !== ids.length)
+    throw new LoadfleetError(ErrorCode.USAGE, `--id given twice: ${ids.join(', ')}`, { exitCode: ExitCode.INVALID_INPUT });
+  // One flag for every local agent, so a test can starve exactly one of them: a client-limited agent
+  // (every agent this process serves shares the starved loop).
+  if (o.testStarve !== undefined && ids.includes(o.testStarve)) starveEventLoop();
+  const logOf =
+    (id: string) =>
+    (line: string): void =>
+      void process.stderr.write(`[agent ${id}] ${line}\n`);
+  const log = logOf(ids.length === 1 ? ids[0]! : ids.join('+'));
   if (o.selfTestOnly) {
     const figures = await selfTestFigures(o.selfTest === 'skip' ? 'run' : o.selfTest, log);
     process.stdout.write(`${JSON.stringify(figures)}\n`);
     return ExitCode.OK;
   }
-  if (!o.coordinator) throw new LoadfleetError(ErrorCode.USAGE, 'pass --coordinator URL', { exitCode: ExitCode.INVALID_INPUT });
+  const coordinator = o.coordinator;
+  if (!coordinator) throw new LoadfleetError(ErrorCode.USAGE, 'pass --coordinator URL', { exitCode: ExitCode.INVALID_INPUT });
   const token = o.token ?? process.env[TOKEN_ENV];
   if (!token)
     throw new LoadfleetError(ErrorCode.USAGE, `no token: pass --token or set $${TOKEN_ENV}`, { exitCode: ExitCode.INVALID_INPUT });
@@ -129,29 +145,40 @@ async function main(): Promise<number> {
   });
   let workers = o.workers;
   if (workers === 'auto') {
-    const auto = autoWorkers(selfTest);
+    // The agents this process serves share its free cores.
+    const auto = autoWorkers(selfTest, undefined, ids.length);
     workers = auto.workers;
-    log(`--workers auto: ${workers} (${auto.free.toFixed(1)} free cores)`);
+    log(`--workers auto: ${workers} (${auto.free.toFixed(1)} free cores${ids.length > 1 ? ` over ${ids.length} agents` : ''})`);
   }
-  return runAgent({
-    coordinatorUrl: o.coordinator,
-    token,
-    agentId: o.id,
-    host: hostname(),
-    clockDomainId: o.clockDomain ?? hostClockDomain(),
-    clockDomainDeclared: o.clockDomain !== undefined,
-    clock: anchoredClock(BigInt(Math.round(o.testClockOffsetMs * 1e6))),
-    shareHostAnchor: o.testClockOffsetMs === 0,
-    // A staying agent waits for coordinators for as long as it lives (a systemd unit, a long-lived pod).
-    connectTimeoutMs: o.stay ? Number.POSITIVE_INFINITY : o.connectTimeoutS * 1000,
-    stay: o.stay === true,
-    spoolDir: o.spoolDir,
-    workers,
-    selfTest,
-    ...(o.ca ? { ca: readFileSync(o.ca) } : {}),
-    armDelayMs: o.testArmDelayMs,
-    log,
-  });
+  // Several ids: one session each, side by side on this process's loop (a packed local layout,
+  // coordinator/local-layout.ts). Each is an agent of its own to the coordinator; the process ends
+  // when every one of them has, with the first failure's code.
+  const clock = anchoredClock(BigInt(Math.round(o.testClockOffsetMs * 1e6)));
+  const ca = o.ca ? readFileSync(o.ca) : undefined;
+  const codes = await Promise.all(
+    ids.map((agentId) =>
+      runAgent({
+        coordinatorUrl: coordinator,
+        token,
+        agentId,
+        host: hostname(),
+        clockDomainId: o.clockDomain ?? hostClockDomain(),
+        clockDomainDeclared: o.clockDomain !== undefined,
+        clock,
+        shareHostAnchor: o.testClockOffsetMs === 0,
+        // A staying agent waits for coordinators for as long as it lives (a systemd unit, a long-lived pod).
+        connectTimeoutMs: o.stay ? Number.POSITIVE_INFINITY : o.connectTimeoutS * 1000,
+        stay: o.stay === true,
+        spoolDir: o.spoolDir,
+        workers,
+        selfTest,
+        ...(ca ? { ca } : {}),
+        armDelayMs: o.testArmDelayMs,
+        log: logOf(agentId),
+      }),
+    ),
+  );
+  return codes.find((c) => c !== ExitCode.OK) ?? ExitCode.OK;
 }
 
 function starveEventLoop(): void {

@@ -14,6 +14,8 @@ import { DEFAULT_SPEED } from './headroom/load.js';
 import { DEFAULT_LIMITS } from './headroom/rule.js';
 import type { MetricsFlags } from './live/cli.js';
 import { addMetricsOptions, liveConsole, openMetrics } from './live/cli.js';
+import type { LocalLayoutMode } from './local-layout.js';
+import { LOCAL_LAYOUT_MODES } from './local-layout.js';
 import type { RunOptions } from './run.js';
 
 /** Parses an integer ≥ 1. */
@@ -84,6 +86,7 @@ export interface RunFlags extends MetricsFlags {
   assumeTtftMs: number;
   assumeTokensPerS: number;
   freeCores?: number;
+  localLayout: LocalLayoutMode;
 }
 
 /** Adds the headroom flags (start, sweep, experiment, and the `plan` dry run). */
@@ -142,6 +145,14 @@ export function addRunFlags(cmd: Command): Command {
     .option('--listen <host:port>', 'accept remote agents here instead of spawning local ones', hostPort)
     .option('--token <token>', `shared secret agents must present (default: $${TOKEN_ENV}; local mode generates one)`)
     .option('--local', 'spawn the agents on this machine (the default without --listen)')
+    .addOption(
+      new Option(
+        '--local-layout <layout>',
+        'local agents: packed (one process per free core, each serving several agents, still reported per agent), process-per-agent, or auto (packed when more agents than free cores)',
+      )
+        .choices([...LOCAL_LAYOUT_MODES])
+        .default('auto'),
+    )
     .option('--tls-cert <file>', 'PEM certificate: agents connect with wss://')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
     .option('--join-timeout-s <s>', 'how long to wait for the agents', positiveInt, 60)
@@ -197,6 +208,8 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
     | 'liveBlock'
     | 'metrics'
     | 'headroom'
+    | 'localLayout'
+    | 'freeCores'
   >;
   /** Leaves the live block on screen and closes /metrics: call once every run is over. */
   close(): Promise<void>;
@@ -221,6 +234,8 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
       liveBlock: con.block,
       metrics,
       headroom: headroomFromFlags(o),
+      localLayout: o.localLayout,
+      ...(o.freeCores !== undefined && { freeCores: o.freeCores }),
     },
     close: async () => {
       con.release();

@@ -13,8 +13,11 @@ import type { Clock } from '../shared/clock.js';
 import { anchoredClock } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
+import { freeCoresNow } from './headroom/index.js';
 import type { LocalAgent } from './local.js';
 import { spawnLocalAgents } from './local.js';
+import type { LocalLayout, LocalLayoutMode } from './local-layout.js';
+import { chooseLocalLayout, workersOfAgentArgs } from './local-layout.js';
 import type { AgentConn } from './server.js';
 import { AgentServer } from './server.js';
 
@@ -31,6 +34,10 @@ export interface FleetOptions {
   /** How long an agent cut off mid-run (or gone between runs) is waited for before it counts as lost. */
   agentGraceMs: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** Local agents: one process each, or several per process (--local-layout; default auto). */
+  localLayout?: LocalLayoutMode;
+  /** The free cores local agents share (--free-cores); measured when the fleet is spawned when absent. */
+  freeCores?: number;
   log(line: string): void;
 }
 
@@ -76,6 +83,8 @@ export class Fleet {
   private readonly released = new Set<string>();
   private readonly waiters = new Set<() => void>();
   private local: LocalAgent[] = [];
+  /** How the local agents were laid out in processes (null: none spawned here). */
+  localLayout: LocalLayout | null = null;
   private run: RunHandle | null = null;
   private closing = false;
   private url = '';
@@ -104,8 +113,20 @@ export class Fleet {
     if (opts.spawnLocal) {
       // Local agents are this fleet's alone, so they spool under its id: the ids agent-1… repeat
       // in every fleet, and another fleet's spool must never look like theirs (an --agent-arg wins).
-      fleet.local = spawnLocalAgents(
+      const layout = chooseLocalLayout(
         opts.agents,
+        opts.freeCores ?? freeCoresNow(),
+        workersOfAgentArgs(opts.agentArgs),
+        opts.localLayout ?? 'auto',
+      );
+      fleet.localLayout = layout;
+      opts.log(
+        layout.chosen === 'packed'
+          ? `local layout: packed, ${layout.agents} agents in ${layout.processes} process(es) (${layout.why}; --local-layout process-per-agent gives each its own)`
+          : `local layout: one process per agent (${layout.why})`,
+      );
+      fleet.local = spawnLocalAgents(
+        layout.groups,
         fleet.url.replace('0.0.0.0', '127.0.0.1'),
         opts.token,
         [`--spool-dir=${fleet.spoolDir()}`, ...opts.agentArgs],

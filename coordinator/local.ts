@@ -65,35 +65,39 @@ export function startLocalSim(args: readonly string[], log: (line: string) => vo
   });
 }
 
-/** A spawned agent process. */
+/** A spawned agent process: one agent, or several (a packed layout, local-layout.ts). */
 export interface LocalAgent {
-  id: string;
+  /** The agents it serves. */
+  ids: string[];
   exited: Promise<number | null>;
   tail(): string[];
   stop(): Promise<void>;
 }
 
-/** Spawns `count` agents that join `url`; the token travels in the environment, never in argv. */
+/**
+ * Spawns one agent process per group of ids (each id one `--id`: the process serves each as an
+ * agent of its own) that join `url`; the token travels in the environment, never in argv.
+ */
 export function spawnLocalAgents(
-  count: number,
+  groups: readonly (readonly string[])[],
   url: string,
   token: string,
   extraArgs: readonly string[],
   log: (line: string) => void,
 ): LocalAgent[] {
-  return Array.from({ length: count }, (_, i) => {
-    const id = `agent-${i + 1}`;
-    const child = spawn(process.execPath, [AGENT_MAIN, '--coordinator', url, '--id', id, ...extraArgs], {
+  return groups.map((ids) => {
+    const name = ids.join('+');
+    const child = spawn(process.execPath, [AGENT_MAIN, '--coordinator', url, ...ids.flatMap((id) => ['--id', id]), ...extraArgs], {
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
       env: { ...process.env, [TOKEN_ENV]: token },
     });
-    const tail = keepTail(child, id, () => {});
+    const tail = keepTail(child, name, () => {});
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     void exited.then((code) => {
-      if (code !== 0) log(`${id} exited with code ${code}; its last lines:\n  ${tail().join('\n  ')}`);
+      if (code !== 0) log(`${name} exited with code ${code}; its last lines:\n  ${tail().join('\n  ')}`);
     });
-    return { id, exited, tail, stop: () => stopChild(child) };
+    return { ids: [...ids], exited, tail, stop: () => stopChild(child) };
   });
 }
 

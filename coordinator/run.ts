@@ -42,6 +42,7 @@ import { LiveMonitor } from './live/monitor.js';
 import { serverSource } from './live/server-sample.js';
 import type { LocalSim } from './local.js';
 import { startLocalSim } from './local.js';
+import type { LocalLayout } from './local-layout.js';
 import { embeddedSimArgs, planAsRun, shareFor } from './plan.js';
 import { probeAll, probeOnce } from './probe.js';
 import { writeRunReport } from './report/index.js';
@@ -150,7 +151,9 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
         agents.map((a) => ({ id: a.hello.agent_id, selfTest: a.hello.self_test, workers: a.hello.workers ?? 1 })),
         opts.headroom,
         opts.log,
-        fleet.opts.spawnLocal ? { freeCores: opts.headroom.freeCores ?? freeCoresNow() } : undefined,
+        fleet.opts.spawnLocal
+          ? { freeCores: opts.headroom.freeCores ?? freeCoresNow(), ...(fleet.localLayout && { groups: fleet.localLayout.groups }) }
+          : undefined,
       )
     : null;
   const runId = newRunId(opts.plan.name);
@@ -174,6 +177,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
     cleanups.unshift(() => scraper.close());
     session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper, headroom);
     session.cacheReset = cacheReset;
+    session.localLayout = fleet.localLayout;
     fleet.setRun(session);
     cleanups.unshift(async () => fleet.setRun(null));
     return await session.run();
@@ -209,6 +213,8 @@ class RunSession implements RunHandle {
   private abortReason: string | null = null;
   /** What was done to the server's cache before the load (cache-reset.ts). */
   cacheReset: CacheReset | undefined;
+  /** How the fleet's local agents were laid out in processes (null: not spawned here). */
+  localLayout: LocalLayout | null = null;
   private readonly runEvents: string[] = [];
   private decision: ClockDecision | undefined;
   private wake: () => void = () => {};
@@ -774,6 +780,7 @@ class RunSession implements RunHandle {
       clockToleranceNs: this.opts.clockToleranceNs,
       scrapes: this.scraper.results(),
       headroom: this.headroom,
+      localLayout: this.localLayout,
       ...(this.cacheReset && { cacheReset: this.cacheReset }),
       ...(this.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: this.opts.expectFlowControlEngaged }),
       ...(this.opts.experiment && { experiment: this.opts.experiment }),

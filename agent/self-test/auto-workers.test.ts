@@ -13,4 +13,9 @@ describe('--workers auto', () => {
     expect(autoWorkers({ ...f, source: 'cached' }, () => 2.5)).toEqual({ workers: 2, free: 2.5 });
     expect(autoWorkers(null, () => 6)).toEqual({ workers: 6, free: 6 });
   });
+
+  it('shares the free cores among the agents one process serves (a packed local layout)', () => {
+    expect(autoWorkers(null, () => 8, 4)).toEqual({ workers: 2, free: 8 });
+    expect(autoWorkers(null, () => 6, 4)).toEqual({ workers: 1, free: 6 });
+  });
 });

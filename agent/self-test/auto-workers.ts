@@ -16,8 +16,15 @@ export function workersFor(free: number): number {
   return n < 2 ? 1 : Math.min(64, n);
 }
 
-/** The threads `--workers auto` asks for: from the self-test's free cores when this process just measured them, else measured now. */
-export function autoWorkers(figures: SelfTestFigures | null, now: () => number = freeCoresNow): { workers: number; free: number } {
+/**
+ * The threads `--workers auto` asks for each of the `agents` this process serves (they share its
+ * free cores): from the self-test's free cores when this process just measured them, else measured now.
+ */
+export function autoWorkers(
+  figures: SelfTestFigures | null,
+  now: () => number = freeCoresNow,
+  agents = 1,
+): { workers: number; free: number } {
   const free = figures?.source === 'measured' ? figures.free_cores : now();
-  return { workers: workersFor(free), free };
+  return { workers: workersFor(free / Math.max(1, agents)), free };
 }

@@ -23,6 +23,8 @@ import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import type { HeadroomReport } from '../headroom/index.js';
 import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
+import type { LocalLayout } from '../local-layout.js';
+import { LOCAL_LAYOUT_DEFINITIONS } from '../local-layout.js';
 import { MAX_OFF_PLAN } from '../offered-arrivals.js';
 import { PROBES_AT_JOIN } from '../probe.js';
 import type { ClassTiming, RunStatus } from '../run-status.js';
@@ -50,11 +52,12 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].share': 'the fraction of the global schedule the agent owned; segment is its (from, to] of [0, 1]',
   'agents[].first_send_error_ns': 'how long after the shared start instant, on its own clock, the agent began sending',
   'agents[].prep_ms': 'how long the agent took to compute its stripe, build its prompts and touch the target before it was ready',
-  'agents[].cpu_ms': 'user + system CPU the agent process used from its start to its last heartbeat or final message',
+  'agents[].cpu_ms':
+    'user + system CPU the agent process used from its start to its last heartbeat or final message (the whole process: agents in process_peers report the same process)',
   'agents[].schedule_lag_p99_ms': 'the agent own p99 of sent − intended over its open-loop requests',
   'agents[].event_loop_delay_p99_ms': 'the agent p99 of how late a 10 ms timer fired beyond its period during the run',
   'agents[].event_loop_utilization':
-    "the share of the run's wall time the agent's event loop was busy (the worst thread's with --workers); near 1 it had no headroom",
+    "the share of the run's wall time the agent's event loop was busy (the worst thread's with --workers; a loop shared with the agents in process_peers); near 1 it had no headroom",
   'agents[].outages':
     'each time the agent link was down during the run: from_s and to_s in seconds after the start (coordinator clock), why, and whether it reconnected and resumed (true) or was lost when its grace ran out (false)',
   'agents[].status':
@@ -144,6 +147,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     'whether the class met its declared SLO, per window, with each criterion (the p95 of each bounded latency, the success rate) against its bound; present only for a class that declares an SLO; slo_proof says whether this verdict can be trusted',
   ...SLO_VERDICT_DEFINITIONS,
   ...HEADROOM_DEFINITIONS,
+  ...LOCAL_LAYOUT_DEFINITIONS,
   ...Object.fromEntries(Object.entries(SELF_TEST_DEFINITIONS).map(([k, v]) => [`agents[].${k}`, v])),
   ...Object.fromEntries(Object.entries(GOODPUT_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
 };
@@ -177,6 +181,24 @@ export interface RunJsonInput {
   headroom?: HeadroomReport | null;
   /** What was done to the server's cache before the load. */
   cacheReset?: CacheReset;
+  /** How the coordinator laid its local agents out in processes (null: it spawned none). */
+  localLayout?: LocalLayout | null;
+}
+
+// Per agent, the other agents of the run served by the same process (same host, pid and epoch).
+function processPeers(states: readonly AgentState[]): Map<AgentState, string[]> {
+  const key = (s: AgentState): string => `${s.conn.hello.host}\u0000${s.conn.hello.pid}\u0000${s.conn.hello.epoch ?? ''}`;
+  const byProcess = new Map<string, AgentState[]>();
+  for (const s of states) byProcess.set(key(s), [...(byProcess.get(key(s)) ?? []), s]);
+  return new Map(
+    states.map((s) => [
+      s,
+      byProcess
+        .get(key(s))!
+        .filter((o) => o !== s)
+        .map((o) => o.conn.hello.agent_id),
+    ]),
+  );
 }
 
 // The lowest coverage of the stamp-uncertainty estimate the agents measured in their self-tests.
@@ -227,6 +249,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     health,
   });
   const offered = offeredScheduleSha(input);
+  const peers = processPeers(states);
   const server = serverBlock(plan, input.scrapes ?? []);
   const gates = assessRun({
     plan,
@@ -300,6 +323,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         rtt_ns: s.offset.rtt_ns,
         ...driftFields(s),
         workers: s.conn.hello.workers ?? 1,
+        process_peers: peers.get(s) ?? [],
         share: shareLabel({ index: s.index, count: states.length }),
         segment: shareSegment({ index: s.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
@@ -338,6 +362,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     },
     server,
     headroom: input.headroom ?? null,
+    local_layout: input.localLayout ?? null,
     data_quality: gates.data_quality,
     slo_proof: gates.slo_proof,
     timing_methodology: TIMING_METHODOLOGY,

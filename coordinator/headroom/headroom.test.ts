@@ -186,4 +186,35 @@ describe('headroom rule', () => {
     expect(strict.agents_needed).toBeNull();
     expect(strict.agents_needed_why).toMatch(/more CPU than the 2 free core\(s\) of this machine give/);
   });
+
+  it('packed: agents served by one process share its loop, which gets a whole core', () => {
+    const p = plan();
+    const s = buildSchedule(p);
+    const opts = { policy: 'refuse' as const, limits: { maxElu: 0.3, maxSloShare: 0.1 }, speed: SPEED };
+    const fleet = agents(4);
+    const groups = [
+      ['a0', 'a1'],
+      ['a2', 'a3'],
+    ];
+    const packed = headroomReport(p, s, fleet, opts, { freeCores: 2, groups });
+    // Two loops on two free cores: a core each, carrying two shares of 0.0875 CPU-s/s (cpu_per_s rounds to 3 places).
+    expect(packed.local).toEqual({ agent_threads: 2, free_cores: 2, core_share: 1 });
+    expect(packed.agents.map((a) => [a.cpu_per_s, a.projected_elu])).toEqual([
+      [0.088, 0.175],
+      [0.088, 0.175],
+      [0.088, 0.175],
+      [0.088, 0.175],
+    ]);
+    // On one free core the two loops get half of it each.
+    expect(headroomReport(p, s, fleet, opts, { freeCores: 1, groups }).agents[0]!.projected_elu).toBe(0.35);
+    // Agents with worker threads keep them: their process does not share a loop.
+    const threaded = headroomReport(
+      p,
+      s,
+      agents(4).map((a) => ({ ...a, workers: 2 })),
+      opts,
+      { freeCores: 2, groups },
+    );
+    expect(threaded.local?.agent_threads).toBe(8);
+  });
 });

@@ -39,7 +39,7 @@ export interface HeadroomReport extends HeadroomVerdict {
   agents_needed_why: string;
   /** What the check did: passed, warned, or refused. */
   outcome: 'passed' | 'warned' | 'refused';
-  /** A local fleet: its agent threads, the machine's free cores and the share of a core each thread gets. */
+  /** A local fleet: its agent threads (packed agents without workers: one per process), the machine's free cores and the share of a core each thread gets. */
   local: { agent_threads: number; free_cores: number; core_share: number } | null;
 }
 
@@ -54,7 +54,7 @@ export const HEADROOM_DEFINITIONS: Record<string, string> = {
     "The check made before any request: each agent's share of the schedule (per-second starts, chunks and finishes at the assumed server speed) priced with that agent's self-test costs, and judged against the stated limits.",
   'headroom.agents[].cpu_per_s': "Projected CPU-seconds per second of the agent's busiest second of the run.",
   'headroom.agents[].projected_elu':
-    'cpu_per_s over the agent threads (--workers): the event-loop utilisation its share projects to; 1 is the ceiling.',
+    'cpu_per_s over the agent threads (--workers), and over the share of a core each gets in a local fleet: the event-loop utilisation its share projects to; 1 is the ceiling. Agents packed in one process without workers share its loop: it carries the sum of their cpu_per_s.',
   'headroom.agents[].implied_error_p99_ms':
     "The first-token stamp error p99 the agent's self-test error curve gives at projected_elu (linear between measured steps; at least the last step's beyond them, beyond_measured).",
   'headroom.agents[].stream_memory_bytes': "The agent's most open streams at once times its measured memory per stream.",
@@ -63,7 +63,7 @@ export const HEADROOM_DEFINITIONS: Record<string, string> = {
   'headroom.agents_needed':
     'The smallest number of agents like the fleet weakest (the one projecting the most CPU) whose shares all pass both limits; null when no number does.',
   'headroom.local':
-    "For agents spawned on the coordinator's machine: their threads, the machine's free cores (logical CPUs less the 1-minute load average) and the share of a core each thread gets (free cores / threads, at most 1; at least one core is counted), by which projected_elu is divided.",
+    "For agents spawned on the coordinator's machine: their threads (packed agents without workers: one per process), the machine's free cores (logical CPUs less the 1-minute load average) and the share of a core each thread gets (free cores / threads, at most 1; at least one core is counted), by which projected_elu is divided.",
   'headroom.outcome':
     'passed: every share within the limits; warned: some were not and the run went ahead (policy); refused: the run was not started.',
 };
@@ -75,8 +75,8 @@ export function checkHeadroom(
   fleet: readonly { id: string; selfTest: unknown; workers: number }[],
   opts: HeadroomOptions,
   log: (line: string) => void,
-  /** Set for a local fleet: the machine's free cores, which its agents share. */
-  local?: { freeCores: number },
+  /** Set for a local fleet: the machine's free cores, which its agents share, and its processes' agent ids when packed. */
+  local?: LocalFleet,
 ): HeadroomReport | null {
   if (opts.policy === 'off') return null;
   const agents: FleetAgent[] = fleet.map((a) => ({ id: a.id, figures: parseSelfTest(a.selfTest), workers: a.workers }));
@@ -92,25 +92,47 @@ export function checkHeadroom(
   return report;
 }
 
+/** A local fleet as the check sees it: the free cores, and (packed) the agent ids of each process. */
+export interface LocalFleet {
+  freeCores: number;
+  groups?: readonly (readonly string[])[];
+}
+
 /** The report for a fleet (pure; `coordinator plan` uses it too). */
 export function headroomReport(
   plan: Plan,
   schedule: GlobalSchedule,
   fleet: readonly FleetAgent[],
   opts: HeadroomOptions,
-  local?: { freeCores: number },
+  local?: LocalFleet,
 ): HeadroomReport {
+  // Packed agents without worker threads share their process's one loop (local-layout.ts).
+  const loopOf = new Map<string, number>();
+  for (const [p, ids] of (local?.groups ?? []).entries()) if (ids.length > 1) for (const id of ids) loopOf.set(id, p);
+  const shared = (a: FleetAgent): number | undefined => (a.workers <= 1 ? loopOf.get(a.id) : undefined);
   // Local agents share the machine's free cores: each thread gets its share of one.
-  const threads = fleet.reduce((n, a) => n + Math.max(1, a.workers), 0);
+  const loops = new Set<number>();
+  let threads = 0;
+  for (const a of fleet) {
+    const loop = shared(a);
+    if (loop === undefined) threads += Math.max(1, a.workers);
+    else if (!loops.has(loop)) {
+      loops.add(loop);
+      threads++;
+    }
+  }
   const coreShare = local ? localCoreShare(threads, local.freeCores) : 1;
-  const agents = fleet.map((a) => ({ ...a, coreShare }));
+  const agents = fleet.map((a) => {
+    const loop = shared(a);
+    return { ...a, coreShare, ...(loop !== undefined && { loop }) };
+  });
   // The fleet-size search asks for the same sizes more than once; a big plan's loads are not cheap.
   const memo = new Map<number, ReturnType<typeof agentLoads>>();
   const loadsFor = (n: number) => getOrCreate(memo, n, () => agentLoads(plan, schedule, n, opts.speed));
   const loads = loadsFor(agents.length);
   const tightest = tightestSloMs(plan);
   const verdict = judge(loads, agents, tightest, opts.limits);
-  const model = weakest(agents, loads);
+  const model = weakest(fleet, loads);
   const needed = model
     ? fleetSizeNeeded(loadsFor, model, tightest, opts.limits, agents.length, 10_000, local?.freeCores)
     : { agents: null, why: 'no agent sent self-test figures' };

@@ -61,6 +61,11 @@ export interface FleetAgent {
    * times as long, in wall time, for the same work.
    */
   coreShare?: number;
+  /**
+   * Agents served by one process without worker threads (a packed local layout) share its one
+   * event loop: agents with the same loop number have their CPU summed onto it.
+   */
+  loop?: number;
 }
 
 /** The core share of each of `threads` threads on `freeCores` free cores (at least one core is counted). */
@@ -93,6 +98,12 @@ export function judge(
   const agents: AgentProjection[] = [];
   const unknown: string[] = [];
   let overCeiling = false;
+  const cpus = loads.map((load, i) => (fleet[i]!.figures ? peakCpuPerS(load, fleet[i]!.figures!) : 0));
+  // A shared loop carries every share on it (their busiest seconds summed: an upper bound).
+  const loopCpu = new Map<number, number>();
+  fleet.forEach((a, i) => {
+    if (a.loop !== undefined) loopCpu.set(a.loop, (loopCpu.get(a.loop) ?? 0) + cpus[i]!);
+  });
   loads.forEach((load, i) => {
     const a = fleet[i]!;
     const f = a.figures;
@@ -100,8 +111,9 @@ export function judge(
       unknown.push(a.id);
       return;
     }
-    const cpu = peakCpuPerS(load, f);
-    const elu = cpu / (Math.max(1, a.workers) * (a.coreShare ?? 1));
+    const cpu = cpus[i]!;
+    const onLoop = a.loop === undefined ? cpu : loopCpu.get(a.loop)!;
+    const elu = onLoop / (Math.max(1, a.workers) * (a.coreShare ?? 1));
     const err = errorAtElu(f.error_curve, elu);
     const problems: string[] = [];
     if (elu > 1) overCeiling = true;

@@ -1,0 +1,54 @@
+// A local fleet larger than the free cores runs packed (issue 24): fewer agent processes, each
+// serving several agents, and every agent still an agent of its own — its own share, records,
+// status and figures in run.json — with the layout stated there.
+import { describe, expect, it } from 'vitest';
+import { constantRatePlan, runPlanToEnd } from './harness.js';
+
+const PLAN = constantRatePlan('packed', 2, 20, { input_tokens: 16, output_tokens: 8 });
+// Stated free cores: the machine's measured ones depend on whatever else runs.
+const FLAGS = ['--agents', '4', '--free-cores', '2', '--agent-arg=--self-test=skip', '--headroom', 'off'];
+
+describe('local layout', () => {
+  it('packs 4 agents on 2 free cores into 2 processes, each agent reported with its own records', async () => {
+    const { run, rows } = await runPlanToEnd(PLAN, FLAGS);
+    expect(run.status, run.status_reason).not.toBe('failed');
+    expect(run.local_layout).toMatchObject({
+      mode: 'auto',
+      chosen: 'packed',
+      free_cores: 2,
+      agents: 4,
+      processes: 2,
+      agent_threads: 2,
+      groups: [
+        ['agent-1', 'agent-2'],
+        ['agent-3', 'agent-4'],
+      ],
+    });
+    expect(run.field_definitions.local_layout).toMatch(/packed/);
+    const byId = new Map<string, any>(run.agents.map((a: any) => [a.agent_id, a]));
+    expect([...byId.keys()].sort()).toEqual(['agent-1', 'agent-2', 'agent-3', 'agent-4']);
+    // Which agents shared a process comes from their hellos (host, pid, process epoch), and matches the layout.
+    expect(byId.get('agent-1').process_peers).toEqual(['agent-2']);
+    expect(byId.get('agent-2').process_peers).toEqual(['agent-1']);
+    expect(byId.get('agent-3').process_peers).toEqual(['agent-4']);
+    expect(byId.get('agent-4').process_peers).toEqual(['agent-3']);
+    // Every agent ran its own share: its own requests, rows and status, and together the whole schedule once.
+    for (const a of run.agents) {
+      expect(a.status, a.agent_id).toBe('ok');
+      expect(a.requests, a.agent_id).toBeGreaterThan(0);
+      expect(rows.filter((r) => r.agent_id === a.agent_id)).toHaveLength(a.requests);
+      expect(a.first_send_error_ns, a.agent_id).not.toBeNull();
+    }
+    expect(run.agents.reduce((n: number, a: any) => n + a.requests, 0)).toBe(40);
+    expect(rows).toHaveLength(40);
+    expect(new Set(rows.map((r) => r.request_index)).size).toBe(40);
+    expect(run.offered_schedule_matches).toBe(true);
+  }, 120_000);
+
+  it('--local-layout process-per-agent gives each agent its own process', async () => {
+    const { run, rows } = await runPlanToEnd(PLAN, [...FLAGS, '--local-layout', 'process-per-agent']);
+    expect(run.local_layout).toMatchObject({ mode: 'process-per-agent', chosen: 'process-per-agent', processes: 4, agent_threads: 4 });
+    for (const a of run.agents) expect(a.process_peers, a.agent_id).toEqual([]);
+    expect(rows).toHaveLength(40);
+  }, 120_000);
+});
