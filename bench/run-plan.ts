@@ -24,6 +24,9 @@ export interface RunView {
     cpu_ms: number | null;
     schedule_lag_p99_ms: number | null;
     event_loop_delay_p99_ms: number | null;
+    /** Worker threads (absent from runs of older coordinators). */
+    workers?: number;
+    self_test?: { source: 'measured' | 'cached'; free_cores: number } | null;
   }[];
   classes: Record<
     string,

@@ -1,7 +1,9 @@
-// workers: what `agent --workers 1|2` delivers when one thread is the limit. The same closed loop
-// (many streams, short token gaps: more chunks than one event loop can take) runs through one
-// agent with one and then two worker threads; chunks are counted by the paced server, per wall
-// second, so the figure is throughput, and the machine's busy cores say how full the box was.
+// workers: what `agent --workers auto` delivers over `--workers 1` when one thread is the limit.
+// The same closed loop (many streams, short token gaps: more chunks than one event loop can take)
+// runs through one agent with one thread, then with `--workers auto` — the agent measures itself
+// (its self-test) and takes one worker thread per free core it found. Chunks are counted by the
+// paced server, per wall second, so the figure is throughput; the machine's cores, its free cores
+// just before each run, and the threads auto chose say whether there were cores to scale onto.
 import { availableParallelism } from 'node:os';
 import { startPacedServer } from './paced-server.js';
 import { closedLoopPlan } from './plans.js';
@@ -10,6 +12,9 @@ import { runOutcome, runPlan } from './run-plan.js';
 import { round3 } from './sampler.js';
 import type { BenchContext, Suite, SuiteResult, TableRow } from './suite.js';
 import { fmt } from './suite.js';
+
+/** Scaling is near-linear when auto's speed-up is at least this share of its threads. */
+const NEAR_LINEAR = 0.75;
 
 /** Busy cores of the whole machine over `ms` before a run: what else (other people's tests) was using it. */
 async function busyCoresOver(ms: number): Promise<number> {
@@ -20,7 +25,12 @@ async function busyCoresOver(ms: number): Promise<number> {
 }
 
 interface WorkersFigures {
+  /** As asked: 1 or auto. */
+  asked: '1' | 'auto';
+  /** The worker threads the agent ran (run.json agents[].workers; auto: its choice). */
   workers: number;
+  /** The free cores the agent's self-test found (auto run only; null: the agent did not measure). */
+  self_test_free_cores: number | null;
   chunks: number;
   chunks_per_s: number;
   agent_cpu_ms: number | null;
@@ -33,17 +43,37 @@ interface WorkersFigures {
   status_reason: string | null;
 }
 
+/** Whether this run can judge the scaling goal, and why not when it cannot (pure). */
+export function scalingJudgeable(
+  auto: Pick<WorkersFigures, 'workers' | 'free_cores_before'>,
+  quick: boolean,
+): { judgeable: true } | { judgeable: false; why: string } {
+  if (quick) return { judgeable: false, why: '--quick: too little load to judge' };
+  if (auto.workers < 2)
+    return {
+      judgeable: false,
+      why: `--workers auto chose ${auto.workers} thread: the agent found fewer than 2 free cores, so there was nothing to scale onto`,
+    };
+  // The paced server streams every chunk from the same machine: it needs a core of its own too.
+  if (auto.free_cores_before < auto.workers + 1)
+    return {
+      judgeable: false,
+      why: `${auto.workers} threads on ${auto.free_cores_before} free cores before the run: the paced server on this machine needs one more core than the threads to judge their scaling`,
+    };
+  return { judgeable: true };
+}
+
 async function run(ctx: BenchContext): Promise<SuiteResult> {
   const gapMs = 10;
   const load = ctx.quick ? { concurrency: 40, tokens: 32, durationS: 3 } : { concurrency: 800, tokens: 128, durationS: 12 };
   const server = await startPacedServer(gapMs, gapMs);
   const results: WorkersFigures[] = [];
   try {
-    for (const workers of [1, 2]) {
-      ctx.log(`workers: agent --workers ${workers}, ${load.concurrency} streams × ${load.tokens} tokens, ${gapMs} ms apart`);
+    for (const asked of ['1', 'auto'] as const) {
+      ctx.log(`workers: agent --workers ${asked}, ${load.concurrency} streams × ${load.tokens} tokens, ${gapMs} ms apart`);
       const plan = closedLoopPlan({
         ...load,
-        name: `bench-workers-${workers}`,
+        name: `bench-workers-${asked}`,
         baseUrl: server.baseUrl,
         gapMs,
         firstMs: gapMs,
@@ -53,13 +83,17 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
       const tokens0 = (await server.stats()).tokens_written;
       const machine0 = machineCpuMs().busyMs;
       const t0 = performance.now();
-      const result = await runPlan(plan, { agentArgs: [`--workers=${workers}`] });
+      // auto measures itself first (--self-test run: its own free cores, not a cached host's).
+      const agentArgs = asked === 'auto' ? ['--workers=auto', '--self-test=run'] : ['--workers=1'];
+      const result = await runPlan(plan, { agentArgs });
       const wallMs = performance.now() - t0;
       const chunks = (await server.stats()).tokens_written - tokens0;
       const a = result.run.agents[0]!;
       const runMs = Number(result.run.finished_at_unix_ns - result.run.started_at_unix_ns) / 1e6;
       results.push({
-        workers,
+        asked,
+        workers: a.workers ?? 1,
+        self_test_free_cores: a.self_test?.source === 'measured' ? a.self_test.free_cores : null,
         chunks,
         chunks_per_s: Math.round(chunks / (runMs / 1000)),
         agent_cpu_ms: a.cpu_ms,
@@ -74,34 +108,46 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
   } finally {
     await server.stop();
   }
-  const [one, two] = results as [WorkersFigures, WorkersFigures];
-  const speedup = one.chunks_per_s > 0 ? round3(two.chunks_per_s / one.chunks_per_s) : null;
+  const [one, auto] = results as [WorkersFigures, WorkersFigures];
+  const speedup = one.chunks_per_s > 0 ? round3(auto.chunks_per_s / one.chunks_per_s) : null;
+  const judge = scalingJudgeable(auto, ctx.quick);
+  const goalMet = judge.judgeable && speedup !== null ? speedup >= NEAR_LINEAR * auto.workers : null;
   const table: TableRow[] = [
     { figure: 'chunks/s, --workers 1', value: fmt(one.chunks_per_s) },
-    { figure: 'chunks/s, --workers 2', value: fmt(two.chunks_per_s) },
-    { figure: 'speed-up 2 vs 1 worker', value: fmt(speedup, 3), goal: 'near-linear while cores are free' },
+    { figure: `chunks/s, --workers auto (${auto.workers} thread${auto.workers === 1 ? '' : 's'})`, value: fmt(auto.chunks_per_s) },
     {
-      figure: 'cores; free before --workers 1 / 2',
-      value: `${availableParallelism()}; ${fmt(one.free_cores_before, 2)} / ${fmt(two.free_cores_before, 2)}`,
+      figure: 'speed-up auto vs 1 worker',
+      value: `${fmt(speedup, 3)}${judge.judgeable ? '' : ' (not judged)'}`,
+      goal: `≥ ${NEAR_LINEAR} × threads while cores are free`,
+    },
+    {
+      figure: 'cores; free before 1 / auto; auto self-test free cores',
+      value: `${availableParallelism()}; ${fmt(one.free_cores_before, 2)} / ${fmt(auto.free_cores_before, 2)}; ${fmt(auto.self_test_free_cores, 1)}`,
     },
   ];
   return {
     figures: {
       definitions: {
         chunks_per_s: 'token SSE events the paced server wrote during the run, per second of the run (start instant to last request done)',
-        speedup_2_vs_1: 'chunks_per_s with two worker threads over chunks_per_s with one; the paced server shares the same cores',
-        machine_busy_cores: 'busy CPU cores of the whole machine meanwhile (2.0 = full): near 2 the server and agent compete',
+        workers:
+          'worker threads the agent ran its share on (run.json agents[].workers): 1, or what --workers auto chose — one per free core its self-test found, none below two',
+        self_test_free_cores:
+          "the free cores (logical CPUs less the 1-minute load average) the auto run's agent measured in its self-test, from which it chose its threads",
+        speedup_auto_vs_1: 'chunks_per_s with --workers auto over chunks_per_s with --workers 1; the paced server shares the same cores',
+        machine_busy_cores:
+          'busy CPU cores of the whole machine meanwhile (2.0 = full on 2 cores): near the cores the server and agent compete',
         cores: 'os.availableParallelism() of the machine',
         free_cores_before: 'cores minus the busy cores of the whole machine in the second before each run (other load on a shared machine)',
+        goal_met: `speedup_auto_vs_1 ≥ ${NEAR_LINEAR} × the threads auto chose; null when this run cannot judge it (goal_not_judged_why)`,
       },
       cores: availableParallelism(),
-      // Why the agent's default stays --workers 1 where this suite runs (docs/performance.md).
-      default_workers_note:
-        'a second worker needs a core nobody else uses: the paced server takes one of the two cores here and the main thread relays every record batch and merges every second, so on 2 cores --workers 2 costs more than it gains and the default stays 1',
+      goal: `near-linear: --workers auto at least ${NEAR_LINEAR} × its threads as fast as --workers 1, where the machine has a free core for each thread and one for the target`,
+      goal_met: goalMet,
+      goal_not_judged_why: judge.judgeable ? null : judge.why,
       offered_load: { ...load, gap_ms: gapMs },
       workers_1: one,
-      workers_2: two,
-      speedup_2_vs_1: speedup,
+      workers_auto: auto,
+      speedup_auto_vs_1: speedup,
     },
     table,
   };

@@ -114,7 +114,7 @@ export function addHeadroomFlags(cmd: Command): Command {
     )
     .option(
       '--free-cores <n>',
-      'the free cores local agents share, for the headroom check (default: measured: logical CPUs less the 1-minute load average)',
+      'the free cores local agents share, for the headroom check and the local layout (default: measured: logical CPUs less the 1-minute load average)',
       nonNegative,
     )
     .option('--assume-ttft-ms <ms>', 'the server speed the projection assumes: time to first token', positive, DEFAULT_SPEED.ttftMs)

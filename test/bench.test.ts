@@ -47,6 +47,7 @@ describe('npm run bench -- --quick', () => {
     // A quick run is too small to judge the goals set at full size.
     expect(doc.coordinator_memory.goal_met).toBeNull();
     expect(doc.coordinator_memory.spill_check.identical).toBe(true);
+    expect(doc.workers.goal_not_judged_why).toMatch(/--quick/);
   });
 
   it('refuses an unknown suite by name, listing the suites', async () => {

@@ -63,7 +63,8 @@ describe('coordinator sweep', () => {
   it('a stage run by a starved agent is client_limited, never capacity, and says how many agents to add', async () => {
     const dir = tempDir();
     const file = writeSweep(dir, { strategy: { type: 'stages', values: [3, 4] } });
-    const done = await runSweep(file, join(dir, 'out'), ['--agent-arg=--test-starve=agent-2']).done;
+    // One process per agent: starving agent-2's loop must not starve another agent packed beside it.
+    const done = await runSweep(file, join(dir, 'out'), ['--agent-arg=--test-starve=agent-2', '--local-layout=process-per-agent']).done;
     expect(done.code, done.stderr).toBe(0);
     const s = readSweep(join(dir, 'out'));
     expect(s.stages).toHaveLength(1);
