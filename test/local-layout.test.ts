@@ -2,7 +2,7 @@
 // serving several agents, and every agent still an agent of its own — its own share, records,
 // status and figures in run.json — with the layout stated there.
 import { describe, expect, it } from 'vitest';
-import { constantRatePlan, runPlanToEnd } from './harness.js';
+import { constantRatePlan, runPlanToEnd, startNode, tempDir, writePlan } from './harness.js';
 
 const PLAN = constantRatePlan('packed', 2, 20, { input_tokens: 16, output_tokens: 8 });
 // Stated free cores: the machine's measured ones depend on whatever else runs.
@@ -43,6 +43,21 @@ describe('local layout', () => {
     expect(rows).toHaveLength(40);
     expect(new Set(rows.map((r) => r.request_index)).size).toBe(40);
     expect(run.offered_schedule_matches).toBe(true);
+    // The dry run says the same layout before any run.
+    const dry = await startNode('coordinator/main.js', [
+      'plan',
+      writePlan(tempDir(), PLAN),
+      '--agents',
+      '4',
+      '--local',
+      '--free-cores',
+      '2',
+      '--self-test',
+      'skip',
+      '--json',
+    ]).done;
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout).local_layout.groups).toEqual(run.local_layout.groups);
   }, 120_000);
 
   it('--local-layout process-per-agent gives each agent its own process', async () => {

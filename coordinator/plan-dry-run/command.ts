@@ -19,6 +19,8 @@ import type { RunFlags } from '../cli-options.js';
 import { addHeadroomFlags, headroomFromFlags, positiveInt } from '../cli-options.js';
 import { describeHeadroom, freeCoresNow } from '../headroom/index.js';
 import type { FleetAgent } from '../headroom/rule.js';
+import type { LocalLayoutMode } from '../local-layout.js';
+import { chooseLocalLayout, LOCAL_LAYOUT_MODES } from '../local-layout.js';
 import type { PlanDryRun } from './summary.js';
 import { dryRun, sweepStagePlans } from './summary.js';
 
@@ -35,6 +37,7 @@ type PlanFlags = Pick<
   json?: boolean;
   probeTarget?: boolean;
   local?: boolean;
+  localLayout: LocalLayoutMode;
 };
 
 /** Adds `plan` to the coordinator's commands. */
@@ -59,6 +62,11 @@ export function planCommand(program: Command): void {
         "the agents' figures instead: a self-test JSON (agent --self-test-only) or a run.json (its agents' self_test)",
       )
       .option('--local', 'the agents would run on this machine (coordinator start without --listen): they share its free cores')
+      .addOption(
+        new Option('--local-layout <layout>', 'with --local: the processes they would run in, as `start --local-layout`')
+          .choices([...LOCAL_LAYOUT_MODES])
+          .default('auto'),
+      )
       .option('--probe-target', "also calibrate the prompts on the plan's target as a run would (sends tokenize requests, no load)")
       .option('--json', 'print the dry run as JSON'),
   ).action(async (file: string, o: PlanFlags) => {
@@ -71,7 +79,10 @@ async function planDryRun(file: string, o: PlanFlags): Promise<number> {
   const isSweep = doc.ok && (doc.value as { schema?: unknown } | null)?.schema === SWEEP_SCHEMA;
   const opts = { ...headroomFromFlags(o), policy: o.headroom === 'off' ? 'warn' : o.headroom };
   const print = (line: string): void => void process.stdout.write(`${line}\n`);
-  const local = o.local ? { freeCores: o.freeCores ?? freeCoresNow() } : undefined;
+  const freeCores = o.freeCores ?? freeCoresNow();
+  // The layout `start` would choose for these local agents (agent-1…, as it names them).
+  const layout = o.local ? chooseLocalLayout(o.agents, freeCores, o.workers, o.localLayout) : null;
+  const local = layout ? { freeCores, groups: layout.groups } : undefined;
   if (isSweep) {
     const loaded = await loadSweepFile(file);
     const fleet = await fleetFigures(o);
@@ -102,8 +113,9 @@ async function planDryRun(file: string, o: PlanFlags): Promise<number> {
   const fleet = await fleetFigures(o);
   const result = dryRun(plan, fleet, opts, local);
   const calibrated = o.probeTarget ? await probeTarget(plan) : undefined;
-  if (o.json) print(JSON.stringify({ ...result, ...(calibrated && { calibrated }) }, null, 2));
+  if (o.json) print(JSON.stringify({ ...result, local_layout: layout, ...(calibrated && { calibrated }) }, null, 2));
   else {
+    if (layout) print(`local layout: ${layout.chosen}, ${layout.agents} agents in ${layout.processes} process(es): ${layout.why}`);
     for (const line of describeDryRun(result)) print(line);
     if (calibrated) for (const [name, c] of Object.entries(calibrated)) print(`calibrated ${name}: ${JSON.stringify(c)}`);
   }

@@ -6,7 +6,7 @@ import type { Plan } from '../../shared/plan.js';
 import { variesPerRequest } from '../../shared/request-shape.js';
 import { buildSchedule } from '../../shared/schedule.js';
 import type { Sweep } from '../../shared/sweep.js';
-import type { HeadroomOptions, HeadroomReport } from '../headroom/index.js';
+import type { HeadroomOptions, HeadroomReport, LocalFleet } from '../headroom/index.js';
 import { headroomReport } from '../headroom/index.js';
 import type { AgentLoad } from '../headroom/load.js';
 import { agentLoads } from '../headroom/load.js';
@@ -41,7 +41,7 @@ export interface PlanDryRun {
 }
 
 /** Dry-runs `plan` (its workload files attached) on `fleet` (one entry per agent). */
-export function dryRun(plan: Plan, fleet: readonly FleetAgent[], opts: HeadroomOptions, local?: { freeCores: number }): PlanDryRun {
+export function dryRun(plan: Plan, fleet: readonly FleetAgent[], opts: HeadroomOptions, local?: LocalFleet): PlanDryRun {
   const schedule = buildSchedule(plan);
   const n = fleet.length;
   const classes: Record<string, ClassPlan> = {};
