@@ -210,6 +210,7 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
     | 'headroom'
     | 'localLayout'
     | 'freeCores'
+    | 'notice'
   >;
   /** Leaves the live block on screen and closes /metrics: call once every run is over. */
   close(): Promise<void>;
@@ -235,6 +236,7 @@ export async function runOptionsFromFlags(o: RunFlags): Promise<{
       metrics,
       headroom: headroomFromFlags(o),
       localLayout: o.localLayout,
+      notice: con.notice,
       ...(o.freeCores !== undefined && { freeCores: o.freeCores }),
     },
     close: async () => {

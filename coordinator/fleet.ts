@@ -39,6 +39,8 @@ export interface FleetOptions {
   /** The free cores local agents share (--free-cores); measured when the fleet is spawned when absent. */
   freeCores?: number;
   log(line: string): void;
+  /** A line printed even with --quiet: a local agent process that exited abnormally, with its last lines. */
+  notice?(line: string): void;
 }
 
 /** An agent whose `final` a run merged, and the mark that acknowledges it. */
@@ -130,7 +132,7 @@ export class Fleet {
         fleet.url.replace('0.0.0.0', '127.0.0.1'),
         opts.token,
         [`--spool-dir=${fleet.spoolDir()}`, ...opts.agentArgs],
-        opts.log,
+        opts.notice ?? opts.log,
       );
     }
     return fleet;
