@@ -77,13 +77,14 @@ export function chooseLocalLayout(agents: number, freeCores: number, workers: nu
   }
   const chosen = processes < agents ? 'packed' : 'process-per-agent';
   const threads = workers <= 1 ? processes : agents * workers;
+  const on = freeCores < 1 ? `${freeCores} free cores (one counted)` : `${cores} free core(s)`;
   const why =
     chosen === 'packed'
-      ? `${agents} agents on ${cores} free core(s): ${processes} process(es) serve them, so the start instant wakes ${threads} event loop(s), not ${agents * workers}`
+      ? `${agents} agents on ${on}: ${processes} process(es) serve them, so the start instant wakes ${threads} event loop(s), not ${agents * workers}`
       : mode === 'process-per-agent'
         ? 'one process per agent, as asked'
         : workers > 1 && agents * workers > cores
           ? `agents with --workers ${workers} keep their threads in any layout: one process per agent`
-          : `${agents * workers} agent thread(s) fit the ${cores} free core(s): one process per agent`;
+          : `${agents * workers} agent thread(s) fit ${on}: one process per agent`;
   return { mode, chosen, free_cores: freeCores, agents, workers_per_agent: workers, processes, agent_threads: threads, groups, why };
 }
