@@ -1,8 +1,22 @@
 // A local fleet larger than the free cores runs packed (issue 24): fewer agent processes, each
 // serving several agents, and every agent still an agent of its own — its own share, records,
 // status and figures in run.json — with the layout stated there.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { constantRatePlan, runPlanToEnd, startNode, tempDir, writePlan } from './harness.js';
+import { ExitCode } from '../shared/errors.js';
+import {
+  constantRatePlan,
+  listeningCoordinator,
+  onlyRunDir,
+  readRequests,
+  readRunJson,
+  runPlanToEnd,
+  startNode,
+  tempDir,
+  waitFor,
+  writePlan,
+} from './harness.js';
 
 const PLAN = constantRatePlan('packed', 2, 20, { input_tokens: 16, output_tokens: 8 });
 // Stated free cores: the machine's measured ones depend on whatever else runs.
@@ -66,4 +80,59 @@ describe('local layout', () => {
     for (const a of run.agents) expect(a.process_peers, a.agent_id).toEqual([]);
     expect(rows).toHaveLength(40);
   }, 120_000);
+
+  it('a packed process stopped mid-run (SIGTERM) hands over each of its agents, counted lost one by one', async () => {
+    const work = tempDir();
+    const env = { LOADFLEET_TOKEN: 'packed-sigterm' };
+    const { coord, url } = await listeningCoordinator(
+      [
+        '--agents',
+        '3',
+        '--max-agent-loss',
+        '2',
+        '--plan',
+        writePlan(work, constantRatePlan('packed-sigterm', 6, 30)),
+        '--out',
+        join(work, 'out'),
+      ],
+      env,
+    );
+    const spool = (name: string) => join(work, `spool-${name}`);
+    const keeps = startNode('agent/main.js', ['--coordinator', url, '--id', 'keeps', '--spool-dir', spool('keeps')], env);
+    const packed = startNode(
+      'agent/main.js',
+      ['--coordinator', url, '--id', 'leaves-a', '--id', 'leaves-b', '--spool-dir', spool('packed')],
+      env,
+    );
+    await waitFor(coord.child.stderr!, /t=2s/);
+    packed.child.kill('SIGTERM');
+    const left = await packed.done;
+    expect(left.code, left.stderr).toBe(ExitCode.INTERRUPTED);
+    expect(left.stderr).toMatch(/handed over 2 runs; exiting/);
+    expect(readdirSync(spool('packed')).filter((n) => n.endsWith('.spool.ndjson'))).toEqual([]);
+    const [kept, res] = await Promise.all([keeps.done, coord.done]);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(res.code, res.stderr).toBe(0);
+    const dir = onlyRunDir(join(work, 'out'));
+    const run = readRunJson(dir);
+    const rows = readRequests(dir);
+    expect(run.status).toBe('degraded');
+    // Not spawned by this coordinator: no local layout, but which agents shared a process still shows.
+    expect(run.local_layout).toBeNull();
+    for (const id of ['leaves-a', 'leaves-b']) {
+      expect(run.status_reason).toMatch(
+        new RegExp(`agent ${id} was lost \\(the agent was terminated \\(SIGTERM\\); it handed over its \\d+ requests\\)`),
+      );
+      const a = run.agents.find((x: { agent_id: string }) => x.agent_id === id);
+      expect(a.status).toBe('lost');
+      expect(a.process_peers).toEqual([id === 'leaves-a' ? 'leaves-b' : 'leaves-a']);
+      const its = rows.filter((r) => r.agent_id === id);
+      expect(its.length).toBeGreaterThan(10);
+      expect(its.length).toBe(a.requests);
+      expect(new Set(its.map((r) => r.request_index)).size).toBe(its.length);
+    }
+    expect(run.agents.find((x: { agent_id: string }) => x.agent_id === 'keeps').process_peers).toEqual([]);
+    // The agent in its own process ran its whole share: 6 s at 10/s.
+    expect(rows.filter((r) => r.agent_id === 'keeps' && r.status === 'ok').length).toBe(60);
+  }, 60_000);
 });
