@@ -40,9 +40,11 @@ export const LOCAL_LAYOUT_DEFINITIONS: Record<string, string> = {
   'local_layout.processes': 'Agent processes started: packed, one per free core (at least one), never more than the agents.',
   'local_layout.agent_threads':
     'Event loops that run the agents’ load: one per process without --workers (its agents share its main thread), else every agent’s worker threads.',
-  'local_layout.groups': 'The agent ids each process serves; agents[].process_peers says the same per agent.',
-  'agents[].process_peers':
-    'The other agents served by the same agent process (same host, pid and process epoch): their cpu_ms, event_loop_utilization, event_loop_delay_p99_ms are that one process’s and its loop’s, shared; empty when the agent had its process to itself.',
+  'local_layout.groups': 'The agent ids each process serves; shared_processes says the same from the agents’ own hellos.',
+  'agents[].process_agents':
+    'How many of the run’s agents the agent’s process served (same host, pid and process epoch in their hellos), itself included: above 1, its cpu_ms, event_loop_utilization and event_loop_delay_p99_ms are that one process’s and its loop’s, shared.',
+  shared_processes:
+    'Agent processes that served more than one of the run’s agents (a packed local layout, or agent --id given several times): host, pid and the agent ids; empty when every agent had its process to itself.',
 };
 
 /** Worker threads per local agent as `--agent-arg=--workers=N` asks (auto, absent or unreadable: 1). */

@@ -42,10 +42,13 @@ describe('local layout', () => {
     const byId = new Map<string, any>(run.agents.map((a: any) => [a.agent_id, a]));
     expect([...byId.keys()].sort()).toEqual(['agent-1', 'agent-2', 'agent-3', 'agent-4']);
     // Which agents shared a process comes from their hellos (host, pid, process epoch), and matches the layout.
-    expect(byId.get('agent-1').process_peers).toEqual(['agent-2']);
-    expect(byId.get('agent-2').process_peers).toEqual(['agent-1']);
-    expect(byId.get('agent-3').process_peers).toEqual(['agent-4']);
-    expect(byId.get('agent-4').process_peers).toEqual(['agent-3']);
+    const shared = run.shared_processes.map((p: { agents: string[] }) => [...p.agents].sort());
+    expect(shared.sort()).toEqual([
+      ['agent-1', 'agent-2'],
+      ['agent-3', 'agent-4'],
+    ]);
+    expect(new Set(run.shared_processes.map((p: { pid: number }) => p.pid)).size).toBe(2);
+    for (const a of run.agents) expect(a.process_agents, a.agent_id).toBe(2);
     // Every agent ran its own share: its own requests, rows and status, and together the whole schedule once.
     for (const a of run.agents) {
       expect(a.status, a.agent_id).toBe('ok');
@@ -77,7 +80,8 @@ describe('local layout', () => {
   it('--local-layout process-per-agent gives each agent its own process', async () => {
     const { run, rows } = await runPlanToEnd(PLAN, [...FLAGS, '--local-layout', 'process-per-agent']);
     expect(run.local_layout).toMatchObject({ mode: 'process-per-agent', chosen: 'process-per-agent', processes: 4, agent_threads: 4 });
-    for (const a of run.agents) expect(a.process_peers, a.agent_id).toEqual([]);
+    expect(run.shared_processes).toEqual([]);
+    for (const a of run.agents) expect(a.process_agents, a.agent_id).toBe(1);
     expect(rows).toHaveLength(40);
   }, 120_000);
 
@@ -125,13 +129,14 @@ describe('local layout', () => {
       );
       const a = run.agents.find((x: { agent_id: string }) => x.agent_id === id);
       expect(a.status).toBe('lost');
-      expect(a.process_peers).toEqual([id === 'leaves-a' ? 'leaves-b' : 'leaves-a']);
+      expect(a.process_agents).toBe(2);
       const its = rows.filter((r) => r.agent_id === id);
       expect(its.length).toBeGreaterThan(10);
       expect(its.length).toBe(a.requests);
       expect(new Set(its.map((r) => r.request_index)).size).toBe(its.length);
     }
-    expect(run.agents.find((x: { agent_id: string }) => x.agent_id === 'keeps').process_peers).toEqual([]);
+    expect(run.agents.find((x: { agent_id: string }) => x.agent_id === 'keeps').process_agents).toBe(1);
+    expect(run.shared_processes.map((p: { agents: string[] }) => [...p.agents].sort())).toEqual([['leaves-a', 'leaves-b']]);
     // The agent in its own process ran its whole share: 6 s at 10/s.
     expect(rows.filter((r) => r.agent_id === 'keeps' && r.status === 'ok').length).toBe(60);
   }, 60_000);

@@ -53,11 +53,11 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].first_send_error_ns': 'how long after the shared start instant, on its own clock, the agent began sending',
   'agents[].prep_ms': 'how long the agent took to compute its stripe, build its prompts and touch the target before it was ready',
   'agents[].cpu_ms':
-    'user + system CPU the agent process used from its start to its last heartbeat or final message (the whole process: agents in process_peers report the same process)',
+    'user + system CPU the agent process used from its start to its last heartbeat or final message (the whole process: when it served several agents, see process_agents, each reports the same process)',
   'agents[].schedule_lag_p99_ms': 'the agent own p99 of sent − intended over its open-loop requests',
   'agents[].event_loop_delay_p99_ms': 'the agent p99 of how late a 10 ms timer fired beyond its period during the run',
   'agents[].event_loop_utilization':
-    "the share of the run's wall time the agent's event loop was busy (the worst thread's with --workers; a loop shared with the agents in process_peers); near 1 it had no headroom",
+    "the share of the run's wall time the agent's event loop was busy (the worst thread's with --workers; a loop shared by every agent of its process, see process_agents); near 1 it had no headroom",
   'agents[].outages':
     'each time the agent link was down during the run: from_s and to_s in seconds after the start (coordinator clock), why, and whether it reconnected and resumed (true) or was lost when its grace ran out (false)',
   'agents[].status':
@@ -185,20 +185,28 @@ export interface RunJsonInput {
   localLayout?: LocalLayout | null;
 }
 
-// Per agent, the other agents of the run served by the same process (same host, pid and epoch).
-function processPeers(states: readonly AgentState[]): Map<AgentState, string[]> {
-  const key = (s: AgentState): string => `${s.conn.hello.host}\u0000${s.conn.hello.pid}\u0000${s.conn.hello.epoch ?? ''}`;
-  const byProcess = new Map<string, AgentState[]>();
-  for (const s of states) byProcess.set(key(s), [...(byProcess.get(key(s)) ?? []), s]);
-  return new Map(
-    states.map((s) => [
-      s,
-      byProcess
-        .get(key(s))!
-        .filter((o) => o !== s)
-        .map((o) => o.conn.hello.agent_id),
-    ]),
-  );
+// The run's agents grouped by the process that served them (same host, pid and process epoch):
+// each agent's group size, and the groups of more than one. Linear in the agents, so a fleet of
+// thousands (or a synthetic one, all in one process) stays a list of ids, not one per pair.
+function agentProcesses(states: readonly AgentState[]): {
+  sizeOf: Map<AgentState, number>;
+  shared: { host: string; pid: number; agents: string[] }[];
+} {
+  const groups = new Map<string, AgentState[]>();
+  for (const s of states) {
+    const key = `${s.conn.hello.host}\u0000${s.conn.hello.pid}\u0000${s.conn.hello.epoch ?? ''}`;
+    const group = groups.get(key);
+    if (group) group.push(s);
+    else groups.set(key, [s]);
+  }
+  const sizeOf = new Map<AgentState, number>();
+  const shared: { host: string; pid: number; agents: string[] }[] = [];
+  for (const group of groups.values()) {
+    for (const s of group) sizeOf.set(s, group.length);
+    if (group.length > 1)
+      shared.push({ host: group[0]!.conn.hello.host, pid: group[0]!.conn.hello.pid, agents: group.map((s) => s.conn.hello.agent_id) });
+  }
+  return { sizeOf, shared };
 }
 
 // The lowest coverage of the stamp-uncertainty estimate the agents measured in their self-tests.
@@ -249,7 +257,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     health,
   });
   const offered = offeredScheduleSha(input);
-  const peers = processPeers(states);
+  const processes = agentProcesses(states);
   const server = serverBlock(plan, input.scrapes ?? []);
   const gates = assessRun({
     plan,
@@ -323,7 +331,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         rtt_ns: s.offset.rtt_ns,
         ...driftFields(s),
         workers: s.conn.hello.workers ?? 1,
-        process_peers: peers.get(s) ?? [],
+        process_agents: processes.sizeOf.get(s) ?? 1,
         share: shareLabel({ index: s.index, count: states.length }),
         segment: shareSegment({ index: s.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
@@ -363,6 +371,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     server,
     headroom: input.headroom ?? null,
     local_layout: input.localLayout ?? null,
+    shared_processes: processes.shared,
     data_quality: gates.data_quality,
     slo_proof: gates.slo_proof,
     timing_methodology: TIMING_METHODOLOGY,
