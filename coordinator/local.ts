@@ -3,6 +3,7 @@
 // order and still collects their data.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { AGENT_NODE_FLAGS } from '../shared/agent-node-flags.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 
@@ -83,7 +84,7 @@ export function spawnLocalAgents(
 ): LocalAgent[] {
   return Array.from({ length: count }, (_, i) => {
     const id = `agent-${i + 1}`;
-    const child = spawn(process.execPath, [AGENT_MAIN, '--coordinator', url, '--id', id, ...extraArgs], {
+    const child = spawn(process.execPath, [...AGENT_NODE_FLAGS, AGENT_MAIN, '--coordinator', url, '--id', id, ...extraArgs], {
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
       env: { ...process.env, [TOKEN_ENV]: token },
