@@ -6,6 +6,7 @@ import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { canaryFailure, checkCanary } from './canary.js';
 import { GapList } from './gap-list.js';
+import { unwatch, watch } from './in-flight.js';
 import { loopBusy } from './loop-busy.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 import { TextCapture } from './text-capture.js';
@@ -79,36 +80,6 @@ export function startRequest(
   new StreamTracker(spec, adapter, nowNs, signal, onDone).send(dispatcher, spec);
 }
 
-// The requests in flight under each stop signal, and ONE abort listener per signal: an
-// EventTarget compares each new listener with every one it holds (a listener per request made
-// each start O(open streams): 1.3 s of CPU while 10,000 streams started), and keeps a Listener
-// object per request.
-const inFlight = new WeakMap<AbortSignal, Set<StreamTracker>>();
-
-function watch(signal: AbortSignal, tracker: StreamTracker): void {
-  let trackers = inFlight.get(signal);
-  if (!trackers) {
-    const set = new Set<StreamTracker>();
-    trackers = set;
-    inFlight.set(signal, set);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const t of [...set]) t.abort('aborted', 'run stopped');
-        set.clear();
-      },
-      { once: true },
-    );
-  }
-  trackers.add(tracker);
-}
-
-// A request's timeout: a plain function and the tracker as the timer's argument, so the timer
-// holds no closure (nor, through one, the spec and its body) while the stream is open.
-function onTimeout(tracker: StreamTracker): void {
-  tracker.abort('timeout', `no [DONE] within ${tracker.timeoutMs} ms`);
-}
-
 // The dispatch handler: one per request. Holds the timing state machine.
 //
 // It is an undici handler of the callback kind (onConnect, onHeaders, onData, onComplete,
@@ -126,8 +97,9 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   /** undici's abort for this request (onConnect), once it has one. */
   private abortRequest: ((err?: Error) => void) | undefined;
   private readonly parser: SseParser;
-  private readonly timer: NodeJS.Timeout;
+  /** Its timeout (in-flight.ts ends it then: one timer for all, not one per request). */
   readonly timeoutMs: number;
+  readonly deadlineMs: number;
   private chunkNs = 0;
   /** A bound on how long the bytes stamped at chunkNs had waited unread (loop-busy.ts). */
   private chunkDelayBoundNs = 0;
@@ -175,9 +147,9 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (this.tools)
       Object.assign(this.record, { first_tool_call_ns: null, tool_call_chunks: 0, tool_calls: 0, tool_arguments_valid: null });
     this.parser = new SseParser(this);
-    this.timeoutMs = spec.timeoutMs;
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
-    this.timer = setTimeout(onTimeout, spec.timeoutMs, this);
+    this.timeoutMs = spec.timeoutMs;
+    this.deadlineMs = performance.now() + spec.timeoutMs;
   }
 
   /** Dispatches the request (onDone follows when it has ended). */
@@ -395,8 +367,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private finish(status: RequestStatus, error: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    clearTimeout(this.timer);
-    inFlight.get(this.signal)?.delete(this);
+    unwatch(this.signal, this);
     this.record.status = status;
     this.record.error = error;
     if (status !== 'ok') {
