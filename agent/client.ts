@@ -6,6 +6,7 @@ import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { canaryFailure, checkCanary } from './canary.js';
 import { GapList } from './gap-list.js';
+import { unwatch, watch } from './in-flight.js';
 import { loopBusy } from './loop-busy.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 import { TextCapture } from './text-capture.js';
@@ -60,31 +61,45 @@ export function sendRequest(
   nowNs: () => number,
   signal: AbortSignal,
 ): Promise<RequestResult> {
-  return new Promise((resolve) => {
-    const tracker = new StreamTracker(spec, adapter, nowNs, resolve);
-    if (signal.aborted) {
-      tracker.fail('aborted', 'stopped before send');
-      return;
-    }
-    const onAbort = (): void => tracker.abort('aborted', 'run stopped');
-    signal.addEventListener('abort', onAbort, { once: true });
-    tracker.onFinish = () => signal.removeEventListener('abort', onAbort);
-    tracker.record.sent_ns = nowNs();
-    dispatcher.dispatch(
-      { origin: spec.origin, path: spec.path, method: 'POST', headers: spec.headers, body: spec.body, headersTimeout: 0, bodyTimeout: 0 },
-      tracker,
-    );
-  });
+  return new Promise((resolve) => startRequest(dispatcher, adapter, spec, nowNs, signal, resolve));
+}
+
+/**
+ * sendRequest without a promise: `onDone` is called once, when the request has ended in any way.
+ * A run's loops use it so an open stream holds no promise, async frame or reaction (about 1 KiB
+ * a stream at 10,000 streams, docs/performance.md).
+ */
+export function startRequest(
+  dispatcher: Dispatcher,
+  adapter: ApiAdapter,
+  spec: RequestSpec,
+  nowNs: () => number,
+  signal: AbortSignal,
+  onDone: (r: RequestResult) => void,
+): void {
+  new StreamTracker(spec, adapter, nowNs, signal, onDone).send(dispatcher, spec);
 }
 
 // The dispatch handler: one per request. Holds the timing state machine.
+//
+// It is an undici handler of the callback kind (onConnect, onHeaders, onData, onComplete,
+// onError), which undici 7 still runs natively: a controller-kind handler (onRequestStart,
+// onResponseData…) is wrapped per request in an UnwrapHandler and an UnwrapController, and the
+// controller keeps the response's raw header Buffers, slices of the socket read that carried
+// them, for as long as the stream is open: about 2 KiB per open stream, and one more call per
+// chunk between a socket read and its stamp. Memory per stream is in docs/performance.md.
+//
+// Nothing here captures the spec: its body and headers belong to undici's request once sent.
 class StreamTracker implements Dispatcher.DispatchHandler {
   readonly record: RequestRecord;
   private readonly gaps = new GapList();
-  onFinish: () => void = () => {};
-  private controller: Dispatcher.DispatchController | undefined;
+  private readonly signal: AbortSignal;
+  /** undici's abort for this request (onConnect), once it has one. */
+  private abortRequest: ((err?: Error) => void) | undefined;
   private readonly parser: SseParser;
-  private readonly timer: NodeJS.Timeout;
+  /** Its timeout (in-flight.ts ends it then: one timer for all, not one per request). */
+  readonly timeoutMs: number;
+  readonly deadlineMs: number;
   private chunkNs = 0;
   /** A bound on how long the bytes stamped at chunkNs had waited unread (loop-busy.ts). */
   private chunkDelayBoundNs = 0;
@@ -109,8 +124,10 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     spec: RequestSpec,
     private readonly adapter: ApiAdapter,
     private readonly nowNs: () => number,
-    private readonly resolve: (r: RequestResult) => void,
+    signal: AbortSignal,
+    private readonly onDone: (r: RequestResult) => void,
   ) {
+    this.signal = signal;
     this.requireUsage = spec.requireUsage;
     this.countOutput = spec.countOutput;
     this.canaryMarker = spec.canaryMarker;
@@ -129,45 +146,71 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.tools = spec.tools === true;
     if (this.tools)
       Object.assign(this.record, { first_tool_call_ns: null, tool_call_chunks: 0, tool_calls: 0, tool_arguments_valid: null });
-    this.parser = new SseParser((data) => this.onEvent(data));
+    this.parser = new SseParser(this);
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
-    this.timer = setTimeout(() => this.abort('timeout', `no [DONE] within ${spec.timeoutMs} ms`), spec.timeoutMs);
+    this.timeoutMs = spec.timeoutMs;
+    this.deadlineMs = performance.now() + spec.timeoutMs;
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    if (this.pendingAbort) controller.abort(new Error(this.pendingAbort[1]));
+  /** Dispatches the request (onDone follows when it has ended). */
+  send(dispatcher: Dispatcher, spec: RequestSpec): void {
+    if (this.signal.aborted) {
+      this.fail('aborted', 'stopped before send');
+      return;
+    }
+    watch(this.signal, this);
+    this.record.sent_ns = this.nowNs();
+    dispatcher.dispatch(
+      { origin: spec.origin, path: spec.path, method: 'POST', headers: spec.headers, body: spec.body, headersTimeout: 0, bodyTimeout: 0 },
+      this,
+    );
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.pendingAbort) abort(new Error(this.pendingAbort[1]));
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     this.record.headers_ns = this.nowNs();
     this.record.http_status = statusCode;
-    if (statusCode !== 200) {
-      const retry = Number(headers['retry-after']);
-      this.record.retry_after_s = Number.isFinite(retry) ? retry : null;
-      const reason = headers['x-llm-d-request-dropped-reason'];
-      this.record.dropped_reason = typeof reason === 'string' ? reason : null;
-    }
+    if (statusCode !== 200) this.readErrorHeaders(rawHeaders);
+    return true;
   }
 
-  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+  // A refused request's retry-after and llm-d's drop reason, read from undici's raw name/value pairs.
+  private readErrorHeaders(rawHeaders: Buffer[]): void {
+    let retry: string | undefined;
+    let reason: string | undefined;
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!.toString('latin1').toLowerCase();
+      if (name === 'retry-after') retry ??= rawHeaders[i + 1]!.toString('latin1');
+      else if (name === 'x-llm-d-request-dropped-reason') reason ??= rawHeaders[i + 1]!.toString('utf8');
+    }
+    const seconds = retry === undefined ? Number.NaN : Number(retry);
+    this.record.retry_after_s = Number.isFinite(seconds) ? seconds : null;
+    this.record.dropped_reason = reason ?? null;
+  }
+
+  onData(chunk: Buffer): boolean {
     this.chunkNs = this.nowNs();
     this.chunkDelayBoundNs = loopBusy.readDelayBoundNs();
     if (this.record.http_status !== 200) {
       if (this.errorBody.length < MAX_ERROR_BYTES) this.errorBody += chunk.toString('utf8', 0, MAX_ERROR_BYTES);
-      return;
+      return true;
     }
     if (this.json) {
       // Done is when the body's last bytes arrived; nothing is parsed until it has.
       this.json.lastNs = this.chunkNs;
       this.json.bytes += chunk.length;
       if (this.json.bytes <= MAX_JSON_BODY_BYTES) this.json.chunks.push(chunk);
-      return;
+      return true;
     }
     this.parser.push(chunk);
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     const [status, error] = this.outcome();
     if (status === 'ok' && this.tools) this.checkToolCalls();
     if (status === 'ok' && this.canaryMarker !== null) {
@@ -253,7 +296,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     r.output_token_source = 'chunks';
   }
 
-  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+  onError(err: Error): void {
     const code = (err as { code?: string }).code ?? err.name;
     const [status, why] = this.pendingAbort ?? [
       this.record.headers_ns === null ? 'connect_error' : 'incomplete_stream',
@@ -266,7 +309,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   abort(status: RequestStatus, why: string): void {
     if (this.finished) return;
     this.pendingAbort = [status, why];
-    if (this.controller) this.controller.abort(new Error(why));
+    if (this.abortRequest) this.abortRequest(new Error(why));
     else this.fail(status, why);
   }
 
@@ -275,7 +318,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.finish(status, error.slice(0, MAX_ERROR_BYTES));
   }
 
-  private onEvent(data: string): void {
+  /** One SSE event's data (the parser's sink). */
+  onEvent(data: string): void {
     const t = this.chunkNs;
     const f = classifyEvent(data, this.adapter.patterns);
     this.flags |= f;
@@ -323,15 +367,14 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private finish(status: RequestStatus, error: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    clearTimeout(this.timer);
-    this.onFinish();
+    unwatch(this.signal, this);
     this.record.status = status;
     this.record.error = error;
     if (status !== 'ok') {
       this.record.done_ns ??= this.nowNs();
       this.gaps.release();
     }
-    this.resolve({
+    this.onDone({
       record: this.record,
       contentGaps: this.gaps,
       ...(this.captureContent && this.captured()),

@@ -3,7 +3,9 @@
 // array above 64 bytes allocates outside the V8 heap. Arrays go back to the pool once the
 // recorder and the spool have read them.
 
-const FIRST_CAPACITY = 32;
+// 8 gaps are 64 bytes, which V8 keeps on its heap (no ArrayBuffer and backing store per open
+// stream); longer streams grow it, and the pool hands grown arrays to later requests.
+const FIRST_CAPACITY = 8;
 /** Free arrays kept (enough for every stream of a busy agent to finish at once). */
 const POOL_MAX = 2048;
 const pool: Float64Array[] = [];

@@ -24,7 +24,7 @@ import { endpointPaths } from './api/adapter.js';
 import { API_ADAPTERS, adapterFor } from './api/index.js';
 import { imageMarker } from './api/openai-chat.js';
 import type { RequestResult } from './client.js';
-import { sendRequest } from './client.js';
+import { startRequest } from './client.js';
 import { Conversations } from './conversations.js';
 import { ClassImages } from './images.js';
 import { runClosedLoop } from './load/closed-loop.js';
@@ -312,21 +312,33 @@ export class AgentRun implements ShareRunner {
         signal,
       );
     if (c.stripe.closedLoop)
-      return runClosedLoop(c.stripe, this.share, this.nowNs, async (idx) => void (await this.launch(c, idx, null)), signal);
-    return runOpenLoop(c.stripe, this.nowNs, (idx, intended) => void this.launch(c, idx, intended), signal);
+      return runClosedLoop(c.stripe, this.share, this.nowNs, (idx, done) => this.dispatchOne(c, idx, null, undefined, done), signal);
+    return runOpenLoop(c.stripe, this.nowNs, (idx, intended) => this.dispatchOne(c, idx, intended), signal);
   }
 
-  /** Sends one request; a session turn brings its own body and asks for the reply text. */
-  private async launch(
+  /** Sends one session turn (its own body; the reply text comes back with the result). */
+  private launch(
+    c: ClassRuntime,
+    requestIndex: number,
+    intendedNs: number | null,
+    turn: { body: string; session: { session_id: number; turn: number } },
+  ): Promise<RequestResult> {
+    return new Promise((resolve) => this.dispatchOne(c, requestIndex, intendedNs, turn, resolve));
+  }
+
+  // Sends one request; `then` (if any) follows its bookkeeping. No promise per request: open
+  // streams are the agent's memory (client.ts startRequest).
+  private dispatchOne(
     c: ClassRuntime,
     requestIndex: number,
     intendedNs: number | null,
     turn?: { body: string; session: { session_id: number; turn: number } },
-  ): Promise<RequestResult> {
+    then?: (r: RequestResult) => void,
+  ): void {
     this.inFlight++;
     this.sent++;
     this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
-    const sending = sendRequest(
+    startRequest(
       this.dispatcher,
       c.adapter,
       {
@@ -348,12 +360,13 @@ export class AgentRun implements ShareRunner {
       },
       this.nowNs,
       this.stopper.signal,
+      (result) => {
+        if (turn) Object.assign(result.record, turn.session);
+        this.completed(result);
+        then?.(result);
+      },
     );
     loopBusy.settle(); // building and writing a request is no stamp's delay (loop-busy.ts)
-    const result = await sending;
-    if (turn) Object.assign(result.record, turn.session);
-    this.completed(result);
-    return result;
   }
 
   private completed(result: RequestResult): void {

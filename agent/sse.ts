@@ -9,7 +9,12 @@ const CR = 0x0d;
 const SPACE = 0x20;
 const EMPTY = Buffer.alloc(0);
 
-/** Splits a byte stream into SSE events and hands each event's data (lines joined by \n) to `onData`. */
+/** Where a parser's events go: a method, so a request's handler can be its own sink (no closure per stream). */
+export interface SseSink {
+  onEvent(data: string): void;
+}
+
+/** Splits a byte stream into SSE events and hands each event's data (lines joined by \n) to its sink. */
 export class SseParser {
   /** The bytes of an unfinished line (only they are copied, so a split line is whole when decoded). */
   private partialLine: Buffer = EMPTY;
@@ -18,7 +23,11 @@ export class SseParser {
   /** Whether the event being read has any line yet (a stream cut there was cut mid-event). */
   private inEvent = false;
 
-  constructor(private readonly onData: (data: string) => void) {}
+  private readonly sink: SseSink;
+
+  constructor(sink: SseSink | ((data: string) => void)) {
+    this.sink = typeof sink === 'function' ? { onEvent: sink } : sink;
+  }
 
   /** Feeds one chunk; complete events are delivered synchronously, a partial one is kept. */
   push(chunk: Uint8Array): void {
@@ -51,7 +60,7 @@ export class SseParser {
       const data = this.data;
       this.data = undefined;
       this.inEvent = false;
-      if (data !== undefined) this.onData(data);
+      if (data !== undefined) this.sink.onEvent(data);
       return;
     }
     this.inEvent = true;

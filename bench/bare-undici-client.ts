@@ -3,6 +3,7 @@
 // above this is its own work.
 //
 // Usage: node dist/bench/bare-undici-client.js --url BASE --concurrency N --tokens T --duration-s D --gap-ms G --first-ms F
+//        [--idle-s I] [--ramp-s R]   (the scale suite's floor: wait I s, then start the N streams evenly over R s)
 import { Agent, type Dispatcher } from 'undici';
 import type { ClientReport } from './client-args.js';
 import { chatBody, parseClientArgv } from './client-args.js';
@@ -16,20 +17,25 @@ const headers = { 'content-type': 'application/json', accept: 'text/event-stream
 const dispatcher = new Agent({ connections: null, pipelining: 1, keepAliveTimeout: 30_000 });
 const counts = { responses: 0, chunks: 0, bytes: 0, errors: 0 };
 
-// The smallest handler undici accepts: count, and start the next request when one ends.
+// The smallest handler undici accepts: count, and start the next request when one ends. It is of
+// the callback kind undici runs natively, as the agent's is (agent/client.ts says why): a
+// controller-kind handler is wrapped per request and keeps the response's raw headers.
 class CountingHandler implements Dispatcher.DispatchHandler {
   constructor(private readonly next: () => void) {}
-  // Its presence is what tells undici this is a new-style (controller) handler.
-  onRequestStart(): void {}
-  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+  onConnect(): void {}
+  onHeaders(): boolean {
+    return true;
+  }
+  onData(chunk: Buffer): boolean {
     counts.chunks++;
     counts.bytes += chunk.length;
+    return true;
   }
-  onResponseEnd(): void {
+  onComplete(): void {
     counts.responses++;
     this.next();
   }
-  onResponseError(): void {
+  onError(): void {
     counts.errors++;
     this.next();
   }
@@ -37,6 +43,7 @@ class CountingHandler implements Dispatcher.DispatchHandler {
 
 function run(): Promise<void> {
   const deadline = performance.now() + load.durationS * 1000;
+  const rampMs = (load.rampS ?? 0) * 1000;
   let inFlight = 0;
   return new Promise((resolve) => {
     const launch = (): void => {
@@ -50,10 +57,12 @@ function run(): Promise<void> {
         }),
       );
     };
-    for (let i = 0; i < load.concurrency; i++) launch();
+    if (rampMs === 0) for (let i = 0; i < load.concurrency; i++) launch();
+    else for (let i = 0; i < load.concurrency; i++) setTimeout(launch, (i * rampMs) / load.concurrency);
   });
 }
 
+if (load.idleS) await new Promise((r) => setTimeout(r, load.idleS! * 1000));
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 await run();

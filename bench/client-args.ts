@@ -11,6 +11,10 @@ export interface ClientLoad {
   durationS: number;
   gapMs: number;
   firstMs: number;
+  /** Seconds to wait before the first request (a suite reads the idle process meanwhile); bare undici only. */
+  idleS?: number;
+  /** Seconds over which the streams are started evenly rather than at once; bare undici only. */
+  rampS?: number;
 }
 
 /** What each comparison client prints as its last stdout line. */
@@ -41,6 +45,9 @@ export function clientArgv(load: ClientLoad): string[] {
     String(load.gapMs),
     '--first-ms',
     String(load.firstMs),
+    // Only clients that read them are given these (the Python client knows the six above).
+    ...(load.idleS !== undefined ? ['--idle-s', String(load.idleS)] : []),
+    ...(load.rampS !== undefined ? ['--ramp-s', String(load.rampS)] : []),
   ];
 }
 
@@ -55,6 +62,8 @@ export function parseClientArgv(argv: readonly string[]): ClientLoad {
       'duration-s': { type: 'string' },
       'gap-ms': { type: 'string' },
       'first-ms': { type: 'string' },
+      'idle-s': { type: 'string' },
+      'ramp-s': { type: 'string' },
     },
   });
   return {
@@ -64,6 +73,8 @@ export function parseClientArgv(argv: readonly string[]): ClientLoad {
     durationS: Number(values['duration-s']),
     gapMs: Number(values['gap-ms']),
     firstMs: Number(values['first-ms']),
+    ...(values['idle-s'] !== undefined && { idleS: Number(values['idle-s']) }),
+    ...(values['ramp-s'] !== undefined && { rampS: Number(values['ramp-s']) }),
   };
 }
 

@@ -7,6 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AGENT_NODE_FLAGS } from '../shared/agent-node-flags.js';
 import type { SelfTestFigures } from '../shared/self-test.js';
 import { distFile, startChild } from './spawn.js';
 import type { BenchContext, Suite, SuiteResult } from './suite.js';
@@ -23,7 +24,7 @@ function median(xs: number[]): number {
 async function once(dir: string | null): Promise<SelfTestFigures> {
   // --quick checks the harness, not the numbers: this host's cached figures do (measured if none).
   const mode = dir === null ? 'cached' : 'run';
-  const c = startChild(process.execPath, [distFile('agent/main.js'), '--self-test-only', '--self-test', mode], {
+  const c = startChild(process.execPath, [...AGENT_NODE_FLAGS, distFile('agent/main.js'), '--self-test-only', '--self-test', mode], {
     ...(dir !== null && { LOADFLEET_SELF_TEST_DIR: dir }),
   });
   const done = await c.exited;

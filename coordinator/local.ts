@@ -3,6 +3,7 @@
 // order and still collects their data.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { AGENT_NODE_FLAGS } from '../shared/agent-node-flags.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 
@@ -87,11 +88,15 @@ export function spawnLocalAgents(
 ): LocalAgent[] {
   return groups.map((ids) => {
     const name = ids.join('+');
-    const child = spawn(process.execPath, [AGENT_MAIN, '--coordinator', url, ...ids.flatMap((id) => ['--id', id]), ...extraArgs], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-      env: { ...process.env, [TOKEN_ENV]: token },
-    });
+    const child = spawn(
+      process.execPath,
+      [...AGENT_NODE_FLAGS, AGENT_MAIN, '--coordinator', url, ...ids.flatMap((id) => ['--id', id]), ...extraArgs],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
+        env: { ...process.env, [TOKEN_ENV]: token },
+      },
+    );
     const tail = keepTail(child, name, () => {});
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     void exited.then((code) => {

@@ -49,7 +49,7 @@ export async function measureSelf(size: SelfTestSize = DEFAULT_SIZE): Promise<Se
   const nowNs = (): number => Number(process.hrtime.bigint() - base);
   const recorder = new Recorder([], nowNs, () => {});
   const stopper = new AbortController();
-  setMaxListeners(0, stopper.signal); // one abort listener per request in flight
+  setMaxListeners(0, stopper.signal); // requests share one abort listener (client.ts); others may add theirs
   const origin = `http://127.0.0.1:${server.port}`;
   const send = (path: string, index: number): Promise<RequestResult> => {
     recorder.issued('self-test', null);

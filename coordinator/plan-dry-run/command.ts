@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { AGENT_NODE_FLAGS } from '../../shared/agent-node-flags.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { Plan } from '../../shared/plan.js';
 import { loadPlanFile, parseDocumentText } from '../../shared/plan-load.js';
@@ -174,7 +175,9 @@ async function fleetFigures(o: PlanFlags): Promise<FleetAgent[]> {
 // An agent process of this build measures (or reuses) this host's figures.
 function hostSelfTest(mode: 'cached' | 'run'): Promise<SelfTestFigures | null> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [AGENT_MAIN, '--self-test-only', '--self-test', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...AGENT_NODE_FLAGS, AGENT_MAIN, '--self-test-only', '--self-test', mode], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.on('exit', () => {
