@@ -24,11 +24,19 @@ export interface SlewStep {
   errorNs: number;
 }
 
+/** The agent's offset from our clock as a line through its recent probes. */
+export interface OffsetLine {
+  /** Its slope: the agent's drift against our clock (fraction; × 1e6 for ppm). */
+  slope: number;
+  /** The fitted offset (agent minus our clock, ns) at our instant `nowNs`. */
+  at(nowNs: bigint): number;
+}
+
 /**
- * The next step for an agent whose join offset was `joinOffsetNs`, given its in-run probes, our
- * clock now, and the correction it reported applying. Null until there are enough probes.
+ * A least-squares line through the lower-delay half of the last FIT_WINDOW probes; null until
+ * there are MIN_PROBES of them (or they were all taken at one instant).
  */
-export function slewStep(probes: readonly ProbeSample[], joinOffsetNs: number, nowNs: bigint, appliedNs: number): SlewStep | null {
+export function fitOffsetLine(probes: readonly ProbeSample[]): OffsetLine | null {
   if (probes.length < MIN_PROBES) return null;
   const recent = probes.slice(-FIT_WINDOW);
   const t0 = recent[0]!.t1;
@@ -43,7 +51,17 @@ export function slewStep(probes: readonly ProbeSample[], joinOffsetNs: number, n
   const sxx = measured.reduce((s, m) => s + (m.t - mt) ** 2, 0);
   if (sxx <= 0) return null;
   const slope = measured.reduce((s, m) => s + (m.t - mt) * (m.offsetNs - mo), 0) / sxx;
-  const aheadNs = mo + slope * (Number(nowNs - t0) - mt) - joinOffsetNs;
+  return { slope, at: (nowNs) => mo + slope * (Number(nowNs - t0) - mt) };
+}
+
+/**
+ * The next step for an agent whose join offset was `joinOffsetNs`, given its in-run probes, our
+ * clock now, and the correction it reported applying. Null until there are enough probes.
+ */
+export function slewStep(probes: readonly ProbeSample[], joinOffsetNs: number, nowNs: bigint, appliedNs: number): SlewStep | null {
+  const line = fitOffsetLine(probes);
+  if (!line) return null;
+  const aheadNs = line.at(nowNs) - joinOffsetNs;
   const errorNs = aheadNs - appliedNs;
-  return { ratePpm: (slope + errorNs / (SLEW_HORIZON_S * 1e9)) * 1e6, driftPpm: slope * 1e6, errorNs };
+  return { ratePpm: (line.slope + errorNs / (SLEW_HORIZON_S * 1e9)) * 1e6, driftPpm: line.slope * 1e6, errorNs };
 }
