@@ -11,8 +11,14 @@ import { probeOffset } from '../shared/clock.js';
 export const SLEW_HORIZON_S = 5;
 /** Probes (one a second) the fit looks back over: drift that wanders (temperature) is followed. */
 const FIT_WINDOW = 60;
-/** Fewest probes a fit takes. */
-const MIN_PROBES = 4;
+/**
+ * Fewest probes a fit takes: eight, so that even the first fit drops the worst half. The first
+ * probes span the start, when both ends are busiest; fitted from four with none dropped, a loaded
+ * machine's stalled probes steered an agent 5 ms off for 15 s (chaos soak, 2026-12-04).
+ */
+const MIN_PROBES = 8;
+/** Fewest probes a fit keeps (its lowest-delay ones). */
+const MIN_KEPT = 4;
 
 /** One steering decision for one agent. */
 export interface SlewStep {
@@ -33,18 +39,20 @@ export interface OffsetLine {
 }
 
 /**
- * A least-squares line through the lower-delay half of the last FIT_WINDOW probes; null until
- * there are MIN_PROBES of them (or they were all taken at one instant).
+ * A least-squares line through the lowest-delay quarter (at least MIN_KEPT) of the last FIT_WINDOW
+ * probes, as at join; null until there are MIN_PROBES of them (or they were all taken at one
+ * instant).
  */
 export function fitOffsetLine(probes: readonly ProbeSample[]): OffsetLine | null {
   if (probes.length < MIN_PROBES) return null;
   const recent = probes.slice(-FIT_WINDOW);
   const t0 = recent[0]!.t1;
-  // The lower-delay half: queueing only ever adds delay, and asymmetric delay is what biases an offset.
+  // The lowest-delay quarter: queueing only ever adds delay, and asymmetric delay is what biases
+  // an offset (a loaded machine stalls many probes by milliseconds: the half kept too many).
   const measured = recent
     .map((s) => ({ t: Number(s.t1 - t0), ...probeOffset(s) }))
     .sort((a, b) => a.delayNs - b.delayNs)
-    .slice(0, Math.max(MIN_PROBES, Math.ceil(recent.length / 2)));
+    .slice(0, Math.max(MIN_KEPT, Math.ceil(recent.length / 4)));
   const n = measured.length;
   const mt = measured.reduce((s, m) => s + m.t, 0) / n;
   const mo = measured.reduce((s, m) => s + m.offsetNs, 0) / n;

@@ -170,6 +170,10 @@ describe('chaos soak', () => {
         second_half_samples: half.samples,
         second_half_kib_per_s: half.kibPerS,
         second_half_growth_kib: half.growthKib,
+        // The series itself, every 10 s from the start instant (MiB), for the record.
+        every_10s_mib: rss.samples
+          .filter((x) => x.ms >= armedAtMs && Math.round((x.ms - armedAtMs) / 1000) % 10 === 0)
+          .map((x) => Math.round(x.kib / 102.4) / 10),
       };
       console.log(`chaos coordinator memory: ${JSON.stringify(memory)}`);
       expect(half.samples).toBeGreaterThanOrEqual(Math.floor(DURATION_S / 2) - 2);
