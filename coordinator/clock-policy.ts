@@ -69,7 +69,10 @@ export function decideAlignment(
   return { ...measured(null), refusal: `${what}; fix the clock sync or pass --on-clock-mismatch=align` };
 }
 
-/** How the offset moved over the run: a least-squares line through the lowest-delay half of the probes. */
+/**
+ * How the offset moved over the run: a least-squares line through the lowest-delay quarter of the
+ * probes (at least 4), as at join and in the steering (a loaded machine stalls many probes).
+ */
 export interface DriftFit {
   samples: number;
   drift_ppm: number | null;
@@ -83,7 +86,7 @@ export function fitDrift(probes: readonly ProbeSample[], joinOffsetNs: number): 
   const measured = probes
     .map((s) => ({ t: Number(s.t1 - probes[0]!.t1), ...probeOffset(s) }))
     .sort((a, b) => a.delayNs - b.delayNs)
-    .slice(0, Math.max(4, Math.ceil(probes.length / 2)));
+    .slice(0, Math.max(4, Math.ceil(probes.length / 4)));
   const n = measured.length;
   const mt = measured.reduce((s, m) => s + m.t, 0) / n;
   const mo = measured.reduce((s, m) => s + m.offsetNs, 0) / n;

@@ -6,9 +6,10 @@
 // own, beside a namespace holding the rest): the coordinator must keep it on its timeline through
 // the faults (clock_residual passes; its real sends, stamped by a proxy in front of the target,
 // sit where the steady agents' do). The coordinator's resident memory is sampled every second and
-// must stay flat over the second half of the load (see MEMORY_FLAT below).
+// must stay flat over the second half of the load (see MEMORY_FLAT_FLOOR_KIB below).
 //
-// LOADFLEET_SOAK_S (default 20), LOADFLEET_SOAK_FAULTS (per agent, default 2) and
+// LOADFLEET_SOAK_S (default 30: the drifting agent must be steered 10 s past its first fit,
+// eight probes, through its faults), LOADFLEET_SOAK_FAULTS (per agent, default 2) and
 // LOADFLEET_SOAK_RATE (req/s, default 10) make it a longer soak; LOADFLEET_SOAK_SEED replays one.
 // Without root, ip netns or faketime the soak runs on loopback without the drifting agent, saying
 // so (and fails instead under LOADFLEET_REQUIRE_ALL=1, as CI runs it).
@@ -25,23 +26,26 @@ import { rssTrend, sampleRss } from './hosts/rss.js';
 import { skipFor } from './require.js';
 
 const TOKEN = { LOADFLEET_TOKEN: 'chaos-token' };
-const DURATION_S = Number(process.env.LOADFLEET_SOAK_S ?? 20);
+const DURATION_S = Number(process.env.LOADFLEET_SOAK_S ?? 30);
 const FAULTS = Number(process.env.LOADFLEET_SOAK_FAULTS ?? 2);
 const SEED = Number(process.env.LOADFLEET_SOAK_SEED ?? 23);
 const RATE = Number(process.env.LOADFLEET_SOAK_RATE ?? 10);
 const DRIFT = !skipFor("the chaos soak's drifting agent", netnsUnavailable() ?? faketimeUnavailable());
 /**
  * Memory flat: over the second half of the load, the line fitted through the coordinator's VmRSS
- * (one sample a second) may rise by at most this much. What the coordinator still keeps per second
- * of run (the interval bookkeeping and the agents' in-run probes) is a few hundred bytes a second,
- * and per request a bit plus the exact figures' raw values (tens of bytes); the rest is the V8
- * heap's own steps, which a fit over the whole stretch smooths. Measured in this soak (docs/
- * reliability.md): a 20 s CI run and a 4-minute run both fitted under 1 MiB. A leak of the kind
- * issue 23 found (~1 KB per request) shows here in a long soak (at 30 req/s for 4 min: ~3.5 MiB
- * over the second half); in a 20 s run it is below this bound, so the short run only catches
- * gross leaks (per fault, per reconnect, per frame).
+ * (one sample a second) may rise by at most MEMORY_FLAT_FLOOR_KIB plus MEMORY_FLAT_BYTES_PER_REQUEST
+ * for each request planned in that half. Why these (measured 2026-12-04, docs/reliability.md):
+ * what the coordinator retains per request is the exact figures' raw values, ~70 bytes (a heap
+ * snapshot diff over 70 s at 60 req/s: +0.39 MiB of JS heap for 4,200 requests, nearly all of it
+ * the exact store's typed arrays, bounded by its spill cap), so 256 bytes leaves 3.5× margin; and
+ * RSS moves in steps the retained heap does not explain (a +3.5 MiB step in a 4-minute soak whose
+ * second half then fitted +2.5 MiB; two other 4-minute runs fitted +1.1 and −6.2 MiB; the 20 s CI
+ * runs −9.3 and −6.8 MiB, GCs), so the floor is 4 MiB. A leak of the kind issue 23 found (~1 KB per request)
+ * exceeds this once the second half holds more than ~5,500 requests: at 30 req/s, a soak of 7
+ * minutes or more. The 30 s CI run only catches gross leaks (per fault, reconnect or frame).
  */
-const MEMORY_FLAT_KIB = 2048;
+const MEMORY_FLAT_FLOOR_KIB = 4096;
+const MEMORY_FLAT_BYTES_PER_REQUEST = 256;
 
 describe('chaos soak', () => {
   let hosts: Record<string, Host> | null = null;
@@ -177,7 +181,8 @@ describe('chaos soak', () => {
       };
       console.log(`chaos coordinator memory: ${JSON.stringify(memory)}`);
       expect(half.samples).toBeGreaterThanOrEqual(Math.floor(DURATION_S / 2) - 2);
-      expect(half.growthKib).toBeLessThan(MEMORY_FLAT_KIB);
+      const boundKib = MEMORY_FLAT_FLOOR_KIB + (MEMORY_FLAT_BYTES_PER_REQUEST * (DURATION_S / 2) * RATE) / 1024;
+      expect(half.growthKib, `second-half RSS growth over its bound of ${boundKib} KiB`).toBeLessThan(boundKib);
 
       if (!hosts) return;
       // The drifting agent was kept on the coordinator's timeline through the faults.
@@ -189,7 +194,7 @@ describe('chaos soak', () => {
       expect(residual.status).toBe('pass');
       // Its recorded sends against the true clock's stamps, beside the steady agents' (the control:
       // the observer's own delay is in both): within the tolerance over the last half of the run,
-      // where an uncorrected 500 ppm clock would be 5–10 ms (at 20 s) off.
+      // where an uncorrected 500 ppm clock would be 7–15 ms (at 30 s) off.
       const startNs: bigint = rows.reduce(
         (m: bigint, r: any) => (r.intended_unix_ns < m ? r.intended_unix_ns : m),
         rows[0].intended_unix_ns,

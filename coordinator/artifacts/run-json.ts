@@ -93,6 +93,10 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
+  'agents[].drift_ppm':
+    "the slope of the agent's raw clock against the coordinator's over the run (ppm; positive: it runs fast), a least-squares line through the lowest-delay quarter of its run probes; null with fewer than 4; stated for every agent, steered or not",
+  'agents[].offset_max_deviation_ns':
+    "the largest distance between the agent's raw offset in those probes and its join offset: how far its raw clock moved from the offset measured at join (its slewed timeline's distance is clock_residual_max_ns)",
   'agents[].clock_slew_steps':
     "how many times the coordinator told the agent the rate to slew its run timeline at (once a probe, after the start), so that a drifting clock still sends on the global schedule and stamps on the coordinator's timeline",
   'agents[].clock_residual_max_ns':
