@@ -33,6 +33,7 @@ import { loopBusy } from './loop-busy.js';
 import { PromptBuilder } from './prompt.js';
 import { Recorder } from './recorder.js';
 import type { ShareRunner, SpoolTarget } from './share-runner.js';
+import { SlewTimeline } from './slew-timeline.js';
 import { Spool } from './spool.js';
 import { sleepUntil } from './timing.js';
 import { WorkloadPromptBuilder } from './workload-prompt.js';
@@ -46,8 +47,6 @@ function lateness(sampleNs: number): number {
   return nsToMs(Math.max(0, (sampleNs || 0) - EVENT_LOOP_RESOLUTION_MS * 1e6));
 }
 const RECORD_FLUSH_MS = 250;
-/** The fastest an agent slews its run timeline (5 ms per second): far beyond any oscillator's drift. */
-const MAX_SLEW_PPM = 5000;
 /** Unacknowledged record batches allowed in flight before the agent holds rows back. */
 const ACK_WINDOW = 8;
 
@@ -203,31 +202,19 @@ export class AgentRun implements ShareRunner {
    * ns since the shared start instant on this agent's monotonic clock, read as a float (no BigInt
    * per chunk; shared/clock.ts perfOffsetToHrtime says why that is the same clock).
    */
-  private readonly nowNs = (): number => {
-    const raw = performance.now() * 1e6 - this.startPerfNs;
-    return Math.round(raw - this.slewBaseCorrNs - (raw - this.slewBaseRawNs) * this.slewPpm * 1e-6);
-  };
-  /**
-   * The run timeline is the raw clock slewed back by a correction that grows at slewPpm from
-   * (slewBaseRawNs, slewBaseCorrNs): it follows the coordinator's timeline although this host's
-   * oscillator drifts, and never steps (an in-flight request's stamps stay consistent).
-   */
-  private slewBaseRawNs = 0;
-  private slewBaseCorrNs = 0;
-  private slewPpm = 0;
+  private readonly nowNs = (): number => Math.round(this.timeline.at(performance.now() * 1e6 - this.startPerfNs));
+  /** The run timeline: the raw clock slewed onto the coordinator's (slew-timeline.ts). */
+  private readonly timeline = new SlewTimeline();
 
   /** The correction applied so far (ns the run timeline is behind the raw clock). */
   private correctionNs(): number {
-    const raw = performance.now() * 1e6 - this.startPerfNs;
-    return this.slewBaseCorrNs + (raw - this.slewBaseRawNs) * this.slewPpm * 1e-6;
+    return this.timeline.correctionAtRaw(performance.now() * 1e6 - this.startPerfNs);
   }
 
   /** Slews from now on at `ratePpm` (the correction is continuous where the rate changes). */
   slew(ratePpm: number): void {
-    if (!Number.isFinite(ratePpm) || this.recorder === undefined) return; // the run's clock starts at start()
-    this.slewBaseCorrNs = this.correctionNs();
-    this.slewBaseRawNs = performance.now() * 1e6 - this.startPerfNs;
-    this.slewPpm = Math.max(-MAX_SLEW_PPM, Math.min(MAX_SLEW_PPM, ratePpm));
+    if (this.recorder === undefined) return; // the run's clock starts at start()
+    this.timeline.slew(performance.now() * 1e6 - this.startPerfNs, ratePpm);
   }
 
   /** Waits for the start instant (given in this agent's wall clock), runs to the end, sends `final`. */
@@ -338,6 +325,7 @@ export class AgentRun implements ShareRunner {
     this.inFlight++;
     this.sent++;
     this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
+    let sentCorrectionNs: number | null = null;
     startRequest(
       this.dispatcher,
       c.adapter,
@@ -362,10 +350,17 @@ export class AgentRun implements ShareRunner {
       this.stopper.signal,
       (result) => {
         if (turn) Object.assign(result.record, turn.session);
+        const r = result.record;
+        r.clock_correction_ns = Math.round(sentCorrectionNs ?? this.timeline.correctionAt(r.sent_ns));
+        r.clock_correction_done_ns = r.done_ns === null ? null : Math.round(this.timeline.correctionAt(r.done_ns));
         this.completed(result);
         then?.(result);
       },
     );
+    // sent_ns was stamped synchronously just now, on the same slew segment: its correction, so the
+    // raw clock reading stays recoverable (requests.ndjson clock_correction_ns). A request that
+    // failed before it returned (its callback ran already) took the correction at its own stamp.
+    sentCorrectionNs = this.timeline.correctionAt(this.nowNs());
     loopBusy.settle(); // building and writing a request is no stamp's delay (loop-busy.ts)
   }
 

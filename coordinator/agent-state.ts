@@ -4,6 +4,7 @@
 import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import type { AgentHealth } from '../shared/protocol.js';
 import type { AgentChannel } from './channel.js';
+import type { OffsetLine } from './clock-slew.js';
 import type { AgentConn } from './server.js';
 
 /** A stretch of time an agent's link was down during a run (seconds after the start, coordinator clock). */
@@ -43,6 +44,13 @@ export interface AgentState {
   clockCorrectionNs: number | null;
   /** Each second's steering of the agent's timeline (clock-slew.ts): seconds since the start, drift, error left. */
   slewSteps: { t_s: number; drift_ppm: number; error_ns: number }[];
+  /** Its offset as a line through its recent in-run probes (clock-slew.ts), refitted at each one. */
+  offsetLine: OffsetLine | null;
+  /**
+   * An agent of a declared common clock domain (not steered): each second, how far it sat from the
+   * domain's reference (clock-policy.ts domainResidualNs), with its drift against our clock.
+   */
+  domainSteps: { t_s: number; drift_ppm: number; error_ns: number }[];
   /** Records a restarted process of a lost agent handed over from its spool. */
   recoveredRecords: number;
   /** The restarted process's `final` (its rebuilt histograms) is merged: a second one is not. */

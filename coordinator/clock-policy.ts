@@ -3,6 +3,7 @@
 // measured offsets, and the artifacts say so.
 import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { probeOffset } from '../shared/clock.js';
+import type { OffsetLine } from './clock-slew.js';
 
 /** What the user asked for when a declared domain turns out to be false. */
 export type OnClockMismatch = 'fail' | 'align';
@@ -68,7 +69,10 @@ export function decideAlignment(
   return { ...measured(null), refusal: `${what}; fix the clock sync or pass --on-clock-mismatch=align` };
 }
 
-/** How the offset moved over the run: a least-squares line through the lowest-delay half of the probes. */
+/**
+ * How the offset moved over the run: a least-squares line through the lowest-delay quarter of the
+ * probes (at least 4), as at join and in the steering (a loaded machine stalls many probes).
+ */
 export interface DriftFit {
   samples: number;
   drift_ppm: number | null;
@@ -82,7 +86,7 @@ export function fitDrift(probes: readonly ProbeSample[], joinOffsetNs: number): 
   const measured = probes
     .map((s) => ({ t: Number(s.t1 - probes[0]!.t1), ...probeOffset(s) }))
     .sort((a, b) => a.delayNs - b.delayNs)
-    .slice(0, Math.max(4, Math.ceil(probes.length / 2)));
+    .slice(0, Math.max(4, Math.ceil(probes.length / 4)));
   const n = measured.length;
   const mt = measured.reduce((s, m) => s + m.t, 0) / n;
   const mo = measured.reduce((s, m) => s + m.offsetNs, 0) / n;
@@ -93,4 +97,20 @@ export function fitDrift(probes: readonly ProbeSample[], joinOffsetNs: number): 
     drift_ppm: sxx > 0 ? Math.round((sxy / sxx) * 1e6 * 1000) / 1000 : null,
     max_deviation_ns: Math.max(...measured.map((m) => Math.abs(m.offsetNs - joinOffsetNs))),
   };
+}
+
+/**
+ * During a run, how far one agent of a declared common clock domain sits from the domain's
+ * reference now, by the lines fitted to every agent's in-run probes (clock-slew.ts): the median
+ * agent, the same reference as at join for a domain the coordinator is not in. Such agents are
+ * not steered (their sync is trusted to be finer than our probes), so this is the check that the
+ * declaration still holds. Null without a fit for the agent, or when fewer than two agents have
+ * one (a lone agent's timeline is the domain's: there is nothing to hold it against). The
+ * coordinator's own host domain is never checked: its agents read the coordinator's clock.
+ */
+export function domainResidualNs(lines: readonly (OffsetLine | null)[], index: number, nowNs: bigint): number | null {
+  const self = lines[index];
+  const fitted = lines.filter((l): l is OffsetLine => l !== null);
+  if (!self || fitted.length < 2) return null;
+  return self.at(nowNs) - median(fitted.map((l) => l.at(nowNs)));
 }

@@ -11,8 +11,14 @@ import { probeOffset } from '../shared/clock.js';
 export const SLEW_HORIZON_S = 5;
 /** Probes (one a second) the fit looks back over: drift that wanders (temperature) is followed. */
 const FIT_WINDOW = 60;
-/** Fewest probes a fit takes. */
-const MIN_PROBES = 4;
+/**
+ * Fewest probes a fit takes: eight, so that even the first fit drops the worst half. The first
+ * probes span the start, when both ends are busiest; fitted from four with none dropped, a loaded
+ * machine's stalled probes steered an agent 5 ms off for 15 s (chaos soak, 2026-12-04).
+ */
+const MIN_PROBES = 8;
+/** Fewest probes a fit keeps (its lowest-delay ones). */
+const MIN_KEPT = 4;
 
 /** One steering decision for one agent. */
 export interface SlewStep {
@@ -24,26 +30,46 @@ export interface SlewStep {
   errorNs: number;
 }
 
+/** The agent's offset from our clock as a line through its recent probes. */
+export interface OffsetLine {
+  /** Its slope: the agent's drift against our clock (fraction; × 1e6 for ppm). */
+  slope: number;
+  /** The fitted offset (agent minus our clock, ns) at our instant `nowNs`. */
+  at(nowNs: bigint): number;
+}
+
 /**
- * The next step for an agent whose join offset was `joinOffsetNs`, given its in-run probes, our
- * clock now, and the correction it reported applying. Null until there are enough probes.
+ * A least-squares line through the lowest-delay quarter (at least MIN_KEPT) of the last FIT_WINDOW
+ * probes, as at join; null until there are MIN_PROBES of them (or they were all taken at one
+ * instant).
  */
-export function slewStep(probes: readonly ProbeSample[], joinOffsetNs: number, nowNs: bigint, appliedNs: number): SlewStep | null {
+export function fitOffsetLine(probes: readonly ProbeSample[]): OffsetLine | null {
   if (probes.length < MIN_PROBES) return null;
   const recent = probes.slice(-FIT_WINDOW);
   const t0 = recent[0]!.t1;
-  // The lower-delay half: queueing only ever adds delay, and asymmetric delay is what biases an offset.
+  // The lowest-delay quarter: queueing only ever adds delay, and asymmetric delay is what biases
+  // an offset (a loaded machine stalls many probes by milliseconds: the half kept too many).
   const measured = recent
     .map((s) => ({ t: Number(s.t1 - t0), ...probeOffset(s) }))
     .sort((a, b) => a.delayNs - b.delayNs)
-    .slice(0, Math.max(MIN_PROBES, Math.ceil(recent.length / 2)));
+    .slice(0, Math.max(MIN_KEPT, Math.ceil(recent.length / 4)));
   const n = measured.length;
   const mt = measured.reduce((s, m) => s + m.t, 0) / n;
   const mo = measured.reduce((s, m) => s + m.offsetNs, 0) / n;
   const sxx = measured.reduce((s, m) => s + (m.t - mt) ** 2, 0);
   if (sxx <= 0) return null;
   const slope = measured.reduce((s, m) => s + (m.t - mt) * (m.offsetNs - mo), 0) / sxx;
-  const aheadNs = mo + slope * (Number(nowNs - t0) - mt) - joinOffsetNs;
+  return { slope, at: (nowNs) => mo + slope * (Number(nowNs - t0) - mt) };
+}
+
+/**
+ * The next step for an agent whose join offset was `joinOffsetNs`, given its in-run probes, our
+ * clock now, and the correction it reported applying. Null until there are enough probes.
+ */
+export function slewStep(probes: readonly ProbeSample[], joinOffsetNs: number, nowNs: bigint, appliedNs: number): SlewStep | null {
+  const line = fitOffsetLine(probes);
+  if (!line) return null;
+  const aheadNs = line.at(nowNs) - joinOffsetNs;
   const errorNs = aheadNs - appliedNs;
-  return { ratePpm: (slope + errorNs / (SLEW_HORIZON_S * 1e9)) * 1e6, driftPpm: slope * 1e6, errorNs };
+  return { ratePpm: (line.slope + errorNs / (SLEW_HORIZON_S * 1e9)) * 1e6, driftPpm: line.slope * 1e6, errorNs };
 }

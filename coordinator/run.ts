@@ -30,8 +30,8 @@ import { resetServerCache } from './cache-reset.js';
 import { calibratePlan } from './calibrate/index.js';
 import { AgentChannel } from './channel.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
-import { decideAlignment } from './clock-policy.js';
-import { slewStep } from './clock-slew.js';
+import { decideAlignment, domainResidualNs } from './clock-policy.js';
+import { fitOffsetLine, slewStep } from './clock-slew.js';
 import { Collector } from './collector.js';
 import type { FleetOptions, HandedOver, RunHandle } from './fleet.js';
 import { Fleet } from './fleet.js';
@@ -316,6 +316,8 @@ class RunSession implements RunHandle {
         runProbes: [],
         clockCorrectionNs: null,
         slewSteps: [],
+        offsetLine: null,
+        domainSteps: [],
         recoveredRecords: 0,
         spoolHandedOver: false,
         lastHeardMs: Date.now(),
@@ -489,14 +491,39 @@ class RunSession implements RunHandle {
   /**
    * Keeps a drifting agent on our timeline (clock-slew.ts): once the load is under way, each new
    * probe refits its drift and the agent is told the rate to slew at. Agents of an explicit common
-   * clock domain share one clock by declaration and are left alone.
+   * clock domain are not steered: their clocks are disciplined by the domain's sync (chrony, PTP),
+   * finer than our probes can measure, and steering them onto ours would also carry our own drift
+   * into a domain we may not be in. Their declaration is checked instead, each second (checkDomain).
    */
   private steer(s: AgentState): void {
-    if (this.decision?.alignment === 'explicit-common-clock-domain' || s.firstSendErrorNs === null || s.channel.done) return;
+    s.offsetLine = fitOffsetLine(s.runProbes);
+    if (s.firstSendErrorNs === null || s.channel.done) return;
+    if (this.decision?.alignment === 'explicit-common-clock-domain') {
+      this.checkDomain(s);
+      return;
+    }
+    // An agent of our own host and boot reads our clock through our anchor: its offset is zero by
+    // construction, and steering it would only feed it the probes' noise (seen: 1–5 ms early on).
+    if (s.conn.hello.clock_domain_id === hostClockDomain()) return;
     const step = slewStep(s.runProbes, s.offset.offset_ns, this.clock.nowNs(), s.clockCorrectionNs ?? 0);
     if (!step) return;
     s.conn.send({ type: 'slew', rate_ppm: step.ratePpm });
     s.slewSteps.push({ t_s: this.elapsedS(), drift_ppm: step.driftPpm, error_ns: step.errorNs });
+  }
+
+  /**
+   * An agent of a declared common clock domain: how far it sits from the domain's reference now
+   * (clock-policy.ts), for the clock_residual check, so a declaration that stops holding during the
+   * run is caught rather than trusted. The coordinator's own host domain reads one clock.
+   */
+  private checkDomain(s: AgentState): void {
+    if (this.decision!.domainId === hostClockDomain() || !s.offsetLine) return;
+    const residual = domainResidualNs(
+      this.states.map((x) => (x.lost ? null : x.offsetLine)),
+      s.index,
+      this.clock.nowNs(),
+    );
+    if (residual !== null) s.domainSteps.push({ t_s: this.elapsedS(), drift_ppm: s.offsetLine.slope * 1e6, error_ns: residual });
   }
 
   /**

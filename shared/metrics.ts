@@ -81,6 +81,13 @@ export interface RequestRecord {
   tool_calls?: number;
   tool_arguments_valid?: boolean | null;
   turn?: number;
+  /**
+   * How far the agent had slewed its run timeline back from its raw clock (agent/run.ts) at
+   * sent_ns and at done_ns: a stamp plus its correction is the agent's raw clock reading (absent
+   * from records of older agents; the done one null without done_ns).
+   */
+  clock_correction_ns?: number;
+  clock_correction_done_ns?: number | null;
 }
 
 /** A request's record before anything happened to it: `aborted` until an outcome is known. */

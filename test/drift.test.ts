@@ -11,17 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nearestRank } from '../shared/histogram.js';
 import type { Plan } from '../shared/plan.js';
 import { onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
+import { FAST_CLOCK, faketimeUnavailable } from './hosts/faketime.js';
 import { netnsUnavailable } from './hosts/netns.js';
 import { skipFor } from './require.js';
-
-function faketimeUnavailable(): string | null {
-  try {
-    execFileSync('faketime', ['-f', '+0 x1.0005', 'true']);
-    return null;
-  } catch {
-    return 'faketime is not installed (apt-get install faketime)';
-  }
-}
 
 const SKIP = skipFor('the clock drift test', netnsUnavailable() ?? faketimeUnavailable());
 const TOKEN = 'drift-token';
@@ -115,7 +107,7 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
       'agent/main.js',
       ['--coordinator', `ws://${IP.c}:7000`, '--id', 'fast', '--clock-domain', 'lab:fast'],
       { LOADFLEET_TOKEN: TOKEN },
-      ['ip', 'netns', 'exec', NS.a, 'faketime', '-f', '+0 x1.0005'],
+      ['ip', 'netns', 'exec', NS.a, 'faketime', '-f', FAST_CLOCK],
     );
     // A second agent on the coordinator's host keeps the run in measured offsets (two clock domains).
     const steadyAgent = startNode(
@@ -192,5 +184,123 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     expect(Math.abs(figures.fast_last10s_rec_p50_ms - figures.steady_last10s_rec_p50_ms)).toBeLessThan(toleranceMs);
     expect(Math.abs(figures.fast_uncorrected_last10s_lag_p50_ms - figures.fast_last10s_lag_p50_ms)).toBeGreaterThan(toleranceMs * 3);
     expect(Math.abs(figures.fast_uncorrected_last10s_rec_p50_ms - figures.steady_last10s_rec_p50_ms)).toBeGreaterThan(toleranceMs * 3);
+
+    // Raw values kept: each row carries the correction its send (and done) stamp was slewed back by,
+    // so the agent's raw clock reading is the stamp plus it. For the fast agent that correction grows
+    // at its drift: fitted over the last 10 s of sends (the start's catch-up has decayed by then),
+    // its slope is the drift_ppm the probes found. The steady agent shares the coordinator's clock
+    // (same host and boot, its anchor): it is not steered at all.
+    const fastRows = rows.filter((r) => r.agent_id === 'fast' && r.status === 'ok');
+    expect(fastRows.every((r) => typeof r.clock_correction_ns === 'number' && typeof r.clock_correction_done_ns === 'number')).toBe(true);
+    const late = fastRows.filter((r) => Number(r.intended_unix_ns - startNs) / 1e9 >= DURATION_S - 10);
+    const xs = late.map((r) => Number(r.sent_unix_ns - startNs));
+    const ys = late.map((r) => r.clock_correction_ns as number);
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+    const slopePpm = (xs.reduce((a, x, i) => a + (x - mx) * (ys[i]! - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0)) * 1e6;
+    // Over a request's life the correction moves at the slew rate: the drift plus the error left / 5 s.
+    const inRequestPpm = median(
+      late.map((r) => ((r.clock_correction_done_ns - r.clock_correction_ns) / Number(r.done_unix_ns - r.sent_unix_ns)) * 1e12),
+    );
+    // The last send's correction: at least what 500 ppm gives over the run (it also took what the
+    // agent gained between the join probes and the start).
+    const lastRow = late.at(-1)!;
+    const raw = {
+      correction_slope_ppm: slopePpm,
+      in_request_rate_ppm_p50: inRequestPpm,
+      last_correction_ms: lastRow.clock_correction_ns / 1e6,
+      last_elapsed_s: Number(lastRow.sent_unix_ns - startNs) / 1e9,
+      steady_max_abs_correction_ms:
+        Math.max(...rows.filter((r) => r.agent_id === 'steady').map((r) => Math.abs(r.clock_correction_ns))) / 1e6,
+    };
+    console.log(`drift raw values: ${JSON.stringify(raw)}`);
+    expect(Math.abs(raw.correction_slope_ppm - ag.drift_ppm)).toBeLessThan(0.1 * ag.drift_ppm);
+    expect(Math.abs(raw.in_request_rate_ppm_p50 - ag.drift_ppm)).toBeLessThan(0.3 * ag.drift_ppm);
+    expect(raw.last_correction_ms).toBeGreaterThan(ag.drift_ppm * 1e-6 * raw.last_elapsed_s * 1e3 - toleranceMs);
+    expect(raw.last_correction_ms).toBeLessThan(ag.drift_ppm * 1e-6 * (raw.last_elapsed_s + 15) * 1e3);
+    expect(raw.steady_max_abs_correction_ms).toBe(0);
+    expect(run.agents.find((x: any) => x.agent_id === 'steady').clock_slew_steps).toBe(0);
+  });
+
+  // A declared common clock domain is not steered (its sync is trusted to be finer than the
+  // probes), but the declaration is checked through the run: an agent whose clock leaves the
+  // domain fails clock_residual, named, instead of being trusted. Here both agents claim lab:dc
+  // and the join check passes (the fast clock has only run a few seconds), then it runs away.
+  it('fails clock_residual when an agent of a declared common domain drifts out of it', async () => {
+    const work = tempDir();
+    const seconds = 20;
+    const plan: Plan = {
+      schema: 'loadfleet.plan/v1',
+      name: 'drift-domain',
+      seed: 23,
+      duration_s: seconds,
+      drain_timeout_s: 5,
+      target: { base_url: `http://${IP.c}:8001/v1`, api: 'chat', model: 'loadfleet-sim', timeout_s: 10 },
+      classes: [
+        {
+          name: 'rt',
+          prompt: { input_tokens: 16, output_tokens: 4 },
+          load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: seconds, rate_per_s: RATE }] },
+        },
+      ],
+    };
+    const inC = ['ip', 'netns', 'exec', NS.c];
+    // The target, reachable from both namespaces (the engine listens on the coordinator's loopback).
+    const proxy = startNode('test/hosts/stamp-proxy.js', ['8001', '127.0.0.1', '8000'], {}, inC);
+    const toleranceMs = 5; // the join must pass: the fast clock gains 0.5 ms a second from its start
+    const coord = startNode(
+      'coordinator/main.js',
+      [
+        'start',
+        '--agents',
+        '2',
+        '--listen',
+        '0.0.0.0:7000',
+        '--plan',
+        writePlan(work, plan),
+        '--out',
+        join(work, 'out'),
+        '--quiet',
+        '--clock-tolerance-ms',
+        String(toleranceMs),
+      ],
+      { LOADFLEET_TOKEN: TOKEN },
+      inC,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const agent = startNode(
+      'agent/main.js',
+      ['--coordinator', `ws://${IP.c}:7000`, '--id', 'fast', '--clock-domain', 'lab:dc'],
+      { LOADFLEET_TOKEN: TOKEN },
+      ['ip', 'netns', 'exec', NS.a, 'faketime', '-f', FAST_CLOCK],
+    );
+    const steadyAgent = startNode(
+      'agent/main.js',
+      ['--coordinator', 'ws://127.0.0.1:7000', '--id', 'steady', '--clock-domain', 'lab:dc'],
+      { LOADFLEET_TOKEN: TOKEN },
+      inC,
+    );
+    const [res] = await Promise.all([coord.done, agent.done, steadyAgent.done]);
+    proxy.child.kill('SIGTERM');
+    const dir = onlyRunDir(join(work, 'out'));
+    const run = readRunJson(dir);
+    const rows = readRequests(dir);
+    expect(run.clock.alignment, `${res.stderr}\n${run.status_reason}`).toBe('explicit-common-clock-domain');
+    expect(rows).toHaveLength(seconds * RATE);
+    const fast = run.agents.find((x: any) => x.agent_id === 'fast');
+    const steady = run.agents.find((x: any) => x.agent_id === 'steady');
+    // Not steered: nothing was slewed, and the records say so.
+    expect(fast.clock_slew_steps).toBe(0);
+    expect(rows.every((r) => r.clock_correction_ns === 0)).toBe(true);
+    // Its drift is measured and stated all the same, and the residual from the domain grew with it.
+    expect(fast.drift_ppm).toBeGreaterThan(450);
+    expect(fast.drift_ppm).toBeLessThan(550);
+    const check = run.data_quality.checks.find((c: any) => c.name === 'clock_residual');
+    console.log(`declared domain: ${JSON.stringify({ fast: fast.clock_residual_max_ns, steady: steady.clock_residual_max_ns, check })}`);
+    expect(fast.clock_residual_max_ns).toBeGreaterThan(toleranceMs * 1e6 + fast.offset_uncertainty_ns);
+    expect(check.status).toBe('fail');
+    expect(check.reason).toMatch(/^fast: residual \d+\.\d+ ms .* from its declared clock domain/);
+    expect(check.evidence.agents.steady.residual_max_ms).toBeLessThan(toleranceMs);
+    expect(run.data_quality.valid).toBe(false);
   });
 });

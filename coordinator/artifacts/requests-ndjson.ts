@@ -1,6 +1,7 @@
 // requests.ndjson: one JSON object per request from every agent, with absolute times as exact
-// integer ns in the run's clock domain. Where alignment moved a time, the agent-local raw value
-// is kept beside it (`*_local_ns`) so the alignment can be audited.
+// integer ns in the run's clock domain. Where alignment moved a time, the agent-local value (its
+// run timeline before the offset) is kept beside it (`*_local_ns`), and every row carries the
+// slew correction at its send and done, so the agent's raw clock readings can be audited too.
 import { stringifyExact } from '../../shared/json.js';
 import type { RequestRecord } from '../../shared/metrics.js';
 
@@ -40,6 +41,10 @@ export function formatRequestRow(r: RequestRecord, tb: AgentTimebase, plannedPro
     local[`${name}_local_ns`] = localNs;
   }
   Object.assign(row, {
+    // The agent's raw clock stays recoverable: a stamp plus the correction its run timeline had
+    // been slewed back by (agent/run.ts); between send and done, interpolated (run.json defines both).
+    clock_correction_ns: r.clock_correction_ns ?? null,
+    clock_correction_done_ns: r.clock_correction_done_ns ?? null,
     first_content_uncertainty_ns: r.first_content_uncertainty_ns ?? null,
     prompt_tokens: r.prompt_tokens,
     planned_prompt_tokens: plannedPromptTokens,

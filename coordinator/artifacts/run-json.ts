@@ -96,11 +96,15 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
+  'agents[].drift_ppm':
+    "the slope of the agent's raw clock against the coordinator's over the run (ppm; positive: it runs fast), a least-squares line through the lowest-delay quarter of its run probes; null with fewer than 4; stated for every agent, steered or not",
+  'agents[].offset_max_deviation_ns':
+    "the largest distance between the agent's raw offset in those probes and its join offset: how far its raw clock moved from the offset measured at join (its slewed timeline's distance is clock_residual_max_ns)",
   'agents[].clock_slew_steps':
     "how many times the coordinator told the agent the rate to slew its run timeline at (once a probe, after the start), so that a drifting clock still sends on the global schedule and stamps on the coordinator's timeline",
   'agents[].clock_residual_max_ns':
-    "after the first two slew horizons (10 s), the largest distance between the agent's slewed run timeline and the coordinator's, as the fitted probes measured it each second; null before then; the clock_residual check fails when it exceeds --clock-tolerance-ms",
-  'agents[].clock_residual_end_ns': "the same distance at the agent's last steering step (null without one)",
+    "a steered agent: after the first two slew horizons (10 s), the largest distance between its slewed run timeline and the coordinator's, as the fitted probes measured it each second; an agent of a declared common clock domain (never steered; checked when the domain is not the coordinator's host and two or more agents have fits): the largest distance, each second, between its fitted offset and the median agent's, the domain's reference at join too; null otherwise; the clock_residual check fails when it exceeds --clock-tolerance-ms beyond the agent's offset uncertainty",
+  'agents[].clock_residual_end_ns': "the same distance at the agent's last steering step or domain check (null without one)",
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   ...EXACT_METHOD_DEFINITIONS,
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
@@ -124,6 +128,12 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     "the target's token-exact vocabulary found before any load: words that each count one token after a space in running text, the opener that starts every message and its tokens, the tokens of an empty request (template, BOS) and of a further conversation turn's template, and the head's words",
   'plan.prompt_vocabularies':
     "present when the plan's per-request classes send to APIs counted differently (chat and responses with the chat template, completions and embeddings without): the vocabulary found on each API counted unlike the first per-request class's (plan.prompt_vocabulary holds that one), so each class's text is exact on its own API",
+  'requests.ndjson <stamp>_local_ns':
+    "written when alignment moved the row's times (measured-offsets): each stamp on the agent's run timeline (its own clock, as slewed) before the agent's offset was taken off; <stamp>_unix_ns = <stamp>_local_ns − agents[].offset_ns",
+  'requests.ndjson clock_correction_ns':
+    "how far the agent had slewed its run timeline back from its raw clock at the request's send (0 when it was never steered; null from older agents): sent_local_ns (sent_unix_ns in a row without it) + clock_correction_ns is the agent's raw clock reading at the send (intended_unix_ns is a schedule instant, not a reading)",
+  'requests.ndjson clock_correction_done_ns':
+    'the same correction at done_unix_ns (null without one); a stamp between send and done takes the correction interpolated linearly between the two in time: exact while the slew rate did not change during the request, else off by at most (highest − lowest rate during it) × duration / 4, and never more than 2.5 ms per second of request (the rate is capped at 5,000 ppm); the correction itself moves by at most 5 ms per second of request (in practice by the drift, e.g. 0.05 ms per second at 50 ppm)',
   'requests.ndjson planned_prompt_tokens':
     "the prompt tokens the request was built to count on the target (a class of identical requests: its calibrated count; a session's later turn: with each earlier reply counted as its asked length), beside prompt_tokens, the server's usage.prompt_tokens",
   request_canary_samples:
@@ -273,11 +283,12 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     scrapes: input.scrapes ?? [],
     ...(input.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: input.expectFlowControlEngaged }),
     clockResiduals: states
-      .filter((s) => (s.slewSteps ?? []).length > 0)
+      .filter((s) => (s.slewSteps ?? []).length > 0 || (s.domainSteps ?? []).length > 0)
       .map((s) => ({
         agentId: s.conn.hello.agent_id,
         residualMaxNs: driftFields(s).clock_residual_max_ns,
         uncertaintyNs: s.offset.uncertainty_ns,
+        basis: (s.slewSteps ?? []).length > 0 ? ('steered' as const) : ('declared-domain' as const),
       })),
     clockToleranceNs: input.clockToleranceNs ?? 0,
   });
@@ -442,7 +453,18 @@ function driftFields(s: AgentState): {
 } {
   const fit = fitDrift(s.runProbes, s.offset.offset_ns);
   const steps = s.slewSteps ?? [];
+  // A steered agent's residual counts once steering has settled; a declared domain's from the first check.
   const settled = steps.length > 0 ? steps.filter((x) => x.t_s - steps[0]!.t_s >= 2 * SLEW_HORIZON_S) : [];
+  const domain = s.domainSteps ?? [];
+  if (steps.length === 0 && domain.length > 0)
+    return {
+      run_probes: fit.samples,
+      drift_ppm: fit.drift_ppm,
+      offset_max_deviation_ns: fit.max_deviation_ns,
+      clock_slew_steps: 0,
+      clock_residual_max_ns: Math.round(Math.max(...domain.map((x) => Math.abs(x.error_ns)))),
+      clock_residual_end_ns: Math.round(Math.abs(domain.at(-1)!.error_ns)),
+    };
   return {
     run_probes: fit.samples,
     drift_ppm: fit.drift_ppm,

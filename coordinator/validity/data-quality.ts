@@ -22,7 +22,7 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
   output_token_counts:
     'states per class how many successful requests took completion_tokens from usage, from a tokenizer over the streamed text, or from chunk counts, and the share estimated from chunks; it passes when every successful request has a count, since chunk estimates never enter tpot, ntpot or decode_tok_s (they enter throughput_tok_s only); not evaluated without a successful request',
   clock_residual:
-    "present only when the coordinator steered agents' drifting clocks during the run: every such agent's largest residual after the first 10 s of steering (run.json agents[].clock_residual_max_ns), less its offset uncertainty (the residual is measured through the same probes), is within --clock-tolerance-ms; not evaluated for an agent steered less than 10 s",
+    "present only when the coordinator steered agents' drifting clocks during the run (basis steered), or checked agents of a declared common clock domain that it does not steer against the domain's reference, the median agent (basis declared-domain: a domain other than the coordinator's own host, two or more agents): every such agent's largest residual (run.json agents[].clock_residual_max_ns; for a steered agent after its first 10 s of steering), less its offset uncertainty (the residual is measured through the same probes), is within --clock-tolerance-ms, so a declared domain that stops holding during the run fails here instead of being trusted; not evaluated for an agent steered less than 10 s",
   request_canaries:
     'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
 };
@@ -319,16 +319,21 @@ export function clockResidual(input: ValidityInput): Check {
     agents: Object.fromEntries(
       agents.map((a) => [
         a.agentId,
-        { residual_max_ms: a.residualMaxNs === null ? null : a.residualMaxNs / 1e6, uncertainty_ms: a.uncertaintyNs / 1e6 },
+        {
+          residual_max_ms: a.residualMaxNs === null ? null : a.residualMaxNs / 1e6,
+          uncertainty_ms: a.uncertaintyNs / 1e6,
+          basis: a.basis ?? 'steered',
+        },
       ]),
     ),
   };
-  if (agents.every((a) => a.residualMaxNs === null)) return notEvaluated('clock_residual', 'no agent was steered for 10 s', evidence);
+  if (agents.every((a) => a.residualMaxNs === null))
+    return notEvaluated('clock_residual', 'no agent was steered for 10 s or checked against its declared domain', evidence);
   const problems = agents
     .filter((a) => a.residualMaxNs !== null && a.residualMaxNs - a.uncertaintyNs > tolerance)
     .map(
       (a) =>
-        `${a.agentId}: residual ${(a.residualMaxNs! / 1e6).toFixed(3)} ms (± ${(a.uncertaintyNs / 1e6).toFixed(3)} ms) > ${(tolerance / 1e6).toFixed(3)} ms`,
+        `${a.agentId}: residual ${(a.residualMaxNs! / 1e6).toFixed(3)} ms (± ${(a.uncertaintyNs / 1e6).toFixed(3)} ms) > ${(tolerance / 1e6).toFixed(3)} ms${a.basis === 'declared-domain' ? ' from its declared clock domain' : ''}`,
     );
   return decide('clock_residual', problems, evidence);
 }

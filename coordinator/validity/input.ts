@@ -12,7 +12,7 @@ import { exactQuantile } from '../exact/rank-select.js';
 import { fairnessPriorities } from '../scrape/derive.js';
 import { classFairness, toSamples } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
-import type { ClassEvidence, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
+import type { ClassEvidence, ClockResidualBasis, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
 
 /** The run facts the gates need beyond the collector. */
 export interface RunFacts {
@@ -30,7 +30,7 @@ export interface RunFacts {
   server: { sources: unknown[]; windows: Record<string, unknown> };
   scrapes: readonly SourceResult[];
   expectFlowControlEngaged?: boolean;
-  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number }[];
+  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number; basis?: ClockResidualBasis }[];
   clockToleranceNs?: number;
 }
 

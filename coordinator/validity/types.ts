@@ -6,6 +6,8 @@
 import type { OutputTokenSource } from '../../shared/metrics.js';
 import type { PromptLengthCheck, PromptLengthMethod, Slo } from '../../shared/plan.js';
 
+/** Why an agent's clock residual was measured: it was steered, or it declared a common clock domain. */
+export type ClockResidualBasis = 'steered' | 'declared-domain';
 /** How a check came out. */
 export type CheckStatus = 'pass' | 'fail' | 'not_evaluated' | 'not_applicable';
 
@@ -129,8 +131,11 @@ export interface ValidityInput {
   fairnessPriorities: Record<string, string[]>;
   /** Whether flow control should engage; the check exists only when this is declared. */
   expectFlowControlEngaged?: boolean;
-  /** Agents whose drifting clocks were steered during the run; the clock_residual check exists only with one. */
-  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number }[];
+  /**
+   * Agents whose clocks were steered during the run, or checked against their declared common
+   * domain (basis); the clock_residual check exists only with one.
+   */
+  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number; basis?: ClockResidualBasis }[];
   /** --clock-tolerance-ms in ns (read with clockResiduals). */
   clockToleranceNs?: number;
 }

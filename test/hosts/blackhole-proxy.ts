@@ -9,7 +9,8 @@
 //            link, each on the link open then: closed at once, or blackholed up or down (the
 //            direction argument is ignored); for a soak
 // Only the first link that triggers is cut; later links (the agent reconnecting) pass untouched.
-// Usage: node blackhole-proxy.js LISTEN_PORT UPSTREAM_HOST UPSTREAM_PORT up|down TRIGGER
+// Usage: node blackhole-proxy.js [LISTEN_HOST:]LISTEN_PORT UPSTREAM_HOST UPSTREAM_PORT up|down TRIGGER
+// (LISTEN_HOST defaults to 127.0.0.1)
 import { createConnection, createServer, type Socket } from 'node:net';
 import type { Message } from '../../shared/protocol.js';
 import { decodeMessage } from '../../shared/protocol.js';
@@ -141,4 +142,6 @@ createServer((client) => {
   // A cut link tells neither end anything: each has to notice the silence by itself.
   upstream.on('close', () => !cut.up && !cut.down && client.destroy());
   client.on('close', () => !cut.up && !cut.down && upstream.destroy());
-}).listen(Number(listenPort), '127.0.0.1', () => process.stdout.write('proxy listening\n'));
+}).listen(Number(listenPort!.split(':').at(-1)), listenPort!.includes(':') ? listenPort!.split(':')[0] : '127.0.0.1', () =>
+  process.stdout.write('proxy listening\n'),
+);

@@ -1,0 +1,15 @@
+// libfaketime, for an agent whose clock runs at another rate (the drift and chaos tests).
+import { execFileSync } from 'node:child_process';
+
+/** The rate the tests run a drifting agent's clock at: 500 ppm fast, exaggerated so a short run shows it. */
+export const FAST_CLOCK = '+0 x1.0005';
+
+/** Why faketime cannot run here, or null when it can. */
+export function faketimeUnavailable(): string | null {
+  try {
+    execFileSync('faketime', ['-f', FAST_CLOCK, 'true']);
+    return null;
+  } catch {
+    return 'faketime is not installed (apt-get install faketime)';
+  }
+}
