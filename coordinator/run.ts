@@ -12,6 +12,7 @@ import type { Clock } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import { formatDuration } from '../shared/format.js';
+import { lateTickDetector } from '../shared/late-tick.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentMessage } from '../shared/protocol.js';
@@ -91,6 +92,8 @@ const PREPARE_TIMEOUT_MS = 30_000;
 const FINAL_GRACE_MS = 30_000;
 /** An agent silent this long during a run is lost (heartbeats come every second). */
 const AGENT_SILENCE_MS = 5000;
+/** The period of the in-run watchdog (everySecond). */
+const EVERY_SECOND_MS = 1000;
 
 /** Makes a run id like 20261202T134501Z-default-7f3a. */
 export function newRunId(planName: string, now = new Date()): string {
@@ -212,6 +215,8 @@ class RunSession implements RunHandle {
   private readonly runEvents: string[] = [];
   private decision: ClockDecision | undefined;
   private wake: () => void = () => {};
+  /** Whether the watchdog's tick came late (this process stalled): set when the ticker starts. */
+  private lateTick: () => boolean = () => false;
   /** Where each agent got to before the start, for a failed run's evidence. */
   private readonly reached = new Map<string, { state: string; detail: string | null }>();
   /** True once run.json (any status) is written. */
@@ -371,7 +376,8 @@ class RunSession implements RunHandle {
     for (const s of this.states) this.wire(s);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
-    const ticker = setInterval(() => this.everySecond(), 1000);
+    this.lateTick = lateTickDetector(EVERY_SECOND_MS);
+    const ticker = setInterval(() => this.everySecond(), EVERY_SECOND_MS);
     try {
       if (decision.refusal) {
         for (const a of this.agents) a.send({ type: 'abort', reason: decision.refusal });
@@ -458,14 +464,17 @@ class RunSession implements RunHandle {
         this.stopAll(why);
       }
     }
+    // After this process's own stall every agent looks silent (its frames are read after the
+    // timers): such a tick judges no silence and no grace, the next one does (late-tick.ts).
+    const late = this.lateTick();
     for (const s of this.states) {
       if (s.final || s.lost) continue;
       if (s.reconnecting) {
-        if (now - s.lastHeardMs > this.opts.agentGraceMs)
+        if (!late && now - s.lastHeardMs > this.opts.agentGraceMs)
           this.agentLost(s, `cut off for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s, longer than --agent-grace-s`);
         continue;
       }
-      if (now - s.lastHeardMs > AGENT_SILENCE_MS) {
+      if (!late && now - s.lastHeardMs > AGENT_SILENCE_MS) {
         this.linkDown(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
         continue;
       }

@@ -5,6 +5,7 @@
 // which holds while this process's event loop is responsive: a blocked loop is not the link.
 import { WebSocket } from 'ws';
 import { LINK_SILENCE_MS, PING_INTERVAL_MS } from './channel.js';
+import { lateTickDetector } from './late-tick.js';
 
 /** Starts the heartbeat on `ws`; `onSilent` runs just before the link is dropped. Returns the stop function. */
 export function heartbeat(ws: WebSocket, onSilent: () => void): () => void {
@@ -13,13 +14,12 @@ export function heartbeat(ws: WebSocket, onSilent: () => void): () => void {
     lastPongMs = Date.now();
   };
   ws.on('pong', pong);
-  let lastTickMs = Date.now();
+  const lateTick = lateTickDetector(PING_INTERVAL_MS);
   const timer = setInterval(() => {
     const now = Date.now();
     // A tick that comes late means this process's event loop was blocked: pongs that arrived
     // meanwhile are not read yet (timers run before I/O), so the silence is judged next tick.
-    const late = now - lastTickMs > 2 * PING_INTERVAL_MS;
-    lastTickMs = now;
+    const late = lateTick();
     if (!late && now - lastPongMs > LINK_SILENCE_MS) {
       clearInterval(timer);
       onSilent();
