@@ -12,7 +12,7 @@ import type { Clock } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import { formatDuration } from '../shared/format.js';
-import { lateTickDetector } from '../shared/late-tick.js';
+import { StallClock } from '../shared/late-tick.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentMessage } from '../shared/protocol.js';
@@ -215,8 +215,8 @@ class RunSession implements RunHandle {
   private readonly runEvents: string[] = [];
   private decision: ClockDecision | undefined;
   private wake: () => void = () => {};
-  /** Whether the watchdog's tick came late (this process stalled): set when the ticker starts. */
-  private lateTick: () => boolean = () => false;
+  /** The watchdog's time base, which does not count this process's own stalls as an agent's silence. */
+  private stallClock = new StallClock(EVERY_SECOND_MS);
   /** Where each agent got to before the start, for a failed run's evidence. */
   private readonly reached = new Map<string, { state: string; detail: string | null }>();
   /** True once run.json (any status) is written. */
@@ -376,7 +376,7 @@ class RunSession implements RunHandle {
     for (const s of this.states) this.wire(s);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
-    this.lateTick = lateTickDetector(EVERY_SECOND_MS);
+    this.stallClock = new StallClock(EVERY_SECOND_MS);
     const ticker = setInterval(() => this.everySecond(), EVERY_SECOND_MS);
     try {
       if (decision.refusal) {
@@ -455,7 +455,7 @@ class RunSession implements RunHandle {
   // Once a second: a clock probe to every live agent (for the drift fit), the silence watchdog,
   // and the end of the grace for agents that are reconnecting.
   private everySecond(): void {
-    const now = Date.now();
+    const now = this.stallClock.tick();
     // An abort rule that fired stops the run like any other stop: aborted, every artifact written.
     if (this.abortWatch && this.abortReason === null && this.clock.nowNs() > this.startNs) {
       const why = this.abortWatch.check(Number(this.clock.nowNs() - this.startNs));
@@ -464,17 +464,16 @@ class RunSession implements RunHandle {
         this.stopAll(why);
       }
     }
-    // After this process's own stall every agent looks silent (its frames are read after the
-    // timers): such a tick judges no silence and no grace, the next one does (late-tick.ts).
-    const late = this.lateTick();
+    // This process's own stalls are no agent's silence (its frames are read after the timers), nor
+    // part of a reconnecting agent's grace (its hello may wait unread): late-tick.ts.
     for (const s of this.states) {
       if (s.final || s.lost) continue;
       if (s.reconnecting) {
-        if (!late && now - s.lastHeardMs > this.opts.agentGraceMs)
+        if (this.stallClock.silenceMs(s.lastHeardMs, now) > this.opts.agentGraceMs)
           this.agentLost(s, `cut off for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s, longer than --agent-grace-s`);
         continue;
       }
-      if (!late && now - s.lastHeardMs > AGENT_SILENCE_MS) {
+      if (this.stallClock.silenceMs(s.lastHeardMs, now) > AGENT_SILENCE_MS) {
         this.linkDown(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
         continue;
       }
