@@ -66,6 +66,8 @@ function plan(s: Size): Plan {
 /** The parts of run.json this suite reads. */
 interface RunView {
   status?: string;
+  status_reason?: string | null;
+  events?: string[];
   classes?: Record<
     string,
     { requests?: number; slo_verdict?: { windows?: Record<string, { criteria: { criterion: string; figure: number | null }[] }> } }
@@ -83,6 +85,12 @@ export function exactFigures(run: RunView | null): Record<string, unknown> {
     compared_values: run?.histograms?.compared_values ?? null,
     schedule_kept: run?.data_quality?.checks?.find((c) => c.name === 'schedule_kept')?.evidence?.classes?.[CLASS] ?? null,
   };
+}
+
+/** What a run that ended early says about why: its status, reason and events, or the coordinator's last words. */
+function whyEnded(run: RunView | null, stderr: string): string {
+  if (!run) return `no run.json; ${stderr.slice(-1000)}`;
+  return [run.status, run.status_reason, ...(run.events ?? []).slice(-5)].filter((s) => s).join('; ');
 }
 
 /** One run of `s` through a real coordinator (its environment extended by `env`): peak RSS, times, exact figures. */
@@ -103,7 +111,7 @@ export async function measure(s: Size, env: Record<string, string> = {}) {
       Promise.all(fleets.map((f) => f.streamed)),
       coord.exited.then((d) => {
         throw new Error(
-          `the coordinator exited (${d.code}) before every record was acknowledged: ${readRun(r.out)?.status ?? d.stderr.slice(-500)}`,
+          `the coordinator exited (${d.code}) before every record was acknowledged: ${whyEnded(readRun<RunView>(r.out), d.stderr)}`,
         );
       }),
     ]);

@@ -18,7 +18,7 @@ import { Recorder } from '../agent/recorder.js';
 import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { encodeHistogram, newHistogram, recordNs } from '../shared/histogram.js';
 import type { RequestRecord } from '../shared/metrics.js';
-import type { AgentHealth, AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
+import type { AgentHealth, AgentMessage, CoordinatorMessage, IntervalClass } from '../shared/protocol.js';
 import { AGENT_PATH, decodeCoordinatorMessage, encodeMessage, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../shared/protocol.js';
 import type { FleetCommand, FleetEvent, StreamCommand } from './fleet-protocol.js';
 import { BATCH_ROWS, INTERVAL_METRICS } from './fleet-protocol.js';
@@ -121,6 +121,14 @@ function streamRow(cls: string, g: number, ratePerS: number): RequestRecord {
 
 /** Rows per record batch in stream mode (a real agent flushes up to 1,000 every 250 ms). */
 const STREAM_BATCH_ROWS = 500;
+/**
+ * Closed synthetic seconds an agent may have waiting for their interval encode before it stops
+ * making records. The synthetic clock runs as fast as the coordinator acknowledges (a batch is a
+ * second of one agent's share), far faster than the Recorder's one-encode-per-loop-turn pace that
+ * suits a real second; unchecked, the closed seconds' histograms (~270 KB per metric) piled up and
+ * stayed in its pool: 8.1 GB in this process at 10M requests.
+ */
+const MAX_ENCODE_BACKLOG_S = 2;
 /** Three ITL gaps per request: enough for an itl histogram, cheap to record. */
 const STREAM_GAPS = [20e6, 21e6, 19e6];
 
@@ -157,6 +165,8 @@ class SynthAgent {
   private recorder: Recorder | undefined;
   private streamDone = false;
   private streamed = 0;
+  /** Stream mode: intervals the recorder has handed over (encoded and sent). */
+  private intervalsSent = 0;
 
   constructor(
     private readonly agentNo: number,
@@ -257,12 +267,12 @@ class SynthAgent {
       this.recorder = new Recorder(
         c.windows,
         () => this.nowNs,
-        (second, classes) => void this.sendSeq({ type: 'interval', second, classes }),
+        (second, classes) => this.onInterval(second, classes),
       );
       this.next = this.agentNo;
     }
     const rec = this.recorder;
-    while (this.unacked.length < RECORD_WINDOW && this.next < c.requests) {
+    while (this.unacked.length < RECORD_WINDOW && this.next < c.requests && this.encodeBacklogS() <= MAX_ENCODE_BACKLOG_S) {
       const rows: RequestRecord[] = [];
       for (; rows.length < STREAM_BATCH_ROWS && this.next < c.requests; this.next += c.agents) {
         const r = streamRow(c.class, this.next, c.rate_per_s);
@@ -283,6 +293,18 @@ class SynthAgent {
       if (++streamedAgents === agentsInProcess)
         process.send?.({ type: 'streamed', agents: streamedAgents, records: streamedRecords } satisfies FleetEvent);
     });
+  }
+
+  // An encoded interval goes out; a stream paused on the encode backlog resumes.
+  private onInterval(second: number, classes: Record<string, IntervalClass>): void {
+    this.sendSeq({ type: 'interval', second, classes });
+    this.intervalsSent++;
+    if (mode === 'stream' && !this.streamDone) this.pumpStream();
+  }
+
+  /** Synthetic seconds closed (the clock passed them) whose interval is not sent yet. */
+  private encodeBacklogS(): number {
+    return Math.floor(this.nowNs / 1e9) - this.intervalsSent;
   }
 
   heartbeat(): void {

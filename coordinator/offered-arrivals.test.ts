@@ -4,11 +4,11 @@ import { scheduleSha256 } from '../shared/schedule.js';
 import { OfferedArrivals } from './offered-arrivals.js';
 
 const planned = [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000];
-const cls: ClassSchedule = { className: 'a', closedLoop: false, arrivalsNs: planned, concurrency: [] };
+const cls: ClassSchedule = { className: 'a', closedLoop: false, arrivalsNs: Float64Array.from(planned), concurrency: [] };
 
 // The hash as it was computed before, from an array of every dispatched time (holes as −1).
 function arrayHash(times: (number | undefined)[]): string {
-  return scheduleSha256([{ ...cls, arrivalsNs: Array.from(times, (v) => v ?? -1) }]);
+  return scheduleSha256([{ ...cls, arrivalsNs: Float64Array.from(times, (v) => v ?? -1) }]);
 }
 
 function offeredHash(o: OfferedArrivals): string | null {

@@ -24,7 +24,7 @@ export class OfferedArrivals {
   private end = 0;
 
   constructor(
-    private readonly planned: readonly number[],
+    private readonly planned: ArrayLike<number>,
     private readonly maxOffPlan = MAX_OFF_PLAN,
   ) {}
 

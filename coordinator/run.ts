@@ -12,6 +12,7 @@ import type { Clock } from '../shared/clock.js';
 import { hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../shared/errors.js';
 import { formatDuration } from '../shared/format.js';
+import { StallClock } from '../shared/late-tick.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentMessage } from '../shared/protocol.js';
@@ -92,6 +93,8 @@ const PREPARE_TIMEOUT_MS = 30_000;
 const FINAL_GRACE_MS = 30_000;
 /** An agent silent this long during a run is lost (heartbeats come every second). */
 const AGENT_SILENCE_MS = 5000;
+/** The period of the in-run watchdog (everySecond). */
+const EVERY_SECOND_MS = 1000;
 
 /** Makes a run id like 20261202T134501Z-default-7f3a. */
 export function newRunId(planName: string, now = new Date()): string {
@@ -218,6 +221,8 @@ class RunSession implements RunHandle {
   private readonly runEvents: string[] = [];
   private decision: ClockDecision | undefined;
   private wake: () => void = () => {};
+  /** The watchdog's time base, which does not count this process's own stalls as an agent's silence. */
+  private stallClock = new StallClock(EVERY_SECOND_MS);
   /** Where each agent got to before the start, for a failed run's evidence. */
   private readonly reached = new Map<string, { state: string; detail: string | null }>();
   /** True once run.json (any status) is written. */
@@ -379,7 +384,8 @@ class RunSession implements RunHandle {
     for (const s of this.states) this.wire(s);
     const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
     process.on('SIGINT', onSigint);
-    const ticker = setInterval(() => this.everySecond(), 1000);
+    this.stallClock = new StallClock(EVERY_SECOND_MS);
+    const ticker = setInterval(() => this.everySecond(), EVERY_SECOND_MS);
     try {
       if (decision.refusal) {
         for (const a of this.agents) a.send({ type: 'abort', reason: decision.refusal });
@@ -457,7 +463,7 @@ class RunSession implements RunHandle {
   // Once a second: a clock probe to every live agent (for the drift fit), the silence watchdog,
   // and the end of the grace for agents that are reconnecting.
   private everySecond(): void {
-    const now = Date.now();
+    const now = this.stallClock.tick();
     // An abort rule that fired stops the run like any other stop: aborted, every artifact written.
     if (this.abortWatch && this.abortReason === null && this.clock.nowNs() > this.startNs) {
       const why = this.abortWatch.check(Number(this.clock.nowNs() - this.startNs));
@@ -466,14 +472,16 @@ class RunSession implements RunHandle {
         this.stopAll(why);
       }
     }
+    // This process's own stalls are no agent's silence (its frames are read after the timers), nor
+    // part of a reconnecting agent's grace (its hello may wait unread): late-tick.ts.
     for (const s of this.states) {
       if (s.final || s.lost) continue;
       if (s.reconnecting) {
-        if (now - s.lastHeardMs > this.opts.agentGraceMs)
+        if (this.stallClock.silenceMs(s.lastHeardMs, now) > this.opts.agentGraceMs)
           this.agentLost(s, `cut off for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s, longer than --agent-grace-s`);
         continue;
       }
-      if (now - s.lastHeardMs > AGENT_SILENCE_MS) {
+      if (this.stallClock.silenceMs(s.lastHeardMs, now) > AGENT_SILENCE_MS) {
         this.linkDown(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
         continue;
       }

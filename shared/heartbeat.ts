@@ -5,6 +5,7 @@
 // which holds while this process's event loop is responsive: a blocked loop is not the link.
 import { WebSocket } from 'ws';
 import { LINK_SILENCE_MS, PING_INTERVAL_MS } from './channel.js';
+import { StallClock } from './late-tick.js';
 
 /** Starts the heartbeat on `ws`; `onSilent` runs just before the link is dropped. Returns the stop function. */
 export function heartbeat(ws: WebSocket, onSilent: () => void): () => void {
@@ -13,14 +14,12 @@ export function heartbeat(ws: WebSocket, onSilent: () => void): () => void {
     lastPongMs = Date.now();
   };
   ws.on('pong', pong);
-  let lastTickMs = Date.now();
+  const clock = new StallClock(PING_INTERVAL_MS);
   const timer = setInterval(() => {
-    const now = Date.now();
-    // A tick that comes late means this process's event loop was blocked: pongs that arrived
-    // meanwhile are not read yet (timers run before I/O), so the silence is judged next tick.
-    const late = now - lastTickMs > 2 * PING_INTERVAL_MS;
-    lastTickMs = now;
-    if (!late && now - lastPongMs > LINK_SILENCE_MS) {
+    // This process's own stalls are not the link's silence: pongs that arrived meanwhile are read
+    // after the timers, and the next pong needs a round trip after the stall (late-tick.ts).
+    const now = clock.tick();
+    if (clock.silenceMs(lastPongMs, now) > LINK_SILENCE_MS) {
       clearInterval(timer);
       onSilent();
       ws.terminate();

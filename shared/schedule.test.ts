@@ -23,6 +23,46 @@ describe('global schedule', () => {
     expect(c.sha256).not.toBe(a.sha256);
   });
 
+  it('holds the arrivals in a typed array of exactly their count, with the schedule hash of the array-built schedule', () => {
+    const prompt = { input_tokens: 4, output_tokens: 2 };
+    const plan: Plan = {
+      ...planWith({ model: 'constant-rate', phases: [] }),
+      classes: [
+        // Phases out of order: they are drawn in time order.
+        {
+          name: 'x',
+          prompt,
+          load: {
+            model: 'poisson',
+            phases: [
+              { start_s: 100, duration_s: 100, rate_per_s: 20 },
+              { start_s: 0, duration_s: 100, rate_per_s: 5 },
+            ],
+          },
+        },
+        {
+          name: 'y',
+          prompt,
+          load: {
+            model: 'constant-rate',
+            phases: [
+              { start_s: 0, duration_s: 50, rate_per_s: 3.3 },
+              { start_s: 50, duration_s: 150, rate_per_s: 1 },
+            ],
+          },
+        },
+      ],
+    };
+    const s = buildSchedule(plan);
+    // Computed by the build before this one, which pushed every phase into a number array.
+    expect(s.sha256).toBe('8faf63d8ff346ddc7fc9f7ed03ad5ff389847d1c66e63e3a9b92260671c96ff9');
+    const t = s.classes[0]!.arrivalsNs;
+    expect([t.length, s.classes[1]!.arrivalsNs.length]).toEqual([2569, 315]);
+    expect(t.buffer.byteLength).toBe(t.length * 8);
+    expect([t[0], t.at(-1)]).toEqual([354_183_305, 199_964_772_397]);
+    for (let i = 1; i < t.length; i++) expect(t[i]!).toBeGreaterThanOrEqual(t[i - 1]!);
+  });
+
   it('spaces constant-rate arrivals exactly from the phase start', () => {
     const s = buildSchedule(planWith({ model: 'constant-rate', phases: [{ start_s: 2, duration_s: 10, rate_per_s: 4 }] }));
     const t = s.classes[0]!.arrivalsNs;

@@ -6,10 +6,11 @@ import type { Hash } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { adapterPicker } from './adapters.js';
 import { LOAD_MODELS } from './load/index.js';
-import type { ConcurrencyStep } from './load/model.js';
+import type { ConcurrencyStep, LoadModel } from './load/model.js';
 import { secondsToNs } from './load/model.js';
-import type { Plan } from './plan.js';
+import type { Phase, Plan } from './plan.js';
 import { ClassRequests, variesPerRequest } from './request-shape.js';
+import type { Rng } from './rng.js';
 import { rngFromKey } from './rng.js';
 import type { SessionShapes } from './session-shape.js';
 import { sessionShapes } from './session-shape.js';
@@ -18,8 +19,13 @@ import { sessionShapes } from './session-shape.js';
 export interface ClassSchedule {
   className: string;
   closedLoop: boolean;
-  /** Open loop: intended send times, integer ns from the run start, ascending; index = request_index. */
-  arrivalsNs: number[];
+  /**
+   * Open loop: intended send times, integer ns from the run start (exact in a double), ascending;
+   * index = request_index. A typed array of exactly their count: 8 bytes an arrival, built
+   * without a transient copy (a run of 10M requests holds 80 MB here, on the coordinator and on
+   * every agent).
+   */
+  arrivalsNs: Float64Array;
   /** Closed loop: the target in-flight count as steps; a final step to 0 ends the last phase. */
   concurrency: ConcurrencyStep[];
   /**
@@ -44,31 +50,64 @@ export interface GlobalSchedule {
 export function buildSchedule(plan: Plan): GlobalSchedule {
   const classes = plan.classes.map((cls): ClassSchedule => {
     const model = LOAD_MODELS[cls.load.model];
-    const arrivalsNs: number[] = [];
     const concurrency: ConcurrencyStep[] = [];
     const phases = [...cls.load.phases].sort((a, b) => a.start_s - b.start_s);
-    phases.forEach((phase, i) => {
-      const rng = rngFromKey(`${plan.seed}:${cls.name}:${i}`);
-      if (model.replay) return;
-      if (model.closedLoop) {
-        concurrency.push(...model.concurrency!(phase, rng));
+    if (model.closedLoop && !model.replay) {
+      phases.forEach((phase, i) => {
+        concurrency.push(...model.concurrency!(phase, phaseRng(plan, cls.name, i)));
         concurrency.push({ atNs: secondsToNs(phase.start_s + phase.duration_s), value: 0 });
-      } else {
-        for (const t of model.arrivals!(phase, rng)) arrivalsNs.push(t);
-      }
-    });
-    if (model.replay) arrivalsNs.push(...model.replay(plan.inputs?.traces[cls.name] ?? []));
+      });
+    }
+    const arrivalsNs = model.replay
+      ? Float64Array.from(model.replay(plan.inputs?.traces[cls.name] ?? []))
+      : model.closedLoop
+        ? new Float64Array(0)
+        : openLoopArrivals(plan, cls.name, phases, model.arrivals!);
     const out: ClassSchedule = { className: cls.name, closedLoop: model.closedLoop, arrivalsNs, concurrency: mergeSteps(concurrency) };
     if (!model.closedLoop && variesPerRequest(cls)) out.requests = requestShapes(new ClassRequests(plan, cls), arrivalsNs.length);
     if (cls.load.model === 'sessions') out.sessions = sessionShapes(plan.seed, cls, arrivalsNs.length);
     const picker = adapterPicker(plan.seed, cls);
     if (picker) {
-      const perRequest = model.closedLoop ? [] : arrivalsNs.map((_, i) => picker.at(i));
+      const perRequest = model.closedLoop ? [] : Array.from({ length: arrivalsNs.length }, (_, i) => picker.at(i));
       out.adapters = { perRequest, weights: picker.adapters.map((a) => `${a.model}=${a.weight}`).join(',') };
     }
     return out;
   });
   return { classes, sha256: scheduleSha256(classes) };
+}
+
+/** Each phase draws from its own seeded stream: the same draws however often it is replayed. */
+function phaseRng(plan: Plan, className: string, phaseIndex: number): Rng {
+  return rngFromKey(`${plan.seed}:${className}:${phaseIndex}`);
+}
+
+/**
+ * Every phase's arrivals in one typed array of exactly their count: the phases are drawn twice from
+ * their seeded streams, once to count and once to fill, so no growing array (and no copy of one)
+ * ever holds them (a 10M-request plan peaked at ~390 MB of heap when each phase was pushed into an
+ * array and copied into another, for 80 MB kept).
+ */
+function openLoopArrivals(
+  plan: Plan,
+  className: string,
+  phases: readonly Phase[],
+  arrivals: NonNullable<LoadModel['arrivals']>,
+): Float64Array {
+  let count = 0;
+  phases.forEach((phase, i) => {
+    arrivals(phase, phaseRng(plan, className, i), () => {
+      count++;
+    });
+  });
+  const out = new Float64Array(count);
+  let n = 0;
+  phases.forEach((phase, i) => {
+    arrivals(phase, phaseRng(plan, className, i), (t) => {
+      out[n++] = t;
+    });
+  });
+  if (n !== count) throw new Error(`the arrivals of class ${className} differ between two draws of the same seed`);
+  return out;
 }
 
 function requestShapes(shapes: ClassRequests, n: number): NonNullable<ClassSchedule['requests']> {
@@ -170,11 +209,11 @@ export function concurrencyAt(steps: readonly ConcurrencyStep[], tNs: number): n
 }
 
 /** The open-loop target rate averaged over [fromNs, toNs): arrivals in it / its length. */
-export function arrivalsBetween(arrivalsNs: readonly number[], fromNs: number, toNs: number): number {
+export function arrivalsBetween(arrivalsNs: ArrayLike<number>, fromNs: number, toNs: number): number {
   return lowerBound(arrivalsNs, toNs) - lowerBound(arrivalsNs, fromNs);
 }
 
-function lowerBound(sorted: readonly number[], x: number): number {
+function lowerBound(sorted: ArrayLike<number>, x: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {

@@ -62,7 +62,7 @@ describe('shares', () => {
           });
         }
         expect(seen.every((c) => c === 1)).toBe(true);
-        expect(union.sort((x, y) => x - y)).toEqual(cls.arrivalsNs);
+        expect(union.sort((x, y) => x - y)).toEqual(Array.from(cls.arrivalsNs));
       });
     }
   });

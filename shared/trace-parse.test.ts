@@ -134,7 +134,7 @@ describe('trace files', () => {
       },
     ]);
     const s = buildSchedule(withInputs).classes[0]!;
-    expect(s.arrivalsNs).toEqual([0, 0, 1_500_500_000]);
+    expect(Array.from(s.arrivalsNs)).toEqual([0, 0, 1_500_500_000]);
     expect(s.requests!.inputTokens).toEqual([600, 700, 100]);
     expect(s.requests!.hashIds).toEqual([[1, 2], [1, 3], [4]]);
     const missing = {

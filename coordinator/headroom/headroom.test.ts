@@ -82,6 +82,37 @@ describe('agent loads', () => {
     expect(classTotals(p, buildSchedule(p), SPEED)).toEqual({ rt: { requests: 40, prompt_tokens: 4000 } });
   });
 
+  it('gives each agent exactly its stripe of a second class and of sessions (agents computed one at a time)', () => {
+    const p = plan();
+    p.classes.push(
+      {
+        name: 'burst',
+        prompt: { input_tokens: 10, output_tokens: 20 },
+        load: { model: 'poisson', phases: [{ start_s: 0, duration_s: 10, rate_per_s: 7 }] },
+      },
+      {
+        name: 'chat',
+        prompt: { output_tokens: 20 },
+        load: {
+          model: 'sessions',
+          phases: [{ start_s: 0, duration_s: 10, rate_per_s: 1 }],
+          session: { turns: 3, user_tokens: 10, think_time_s: 1 },
+        },
+      },
+    );
+    const s = buildSchedule(p);
+    const [whole] = agentLoads(p, s, 1, SPEED);
+    for (let n = 2; n <= 5; n++) {
+      const loads = agentLoads(p, s, n, SPEED);
+      expect(loads.map((l) => l.agent)).toEqual(Array.from({ length: n }, (_, i) => i));
+      expect(loads.reduce((t, l) => t + l.requests, 0)).toBe(whole!.requests);
+      expect(loads.reduce((t, l) => t + l.prompt_tokens, 0)).toBe(whole!.prompt_tokens);
+      const starts = loads.reduce((t, l) => t + l.seconds.starts.reduce((a, b) => a + b, 0), 0);
+      expect(starts).toBe(whole!.seconds.starts.reduce((a, b) => a + b, 0));
+      for (const l of loads) expect(l.peak_streams).toBeLessThanOrEqual(whole!.peak_streams);
+    }
+  });
+
   it('keeps a closed loop’s streams in flight: 6 streams of 0.75 s start 8 a second', () => {
     const p = plan();
     p.classes[0]!.load = { model: 'concurrency', phases: [{ start_s: 0, duration_s: 10, concurrency: 6 }] };

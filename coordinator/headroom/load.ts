@@ -6,6 +6,7 @@
 import { isFixedLength, meanLength } from '../../shared/lengths.js';
 import type { Plan, TrafficClass } from '../../shared/plan.js';
 import type { ClassSchedule, GlobalSchedule } from '../../shared/schedule.js';
+import type { Share } from '../../shared/shares.js';
 import { ownsOrdinal, splitInteger } from '../../shared/shares.js';
 
 /** How fast the server is assumed to answer: the basis of every stream count and chunk rate. */
@@ -36,18 +37,27 @@ export interface AgentLoad {
   seconds: { starts: Float64Array; chunks: Float64Array; finishes: Float64Array };
 }
 
-/** Each agent's load for a fleet of `agents` (stripes as shares.ts cuts them); of class `only` alone when given. */
+/**
+ * Each agent's load for a fleet of `agents` (stripes as shares.ts cuts them); of class `only` alone
+ * when given. One agent at a time: its streams' start and end instants (16 bytes a request of its
+ * share) are held only while its own load is computed, never the whole schedule's at once.
+ */
 export function agentLoads(plan: Plan, schedule: GlobalSchedule, agents: number, speed: ServerSpeed, only?: number): AgentLoad[] {
   const horizonS = Math.ceil(plan.duration_s + longestRequestS(plan, schedule, speed)) + 2;
-  const acc = Array.from({ length: agents }, (_, a) => new Accumulator(a, horizonS));
+  return Array.from({ length: agents }, (_, a) => agentLoad(plan, schedule, { index: a, count: agents }, horizonS, speed, only));
+}
+
+function agentLoad(plan: Plan, schedule: GlobalSchedule, share: Share, horizonS: number, speed: ServerSpeed, only?: number): AgentLoad {
+  const included = (ci: number): boolean => only === undefined || ci === only;
+  const acc = new Accumulator(share.index, horizonS, openStreams(schedule, share, included));
   schedule.classes.forEach((cs, ci) => {
+    if (!included(ci)) return;
     const cls = plan.classes[ci]!;
-    if (only !== undefined && ci !== only) return;
-    if (cs.closedLoop) closedLoop(cls, cs, ci, acc, speed);
-    else if (cs.sessions) sessions(cls, cs, ci, acc, speed);
-    else openLoop(cls, cs, ci, acc, speed);
+    if (cs.closedLoop) closedLoop(cls, cs, ci, share, acc, speed);
+    else if (cs.sessions) sessions(cs, ci, share, acc, speed);
+    else openLoop(cls, cs, ci, share, acc, speed);
   });
-  return acc.map((a) => a.result());
+  return acc.result();
 }
 
 /** Whole-fleet totals per class: requests and prompt tokens (the same for any fleet size). */
@@ -64,58 +74,63 @@ export function classTotals(
   );
 }
 
-// Every request of an open-loop class goes to the agent that owns its ordinal.
-function openLoop(cls: TrafficClass, cs: ClassSchedule, ci: number, acc: Accumulator[], speed: ServerSpeed): void {
-  const n = acc.length;
-  cs.arrivalsNs.forEach((t, j) => {
-    const owner = acc[ownerOf(j, ci, n)]!;
-    owner.request(t / 1e9, cs.requests?.outputTokens[j] ?? fixed(cls.prompt.output_tokens), speed);
-    owner.prompt(cs.requests?.inputTokens[j] ?? fixed(cls.prompt.input_tokens));
+/** The first ordinal of `share`'s stripe of class `classIndex`; the others follow every N. */
+function stripeStart(share: Share, classIndex: number): number {
+  // shares.ts gives ordinal j to agent (j + class index) mod N: the first is (index − class index) mod N.
+  const first = (((share.index - classIndex) % share.count) + share.count) % share.count;
+  if (!ownsOrdinal(first, share, classIndex)) throw new Error('stripe arithmetic disagrees with shares.ts');
+  return first;
+}
+
+/** How many open-loop streams (requests, sessions' turns) `share` starts: the size of its sweep. */
+function openStreams(schedule: GlobalSchedule, share: Share, included: (ci: number) => boolean): number {
+  let n = 0;
+  schedule.classes.forEach((cs, ci) => {
+    if (!included(ci) || cs.closedLoop) return;
+    if (cs.sessions) for (let s = stripeStart(share, ci); s < cs.arrivalsNs.length; s += share.count) n += cs.sessions.turns[s]!;
+    else n += splitInteger(cs.arrivalsNs.length, share, ci);
   });
+  return n;
+}
+
+// Every request of an open-loop class goes to the agent that owns its ordinal.
+function openLoop(cls: TrafficClass, cs: ClassSchedule, ci: number, share: Share, acc: Accumulator, speed: ServerSpeed): void {
+  for (let j = stripeStart(share, ci); j < cs.arrivalsNs.length; j += share.count) {
+    acc.request(cs.arrivalsNs[j]! / 1e9, cs.requests?.outputTokens[j] ?? fixed(cls.prompt.output_tokens), speed);
+    acc.prompt(cs.requests?.inputTokens[j] ?? fixed(cls.prompt.input_tokens));
+  }
 }
 
 // A session is pinned to the agent owning its ordinal; its turns follow each other, each after
 // the previous reply (at the assumed speed) and its think time.
-function sessions(cls: TrafficClass, cs: ClassSchedule, ci: number, acc: Accumulator[], speed: ServerSpeed): void {
-  const n = acc.length;
+function sessions(cs: ClassSchedule, ci: number, share: Share, acc: Accumulator, speed: ServerSpeed): void {
   const sh = cs.sessions!;
-  cs.arrivalsNs.forEach((t, s) => {
-    const owner = acc[ownerOf(s, ci, n)]!;
-    let atS = t / 1e9;
+  for (let s = stripeStart(share, ci); s < cs.arrivalsNs.length; s += share.count) {
+    let atS = cs.arrivalsNs[s]! / 1e9;
     let context = 0;
     for (let k = 0; k < sh.turns[s]!; k++) {
       const out = sh.outputTokens[s]![k]!;
       context += sh.userTokens[s]![k]!;
-      owner.request(atS, out, speed);
-      owner.prompt(context);
+      acc.request(atS, out, speed);
+      acc.prompt(context);
       context += out;
       atS += durationS(out, speed) + (sh.thinkNs[s]![k] ?? 0) / 1e9;
     }
-  });
-  void cls;
+  }
 }
 
 // A closed-loop class keeps its (split) concurrency in flight: that many streams, each starting
 // again as soon as it ends, for as long as each step lasts.
-function closedLoop(cls: TrafficClass, cs: ClassSchedule, ci: number, acc: Accumulator[], speed: ServerSpeed): void {
+function closedLoop(cls: TrafficClass, cs: ClassSchedule, ci: number, share: Share, acc: Accumulator, speed: ServerSpeed): void {
   const out = meanLength(cls.prompt.output_tokens) ?? 0;
   const d = durationS(out, speed);
   const input = meanLength(cls.prompt.input_tokens) ?? 0;
-  for (const [a, owner] of acc.entries()) {
-    cs.concurrency.forEach((step, i) => {
-      const next = cs.concurrency[i + 1];
-      if (!next) return;
-      const value = splitInteger(step.value, { index: a, count: acc.length }, ci);
-      if (value > 0) owner.steady(step.atNs / 1e9, next.atNs / 1e9, value, d, out, speed, input);
-    });
-  }
-}
-
-function ownerOf(ordinal: number, classIndex: number, agents: number): number {
-  // The one share whose stripe holds the ordinal (shares.ts: (ordinal + class index) mod N).
-  const a = (ordinal + classIndex) % agents;
-  if (!ownsOrdinal(ordinal, { index: a, count: agents }, classIndex)) throw new Error('stripe arithmetic disagrees with shares.ts');
-  return a;
+  cs.concurrency.forEach((step, i) => {
+    const next = cs.concurrency[i + 1];
+    if (!next) return;
+    const value = splitInteger(step.value, share, ci);
+    if (value > 0) acc.steady(step.atNs / 1e9, next.atNs / 1e9, value, d, out, speed, input);
+  });
 }
 
 function fixed(spec: TrafficClass['prompt']['input_tokens']): number {
@@ -152,20 +167,24 @@ class Accumulator {
   private readonly finishes: Float64Array;
   /** Streams of closed-loop steps per second (added to the open-loop peak in that second). */
   private readonly steadyStreams: Float64Array;
-  /** Open-loop streams' start and end instants, s (numbers, sorted once: a plan may hold millions). */
-  private readonly opens: number[] = [];
-  private readonly closes: number[] = [];
+  /** Open-loop streams' start and end instants, s: sized exactly (a plan may hold millions), sorted once in place. */
+  private readonly opens: Float64Array;
+  private readonly closes: Float64Array;
+  private streams = 0;
   private requests = 0;
   private promptTokens = 0;
 
   constructor(
     private readonly agent: number,
     private readonly horizonS: number,
+    openStreams: number,
   ) {
     this.starts = new Float64Array(horizonS);
     this.chunks = new Float64Array(horizonS);
     this.finishes = new Float64Array(horizonS);
     this.steadyStreams = new Float64Array(horizonS);
+    this.opens = new Float64Array(openStreams);
+    this.closes = new Float64Array(openStreams);
   }
 
   request(atS: number, outputTokens: number, speed: ServerSpeed): void {
@@ -174,8 +193,8 @@ class Accumulator {
     this.add(this.starts, atS, 1);
     this.add(this.finishes, endS, 1);
     this.spread(this.chunks, atS + speed.ttftMs / 1000, endS, outputTokens);
-    this.opens.push(atS);
-    this.closes.push(endS);
+    this.opens[this.streams] = atS;
+    this.closes[this.streams++] = endS;
   }
 
   prompt(tokens: number): void {
@@ -198,8 +217,9 @@ class Accumulator {
   result(): AgentLoad {
     // Sweep the open-loop streams' starts and ends in time order (an end before a start at the
     // same instant): the most open at once within each second, and across each second.
-    const opens = Float64Array.from(this.opens).sort();
-    const closes = Float64Array.from(this.closes).sort();
+    if (this.streams !== this.opens.length) throw new Error('open-loop streams miscounted for the headroom sweep');
+    const opens = this.opens.sort();
+    const closes = this.closes.sort();
     const peakIn = new Float64Array(this.horizonS);
     const bin = (t: number): number => Math.min(this.horizonS - 1, Math.max(0, Math.floor(t)));
     let open = 0;

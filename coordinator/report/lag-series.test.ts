@@ -6,8 +6,11 @@ const START = 1_796_236_324_000_000_000n;
 const MS = 1_000_000n;
 
 describe('schedule lag per agent and second', () => {
-  it('takes the nearest-rank p99 of sent − intended per second of intended time', () => {
-    const acc = new LagAccumulator(START);
+  it.each([
+    ['held in memory', undefined],
+    ['spilled', 1],
+  ])('takes the nearest-rank p99 of sent − intended per second of intended time (%s)', (_, maxInMemory) => {
+    const acc = new LagAccumulator(START, maxInMemory);
     // agent-1, second 0: lags 1..100 ms → p99 is the 99th value, 99 ms.
     for (let i = 1; i <= 100; i++) acc.add('agent-1', START + 100n * MS, START + 100n * MS + BigInt(i) * MS);
     // agent-1, second 2: one request with 0.25 ms lag (exact, from ns integers beyond 2^53).

@@ -1,9 +1,12 @@
 // Per-agent schedule lag over time from requests.ndjson: sent − intended for every open-loop
 // request, grouped by agent and by the second of its intended send time, reduced to an exact
-// nearest-rank p99 per second. Fed row by row, so a large requests.ndjson is never held whole.
+// nearest-rank p99 per second. Fed row by row, so a large requests.ndjson is never held whole; the
+// lags are held in bounded memory (grouped-values.ts).
 import { nearestRank as sortedNearestRank } from '../../shared/histogram.js';
 import { parseExact } from '../../shared/json.js';
+import { getOrCreate } from '../../shared/maps.js';
 import { bigOrNull, obj, strOrNull } from './fields.js';
+import { GroupedValues } from './grouped-values.js';
 
 const NS_PER_S = 1_000_000_000n;
 
@@ -29,35 +32,39 @@ export function lagFields(line: string): { agentId: string; intendedNs: bigint |
 
 /** Collects lags and reduces them to a p99 per agent and second. */
 export class LagAccumulator {
-  private readonly lags = new Map<string, Map<number, number[]>>();
+  /** Agent id → its key in `lags`. */
+  private readonly agents = new Map<string, number>();
+  private readonly lags: GroupedValues;
 
-  /** @param runStartNs the run's start instant (run.json started_at_unix_ns), the time axis origin. */
-  constructor(private readonly runStartNs: bigint) {}
+  /**
+   * @param runStartNs the run's start instant (run.json started_at_unix_ns), the time axis origin.
+   * @param maxInMemory lags held in memory before they spill (grouped-values.ts).
+   */
+  constructor(
+    private readonly runStartNs: bigint,
+    maxInMemory?: number,
+  ) {
+    this.lags = new GroupedValues(maxInMemory);
+  }
 
   /** Adds one request; rows without an intended time (closed loop) or send time are skipped. */
   add(agentId: string, intendedNs: bigint | null | undefined, sentNs: bigint | null | undefined): void {
     if (typeof intendedNs !== 'bigint' || typeof sentNs !== 'bigint') return;
     const rel = intendedNs - this.runStartNs;
     const second = Number(rel >= 0n ? rel / NS_PER_S : (rel - NS_PER_S + 1n) / NS_PER_S);
-    const byAgent = this.lags.get(agentId) ?? new Map<number, number[]>();
-    this.lags.set(agentId, byAgent);
-    const list = byAgent.get(second) ?? [];
-    list.push(Number(sentNs - intendedNs) / 1e6);
-    byAgent.set(second, list);
+    const key = getOrCreate(this.agents, agentId, () => this.agents.size);
+    this.lags.add(key, second, Number(sentNs - intendedNs) / 1e6);
   }
 
-  /** Per agent (natural order: agent-2 before agent-10), [middle of second, p99 lag ms] points. */
+  /** Per agent (natural order: agent-2 before agent-10), [middle of second, p99 lag ms] points. Call once. */
   p99PerSecond(): { agent: string; points: [number, number][]; requests: number }[] {
-    return [...this.lags.keys()]
-      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
-      .map((agent) => {
-        const bySecond = this.lags.get(agent)!;
-        const points = [...bySecond.entries()]
-          .sort(([a], [b]) => a - b)
-          .map(([s, lags]): [number, number] => [s + 0.5, nearestRank(lags, 0.99)]);
-        const requests = [...bySecond.values()].reduce((n, l) => n + l.length, 0);
-        return { agent, points, requests };
-      });
+    const byKey = [...this.agents.keys()].map((agent) => ({ agent, points: [] as [number, number][], requests: 0 }));
+    this.lags.forEachGroup((key, second, sorted) => {
+      byKey[key]!.points.push([second + 0.5, sortedNearestRank(sorted, 0.99)]);
+      byKey[key]!.requests += sorted.length;
+    });
+    for (const a of byKey) a.points.sort(([x], [y]) => x - y);
+    return byKey.sort((a, b) => a.agent.localeCompare(b.agent, 'en', { numeric: true }));
   }
 }
 

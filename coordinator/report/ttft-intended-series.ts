@@ -1,8 +1,11 @@
 // TTFT by the second of each request's intended send time, from requests.ndjson: the basis the
 // plan's windows use, so a surge's slow requests stay in the surge on this chart — while the
 // hlog chart places them in the second they finished. Fed row by row, like the lag series.
+
+import { nearestRank as sortedNearestRank } from '../../shared/histogram.js';
+import { getOrCreate } from '../../shared/maps.js';
+import { GroupedValues } from './grouped-values.js';
 import type { IntervalPercentiles } from './hlog-series.js';
-import { nearestRank } from './lag-series.js';
 
 const NS_PER_S = 1_000_000_000n;
 
@@ -24,33 +27,41 @@ export function ttftFields(line: string): { cls: string | null; ok: boolean; fir
 
 /** Collects TTFTs of successful open-loop requests by class and second of intended send time. */
 export class TtftByIntended {
-  private readonly byClass = new Map<string, Map<number, number[]>>();
+  /** Class → its key in `ttfts`. */
+  private readonly classes = new Map<string, number>();
+  private readonly ttfts: GroupedValues;
 
-  /** @param runStartNs the run's start instant, the time axis origin. */
-  constructor(private readonly runStartNs: bigint) {}
+  /**
+   * @param runStartNs the run's start instant, the time axis origin.
+   * @param maxInMemory TTFTs held in memory before they spill (grouped-values.ts).
+   */
+  constructor(
+    private readonly runStartNs: bigint,
+    maxInMemory?: number,
+  ) {
+    this.ttfts = new GroupedValues(maxInMemory);
+  }
 
   /** Adds one request; failed ones and closed-loop ones (no intended time) are skipped. */
   add(cls: string | null, ok: boolean, intendedNs: bigint | null, sentNs: bigint | null, firstContentNs: bigint | null): void {
     if (cls === null || !ok || intendedNs === null || sentNs === null || firstContentNs === null) return;
     const rel = intendedNs - this.runStartNs;
     const second = Number(rel >= 0n ? rel / NS_PER_S : (rel - NS_PER_S + 1n) / NS_PER_S);
-    const bySecond = this.byClass.get(cls) ?? new Map<number, number[]>();
-    this.byClass.set(cls, bySecond);
-    const list = bySecond.get(second) ?? [];
-    list.push(Number(firstContentNs - sentNs) / 1e6);
-    bySecond.set(second, list);
+    const key = getOrCreate(this.classes, cls, () => this.classes.size);
+    this.ttfts.add(key, second, Number(firstContentNs - sentNs) / 1e6);
   }
 
-  /** Per class, each second's exact nearest-rank p50 and p95 TTFT (ms), in the hlog series' shape. */
+  /** Per class, each second's exact nearest-rank p50 and p95 TTFT (ms), in the hlog series' shape. Call once. */
   percentiles(): Map<string, IntervalPercentiles[]> {
-    const out = new Map<string, IntervalPercentiles[]>();
-    for (const [cls, bySecond] of this.byClass)
-      out.set(
-        cls,
-        [...bySecond.entries()]
-          .sort(([a], [b]) => a - b)
-          .map(([s, v]) => ({ startS: s, lengthS: 1, count: v.length, valuesMs: [nearestRank(v, 0.5), nearestRank(v, 0.95)] })),
-      );
-    return out;
+    const byKey: IntervalPercentiles[][] = [...this.classes.keys()].map(() => []);
+    this.ttfts.forEachGroup((key, second, sorted) => {
+      byKey[key]!.push({
+        startS: second,
+        lengthS: 1,
+        count: sorted.length,
+        valuesMs: [sortedNearestRank(sorted, 0.5), sortedNearestRank(sorted, 0.95)],
+      });
+    });
+    return new Map([...this.classes.keys()].map((cls, key) => [cls, byKey[key]!.sort((a, b) => a.startS - b.startS)]));
   }
 }

@@ -6,11 +6,9 @@ import { secondsToNs } from './model.js';
 /** Evenly spaced arrivals. */
 export const constantRate: LoadModel = {
   closedLoop: false,
-  arrivals(phase) {
+  arrivals(phase, _rng, emit) {
     const rate = phase.rate_per_s!;
     const count = Math.ceil(phase.duration_s * rate - 1e-9);
-    const out: number[] = [];
-    for (let i = 0; i < count; i++) out.push(secondsToNs(phase.start_s + i / rate));
-    return out;
+    for (let i = 0; i < count; i++) emit(secondsToNs(phase.start_s + i / rate));
   },
 };

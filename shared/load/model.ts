@@ -11,8 +11,11 @@ export interface ConcurrencyStep {
 /** A load model turns one phase into arrivals (open loop) or concurrency steps (closed loop). */
 export interface LoadModel {
   readonly closedLoop: boolean;
-  /** Arrival times of the phase in integer ns from the run start, ascending. */
-  arrivals?(phase: Phase, rng: Rng): number[];
+  /**
+   * Arrival times of the phase in integer ns from the run start, ascending, each handed to `emit`
+   * (no array: the schedule counts them first, then fills one array of exactly that size).
+   */
+  arrivals?(phase: Phase, rng: Rng, emit: (tNs: number) => void): void;
   /** Concurrency steps of the phase; the last step of the phase ends at its end. */
   concurrency?(phase: Phase, rng: Rng): ConcurrencyStep[];
   /** Replay models (trace.ts): arrival times of rows read from a file, ascending. */

@@ -8,19 +8,17 @@ import { compilePattern } from './pattern.js';
 /** Poisson arrivals, homogeneous or over a pattern. */
 export const poisson: LoadModel = {
   closedLoop: false,
-  arrivals(phase, rng) {
-    const out: number[] = [];
+  arrivals(phase, rng, emit) {
     if (phase.rate_per_s !== undefined) {
       for (let t = rng.exponential(phase.rate_per_s); t < phase.duration_s; t += rng.exponential(phase.rate_per_s)) {
-        out.push(secondsToNs(phase.start_s + t));
+        emit(secondsToNs(phase.start_s + t));
       }
-      return out;
+      return;
     }
     const pattern = compilePattern(phase.rate!, phase.duration_s, rng);
-    if (pattern.max <= 0) return out;
+    if (pattern.max <= 0) return;
     for (let t = rng.exponential(pattern.max); t < phase.duration_s; t += rng.exponential(pattern.max)) {
-      if (rng.next() * pattern.max < pattern.valueAt(t)) out.push(secondsToNs(phase.start_s + t));
+      if (rng.next() * pattern.max < pattern.valueAt(t)) emit(secondsToNs(phase.start_s + t));
     }
-    return out;
   },
 };
