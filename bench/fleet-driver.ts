@@ -50,6 +50,7 @@ export class Fleet {
   /** Resolves when every agent of the process has sent its stream and its final (stream mode). */
   readonly streamed: Promise<Extract<FleetEvent, { type: 'streamed' }>>;
   private reportWaiter: ((e: Extract<FleetEvent, { type: 'report' }>) => void) | undefined;
+  private pacedWaiter: ((e: Extract<FleetEvent, { type: 'paced' }>) => void) | undefined;
   errors: string[] = [];
 
   constructor(url: string, first: number, count: number) {
@@ -63,6 +64,7 @@ export class Fleet {
         if (e.type === 'started') resolve();
         else if (e.type === 'report') this.reportWaiter?.(e);
         else if (e.type === 'streamed') onStreamed(e);
+        else if (e.type === 'paced') this.pacedWaiter?.(e);
         else if (this.errors.length < 5) this.errors.push(e.message);
       });
       this.child.once('exit', (code) =>
@@ -74,6 +76,14 @@ export class Fleet {
 
   command(c: FleetCommand): void {
     this.child.send(c);
+  }
+
+  /** What the process saw of each paced second so far. */
+  pacedReport(): Promise<Extract<FleetEvent, { type: 'paced' }>> {
+    return new Promise((resolve) => {
+      this.pacedWaiter = resolve;
+      this.command({ cmd: 'paced_report' });
+    });
   }
 
   report(): Promise<Extract<FleetEvent, { type: 'report' }>> {

@@ -155,7 +155,8 @@ export class Collector {
     this.agentTotals.set(agent, totals);
     let text = '';
     for (const r of rows) {
-      if (!getOrCreate(seen, r.class, () => new IndexSet()).add(r.request_index)) {
+      // An agent's indices are striped by the fleet size (index-set.ts): its bits are 1/N of the range.
+      if (!getOrCreate(seen, r.class, () => new IndexSet(this.timebases.length)).add(r.request_index)) {
         this.duplicatesDropped++;
         continue;
       }
