@@ -363,7 +363,7 @@ function pacedRecordsFrame(indices: readonly number[]): Buffer {
     f = { frame, offsets };
     pacedFrames.set(indices.length, f);
   }
-  indices.forEach((idx, i) => f.frame.writeUInt32BE(idx, f.offsets[i]!));
+  for (let i = 0; i < indices.length; i++) f.frame.writeUInt32BE(indices[i]!, f.offsets[i]!);
   return f.frame;
 }
 

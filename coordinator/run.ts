@@ -547,10 +547,10 @@ class RunSession implements RunHandle {
   private onUpload(s: AgentState, m: AgentMessage): void {
     const c = this.collector!;
     if (m.type === 'records') {
-      s.recoveredRecords += c.records(s.index, m.rows);
+      s.recoveredRecords += c.records(s.index, m.rows, true);
     } else if (m.type === 'final' && !s.spoolHandedOver) {
       s.spoolHandedOver = true;
-      c.final(m.windows);
+      c.final(s.index, m.windows);
       this.opts.log(`agent ${s.conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests`);
       this.runEvents.push(`agent ${s.conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests after it was lost`);
     }
@@ -705,7 +705,7 @@ class RunSession implements RunHandle {
         if (m.clock_correction_ns !== undefined) s.clockCorrectionNs = m.clock_correction_ns;
         return;
       case 'final':
-        c.final(m.windows);
+        c.final(s.index, m.windows, m.tally);
         s.health = m.health;
         s.channel.move('final');
         // An agent whose process was stopped mid-run (SIGTERM) handed over what it measured but
