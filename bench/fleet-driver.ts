@@ -132,7 +132,9 @@ export async function startFleetRun(prefix: string, plan: Plan, agents: number, 
     ]);
   } catch (err) {
     await stopFleetRun(run);
-    throw err;
+    // The coordinator's last words say why (a join timeout, a refused agent, …).
+    const said = (await coord.exited).stderr.trim().split('\n').slice(-6).join(' | ');
+    throw new Error(`${(err as Error).message}; coordinator: ${said.slice(-1200)}`);
   }
   run.joinS = (performance.now() - t0) / 1000;
   return run;

@@ -149,6 +149,8 @@ let streamedRecords = 0;
 /** One synthetic agent on its own WebSocket. */
 class SynthAgent {
   private readonly ws: WebSocket;
+  /** Resolves once the socket opened (or failed to): connectInChunks waits for it. */
+  readonly opened: Promise<void>;
   /** What each unacknowledged batch stands for: rows it carries, or intervals it vouches for. */
   private readonly unacked: { rseq: number; rows: number; intervals: number }[] = [];
   /** The last sequence number used (every message that must arrive takes the next). */
@@ -172,6 +174,10 @@ class SynthAgent {
       perMessageDeflate: false,
     });
     this.ws.binaryType = 'nodebuffer';
+    this.opened = new Promise((resolve) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('close', () => resolve());
+    });
     this.ws.on('open', () =>
       this.send({
         type: 'hello',
@@ -394,14 +400,35 @@ function startPaced(c: PacedCommand, agents: readonly SynthAgent[]): void {
   setTimeout(() => tick(0), Math.max(0, c.start_epoch_ms + 1000 - Date.now()));
 }
 
+/** Sockets a fleet process opens at once. */
+const CONNECT_CHUNK = 20;
+
+/**
+ * Opens the process's agents CONNECT_CHUNK at a time (the array fills as they open). All at once,
+ * 5,000 agents of ten processes overflowed the coordinator's accept queue (Node listens with a
+ * backlog of 511): a few dozen handshakes hung and the fleet never filled before the join
+ * timeout. Real agents start at different moments and retry with backoff; these do neither.
+ */
+function connectInChunks(count: number, make: (i: number) => SynthAgent): SynthAgent[] {
+  const agents: SynthAgent[] = [];
+  void (async () => {
+    for (let i = 0; i < count; i += CONNECT_CHUNK) {
+      const chunk = Array.from({ length: Math.min(CONNECT_CHUNK, count - i) }, (_, k) => make(i + k));
+      agents.push(...chunk);
+      await Promise.all(chunk.map((a) => a.opened));
+    }
+  })();
+  return agents;
+}
+
 function main(): void {
   const first = Number(firstArg);
   const count = agentsInProcess;
   let started = 0;
   let open = count;
-  const agents = Array.from(
-    { length: count },
-    (_, i) =>
+  const agents = connectInChunks(
+    count,
+    (i) =>
       new SynthAgent(
         first + i,
         `synth-${first + i}`,

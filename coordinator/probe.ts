@@ -18,9 +18,9 @@ export async function probeAgent(agent: AgentConn, clock: Clock, count = PROBES_
 }
 
 /** Agents per concurrently probed agent at join: up to this many, one agent at a time. */
-export const AGENTS_PER_PROBE_LANE = 256;
+export const AGENTS_PER_PROBE_LANE = 64;
 /** The most agents probed at once (a large fleet). */
-export const MAX_PROBE_LANES = 32;
+export const MAX_PROBE_LANES = 128;
 
 /**
  * How many agents are probed at once: one for fleets of up to AGENTS_PER_PROBE_LANE agents, then

@@ -708,6 +708,7 @@ class RunSession implements RunHandle {
         c.final(s.index, m.windows, m.tally);
         s.health = m.health;
         s.channel.move('final');
+        c.agentGone(); // it sends no more intervals: seconds that waited for it close
         // An agent whose process was stopped mid-run (SIGTERM) handed over what it measured but
         // not its whole share: its data stays (its final is acknowledged, so its spool goes), and
         // it counts as lost against --max-agent-loss.
