@@ -23,12 +23,12 @@ function plan(ttftBoundMs: number) {
   return p;
 }
 
-async function sampledRun(work: string, name: string, ttftBoundMs: number) {
+async function sampledRun(work: string, name: string, ttftBoundMs: number, agentArgs: string[] = []) {
   const spool = join(work, `spool-${name}`);
   const out = join(work, name);
   const r = await runCoordinator([
     ...['--plan', writePlan(work, plan(ttftBoundMs), `${name}.json`), '--out', out, '--quiet'],
-    ...['--agents', String(AGENTS), '--records', `sampled:${K}`, `--agent-arg=--spool-dir=${spool}`],
+    ...['--agents', String(AGENTS), '--records', `sampled:${K}`, `--agent-arg=--spool-dir=${spool}`, ...agentArgs],
     ...SIM,
   ]);
   expect(r.code, r.stderr).toBe(ExitCode.OK);
@@ -84,10 +84,16 @@ describe('--records sampled:K', () => {
     expect(spooled.sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, i) => i));
     expect(readdirSync(spool).filter((n) => n.endsWith('.spool.ndjson'))).toEqual([]);
 
-    // A met SLO: goodput counts every request, from the tallies.
-    const met = await sampledRun(work, 'met', 2000);
+    // A met SLO, each agent on two worker threads: the same sample (the stride is the fleet's, not
+    // the threads'), the threads' tallies added, goodput of every request.
+    const met = await sampledRun(work, 'met', 2000, ['--agent-arg=--workers=2']);
+    expect(met.run.agents.map((a: { workers: number }) => a.workers)).toEqual([2, 2]);
+    expect(met.rows.map((r) => Number(r.request_index)).sort((a, b) => a - b)).toEqual(expected);
+    expect(met.run.classes.rt).toMatchObject({ requests: total, completed: total });
     expect(met.run.classes.rt.slo_verdict.verdict).toBe('met');
     expect(met.run.classes.rt.windows.all.goodput_requests).toBe(total);
+    const metKept = readdirSync(met.spool).filter((n) => n.endsWith('.records.ndjson'));
+    expect(metKept.length).toBeGreaterThanOrEqual(AGENTS);
   }, 120_000);
 
   it('refuses a plan whose figures need every record', async () => {
