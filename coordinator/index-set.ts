@@ -4,53 +4,47 @@
 //
 // One agent's indices are striped: agent i of N owns the indices ≡ i (mod N) of each class, open
 // and closed loop alike (shares.ts), worker threads included. Given the stride N, the set keeps
-// the bit of floor(index / N) for the residue it saw first, so a 10,000-agent fleet costs each
+// the bit of floor(index / N) in one bitmap per residue mod N, so a 10,000-agent fleet costs each
 // agent's set 1/N of the class's index range, not all of it (N × the memory otherwise: 1.25 MB
-// per agent and class at 10M requests, 12.5 GB over 10,000 agents). An index of another residue
-// (never sent by a real agent) is kept exactly too, in a hash set beside the bits.
+// per agent and class at 10M requests, 12.5 GB over 10,000 agents). Indices of several residues
+// (a session's later turns, (turn − 1) · sessions + s) take a bitmap each, never more bits than
+// one bitmap of the whole range.
 export class IndexSet {
-  private bits = new Uint8Array(1024);
+  /** One bitmap per residue mod stride, bit floor(index / stride); each starts small and doubles. */
+  private readonly byResidue = new Map<number, Uint8Array>();
   private members = 0;
-  /** The residue mod stride whose indices are kept as bits (the first index's). */
-  private residue = -1;
-  /** Indices of any other residue. */
-  private readonly others = new Set<number>();
 
-  /** `stride`: the step between one agent's indices (the fleet's agent count; 1 keeps every index as a bit). */
+  /** `stride`: the step between one agent's indices (the fleet's agent count; 1 keeps one bitmap of every index). */
   constructor(private readonly stride = 1) {
     if (!Number.isInteger(stride) || stride < 1) throw new RangeError(`stride ${stride} is not a positive integer`);
   }
 
   /** Whether `i` is in the set. */
   has(i: number): boolean {
-    if (!this.striped(i)) return this.others.has(i);
+    const bits = this.byResidue.get(i % this.stride);
     const k = Math.floor(i / this.stride);
     const byte = k >>> 3;
-    return byte < this.bits.length && (this.bits[byte]! & (1 << (k & 7))) !== 0;
+    return bits !== undefined && byte < bits.length && (bits[byte]! & (1 << (k & 7))) !== 0;
   }
 
   /** Adds `i` (a non-negative integer); returns false when it was already there. */
   add(i: number): boolean {
     if (!Number.isInteger(i) || i < 0) throw new RangeError(`request index ${i} is not a non-negative integer`);
-    if (this.residue < 0) this.residue = i % this.stride;
-    if (!this.striped(i)) {
-      if (this.others.has(i)) return false;
-      this.others.add(i);
-      this.members++;
-      return true;
-    }
+    const residue = i % this.stride;
     const k = Math.floor(i / this.stride);
     const byte = k >>> 3;
-    if (byte >= this.bits.length) {
-      let size = this.bits.length;
+    let bits = this.byResidue.get(residue) ?? new Uint8Array(INITIAL_BYTES);
+    if (byte >= bits.length) {
+      let size = bits.length;
       while (size <= byte) size *= 2;
       const grown = new Uint8Array(size);
-      grown.set(this.bits);
-      this.bits = grown;
+      grown.set(bits);
+      bits = grown;
     }
+    this.byResidue.set(residue, bits);
     const mask = 1 << (k & 7);
-    if ((this.bits[byte]! & mask) !== 0) return false;
-    this.bits[byte]! |= mask;
+    if ((bits[byte]! & mask) !== 0) return false;
+    bits[byte]! |= mask;
     this.members++;
     return true;
   }
@@ -58,10 +52,8 @@ export class IndexSet {
   /** Removes `i`; returns false when it was not there. */
   delete(i: number): boolean {
     if (!this.has(i)) return false;
-    if (this.striped(i)) {
-      const k = Math.floor(i / this.stride);
-      this.bits[k >>> 3]! &= ~(1 << (k & 7));
-    } else this.others.delete(i);
+    const k = Math.floor(i / this.stride);
+    this.byResidue.get(i % this.stride)![k >>> 3]! &= ~(1 << (k & 7));
     this.members--;
     return true;
   }
@@ -71,13 +63,13 @@ export class IndexSet {
     return this.members;
   }
 
-  /** Bytes the set holds (its bits; the other residues' hash set is not counted). */
+  /** Bytes the set's bitmaps hold. */
   get bytes(): number {
-    return this.bits.length;
-  }
-
-  // Whether i is of the residue kept as bits (before the first add, none is).
-  private striped(i: number): boolean {
-    return this.residue >= 0 && i % this.stride === this.residue;
+    let n = 0;
+    for (const b of this.byResidue.values()) n += b.length;
+    return n;
   }
 }
+
+/** A bitmap's first size: small, as a session class's later turns give an agent many residues. */
+const INITIAL_BYTES = 16;
