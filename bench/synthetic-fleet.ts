@@ -377,7 +377,7 @@ function pacedAck(second: number): void {
   const s = pacedSeconds[second];
   if (!s) return;
   s.acked++;
-  s.last_ack_ms = Math.max(s.last_ack_ms, performance.timeOrigin + performance.now());
+  s.last_ack_ms = Math.max(s.last_ack_ms, Date.now()); // the wall clock the parent times the seconds by
 }
 
 /** Sends second k's intervals and records from every agent of the process at the end of each second. */
@@ -392,7 +392,7 @@ function startPaced(c: PacedCommand, agents: readonly SynthAgent[]): void {
     const report: PacedSecondReport = { acked: 0, last_ack_ms: 0, last_send_ms: 0, rows: 0 };
     pacedSeconds[second] = report;
     for (const a of agents) report.rows += a.pacedSend(second, c, requests);
-    report.last_send_ms = performance.timeOrigin + performance.now();
+    report.last_send_ms = Date.now();
     const next = c.start_epoch_ms + (k + 2) * 1000;
     setTimeout(() => tick(k + 1), Math.max(0, next - Date.now()));
   };
