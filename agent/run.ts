@@ -31,6 +31,7 @@ import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { loopBusy } from './loop-busy.js';
 import { PromptBuilder } from './prompt.js';
+import { RecordSample } from './record-sample.js';
 import { Recorder } from './recorder.js';
 import type { ShareRunner, SpoolTarget } from './share-runner.js';
 import { SlewTimeline } from './slew-timeline.js';
@@ -121,6 +122,8 @@ export class AgentRun implements ShareRunner {
   handedOver = false;
   /** Why the process ended this run early (SIGTERM), if it did. */
   private terminated: string | undefined;
+  /** With plan.records.sample_every: which records go out, and the counts of every one. */
+  private readonly sample: RecordSample | null;
 
   constructor(
     runId: string,
@@ -128,7 +131,10 @@ export class AgentRun implements ShareRunner {
     private readonly share: Share,
     private readonly clock: Clock,
     private readonly send: (m: AgentMessage) => void,
+    /** Agents of the fleet (a worker thread's share counts threads too): the sampling rule's stride. */
+    fleetAgents = share.count,
   ) {
+    this.sample = RecordSample.of(plan, fleetAgents);
     if (!plan.target) throw new LoadfleetError(ErrorCode.INTERNAL, 'the coordinator sent a plan without a resolved target');
     this.target = plan.target;
     // Only the origin and the models path are read here; each class has its own API path.
@@ -377,7 +383,8 @@ export class AgentRun implements ShareRunner {
     for (const { record, contentGaps } of batch) {
       if (record.intended_ns !== null) recordNs(this.lag, record.sent_ns - record.intended_ns);
       this.recorder!.finished(record, contentGaps.view());
-      this.rows.push(record);
+      // Sampled records: every request is counted here and spooled below; only the sample is sent.
+      if (this.sample === null || this.sample.take(record)) this.rows.push(record);
     }
     this.spool?.append(batch.map((r) => ({ record: r.record, gaps: r.contentGaps.view() })));
     for (const r of batch) r.contentGaps.release();
@@ -418,6 +425,7 @@ export class AgentRun implements ShareRunner {
       health: this.health(),
       records: this.done,
       ...(this.terminated !== undefined && { terminated: this.terminated }),
+      ...(this.sample && { tally: this.sample.tallies() }),
     });
     this.handedOver = true;
     this.eventLoop.disable();

@@ -20,7 +20,7 @@ import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
 import { createRunner } from './runner.js';
 import type { ShareRunner } from './share-runner.js';
-import { findSpools, readSpool, removeSpools, setAside } from './spool.js';
+import { findSpools, keepSpools, readSpool, removeSpools, setAside } from './spool.js';
 import { trackRun } from './terminate.js';
 import { uploadSpool } from './upload.js';
 
@@ -152,8 +152,10 @@ interface CurrentRun {
   running?: Promise<void>;
   /** The sequence number of this run's `final` once it is in the outbox. */
   finalRseq?: number;
-  /** True once the coordinator acknowledged `final` (and the spool is deleted). */
+  /** True once the coordinator acknowledged `final` (and the spool is deleted, or kept as the run's records). */
   handedOver: boolean;
+  /** Sampled records (plan.records.sample_every): the spool is the only copy of most records, so it is kept. */
+  keepRecords?: boolean;
   /** Acks heard in this run, and those that did not advance the mark (each answers a resent duplicate). */
   acks: { heard: number; repeated: number; mark: number };
   /** Resolves when the run is given up (the coordinator refused it or stayed away past the grace). */
@@ -304,6 +306,7 @@ class Member {
     // A plan without a welcome first (no coordinator sends one) still gets a run to belong to.
     if (this.run?.runId !== m.run_id) this.run = newRun(m.run_id, this.graceMs);
     const run = this.run;
+    run.keepRecords = typeof m.plan.records === 'object';
     const t0 = performance.now();
     const send = (msg: AgentMessage): void => {
       const rseq = this.outbox.send(msg);
@@ -359,7 +362,9 @@ class Member {
       const acked = await Promise.race([this.outbox.acked(run.finalRseq).then(() => true), run.gaveUp.then(() => false)]);
       if (acked) {
         run.handedOver = true;
-        this.spoolRemoval = removeSpools(this.opts.spoolDir, this.opts.agentId, run.runId).catch(() => 0);
+        this.spoolRemoval = (run.keepRecords ? keepSpools : removeSpools)(this.opts.spoolDir, this.opts.agentId, run.runId).catch(() => 0);
+        if (run.keepRecords)
+          this.opts.log(`run ${run.runId}: every record kept in ${this.opts.spoolDir} (${this.opts.agentId}.${run.runId}*.records.ndjson)`);
         await this.spoolRemoval;
       }
     }

@@ -81,6 +81,21 @@ export async function removeSpools(dir: string, agentId: string, runId: string):
   return mine.length;
 }
 
+/** What a kept spool is renamed to: the run's records (not a spool to hand over: findSpools skips it). */
+export const KEPT_SUFFIX = '.records.ndjson';
+
+/**
+ * Sampled records: the coordinator took `final` and a sample of the records, so the spool files of
+ * the run stay, renamed `<agent>.<run>[part].records.ndjson` (same lines), as the only copy of the
+ * rest. Returns how many files were kept.
+ */
+export async function keepSpools(dir: string, agentId: string, runId: string): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const mine = names.filter((n) => n.startsWith(`${agentId}.${runId}`) && n.endsWith(SUFFIX));
+  await Promise.all(mine.map((n) => rename(join(dir, n), join(dir, `${n.slice(0, -SUFFIX.length)}${KEPT_SUFFIX}`))));
+  return mine.length;
+}
+
 /** Reads a spool; a torn last line (the process died mid-write) is dropped. */
 export async function readSpool(path: string): Promise<{ header: SpoolHeader; entries: SpoolEntry[] }> {
   const lines = (await readFile(path, 'utf8')).split('\n').filter((l) => l.length > 0);

@@ -13,6 +13,8 @@ export interface ThreadInit {
   share: Share;
   anchor: ClockAnchor;
   part: number;
+  /** Agents of the fleet (the share before it was striped over threads): sampled records' stride. */
+  fleetAgents: number;
 }
 
 /** Main thread → worker thread. */

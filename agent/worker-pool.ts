@@ -9,6 +9,7 @@ import { ErrorCode } from '../shared/errors.js';
 import { getOrCreate } from '../shared/maps.js';
 import type { Plan } from '../shared/plan.js';
 import type { AgentMessage, IntervalClass } from '../shared/protocol.js';
+import { mergeTallies } from '../shared/record-tally.js';
 import type { Share } from '../shared/shares.js';
 import { subShare } from '../shared/shares.js';
 import type { ShareRunner, SpoolTarget } from './share-runner.js';
@@ -52,7 +53,7 @@ export class WorkerPool implements ShareRunner {
     this.finals = new Array(parts).fill(undefined);
     this.waiters = Array.from({ length: parts }, () => []);
     this.threads = Array.from({ length: parts }, (_, part) => {
-      const init: ThreadInit = { runId, plan, share: subShare(share, part, parts), anchor: clock.anchor, part };
+      const init: ThreadInit = { runId, plan, share: subShare(share, part, parts), anchor: clock.anchor, part, fleetAgents: share.count };
       const t = new Worker(new URL('./worker-thread.js', import.meta.url), { workerData: init });
       t.on('message', (e: ThreadEvent) => this.onEvent(part, e));
       t.on('error', (err) => this.onEvent(part, { kind: 'failed', message: `worker thread ${part}: ${err.message}` }));
@@ -216,6 +217,8 @@ export class WorkerPool implements ShareRunner {
       health: combineHealth(finals.map((f) => f.health)),
       records: finals.reduce((n, f) => n + f.records, 0),
       ...(this.terminated !== undefined && { terminated: this.terminated }),
+      // Sampled records: the threads' counts add up to the agent's.
+      ...(finals.some((f) => f.tally) && { tally: mergeTallies(finals.map((f) => f.tally ?? {})) }),
     });
     this.handedOver = true;
   }

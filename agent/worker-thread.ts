@@ -17,7 +17,14 @@ function describe(err: unknown): string {
 let run: AgentRun | undefined;
 let setupError = '';
 try {
-  run = new AgentRun(init.runId, init.plan, init.share, clockFromAnchor(init.anchor), (msg) => post({ kind: 'msg', msg }));
+  run = new AgentRun(
+    init.runId,
+    init.plan,
+    init.share,
+    clockFromAnchor(init.anchor),
+    (msg) => post({ kind: 'msg', msg }),
+    init.fleetAgents,
+  );
 } catch (err) {
   setupError = describe(err);
 }

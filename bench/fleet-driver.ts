@@ -50,6 +50,7 @@ export class Fleet {
   /** Resolves when every agent of the process has sent its stream and its final (stream mode). */
   readonly streamed: Promise<Extract<FleetEvent, { type: 'streamed' }>>;
   private reportWaiter: ((e: Extract<FleetEvent, { type: 'report' }>) => void) | undefined;
+  private pacedWaiter: ((e: Extract<FleetEvent, { type: 'paced' }>) => void) | undefined;
   errors: string[] = [];
 
   constructor(url: string, first: number, count: number) {
@@ -63,6 +64,7 @@ export class Fleet {
         if (e.type === 'started') resolve();
         else if (e.type === 'report') this.reportWaiter?.(e);
         else if (e.type === 'streamed') onStreamed(e);
+        else if (e.type === 'paced') this.pacedWaiter?.(e);
         else if (this.errors.length < 5) this.errors.push(e.message);
       });
       this.child.once('exit', (code) =>
@@ -74,6 +76,14 @@ export class Fleet {
 
   command(c: FleetCommand): void {
     this.child.send(c);
+  }
+
+  /** What the process saw of each paced second so far. */
+  pacedReport(): Promise<Extract<FleetEvent, { type: 'paced' }>> {
+    return new Promise((resolve) => {
+      this.pacedWaiter = resolve;
+      this.command({ cmd: 'paced_report' });
+    });
   }
 
   report(): Promise<Extract<FleetEvent, { type: 'report' }>> {
@@ -122,7 +132,9 @@ export async function startFleetRun(prefix: string, plan: Plan, agents: number, 
     ]);
   } catch (err) {
     await stopFleetRun(run);
-    throw err;
+    // The coordinator's last words say why (a join timeout, a refused agent, …).
+    const said = (await coord.exited).stderr.trim().split('\n').slice(-6).join(' | ');
+    throw new Error(`${(err as Error).message}; coordinator: ${said.slice(-1200)}`);
   }
   run.joinS = (performance.now() - t0) / 1000;
   return run;

@@ -21,6 +21,36 @@ export interface StreamCommand {
   windows: Window[];
 }
 
+/**
+ * Real-time pacing (coordinator_ingest's merge lag): from `start_epoch_ms` (a wall-clock instant
+ * every fleet process shares), at the end of each second k < `seconds` every agent sends its
+ * interval for second `first_second + k` and the records of that second: `records_per_agent_s`
+ * requests a second, of which every `sample_every`-th is sent (1: all of them), each a distinct
+ * request_index, so the coordinator does every record's full work (no duplicate is dropped).
+ */
+export interface PacedCommand {
+  cmd: 'paced';
+  start_epoch_ms: number;
+  seconds: number;
+  first_second: number;
+  /** Agents of the whole fleet (every process): request indices are striped over them. */
+  fleet_agents: number;
+  records_per_agent_s: number;
+  sample_every: number;
+}
+
+/** What one fleet process saw of one paced second (wall-clock epoch ms). */
+export interface PacedSecondReport {
+  /** Agents whose interval for the second was acknowledged. */
+  acked: number;
+  /** When the last of those acknowledgements arrived. */
+  last_ack_ms: number;
+  /** When the process had handed the last agent's interval and records to its sockets. */
+  last_send_ms: number;
+  /** Record rows sent for the second (all agents of the process). */
+  rows: number;
+}
+
 /** What the parent tells a fleet process. */
 export type FleetCommand =
   | { cmd: 'records' }
@@ -28,6 +58,8 @@ export type FleetCommand =
   | { cmd: 'idle' }
   | { cmd: 'report' }
   | { cmd: 'final' }
+  | { cmd: 'paced_report' }
+  | PacedCommand
   | StreamCommand;
 
 /** What a fleet process tells the parent. */
@@ -35,6 +67,8 @@ export type FleetEvent =
   | { type: 'started'; agents: number }
   | { type: 'report'; records_acked: number; intervals_acked: number }
   | { type: 'streamed'; agents: number; records: number }
+  /** Paced seconds by their number (first_second + k). */
+  | { type: 'paced'; seconds: Record<number, PacedSecondReport> }
   | { type: 'error'; message: string };
 
 /** Rows per record batch (a real agent flushes up to 1,000 every 250 ms; 100 is a busy agent's 250 ms). */

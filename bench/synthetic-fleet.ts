@@ -6,6 +6,10 @@
 // - `intervals` mode: interval histograms, each few followed by a one-row record batch whose
 //   ack proves the coordinator has processed the intervals before it (it handles a link's
 //   frames in order), so absorbed intervals are counted, not merely sent.
+// - `paced` mode (coordinator_ingest's merge lag): real time, as real agents send — at the end of
+//   each wall-clock second every agent sends that second's interval and its records (every
+//   request or every k-th, each a distinct request_index striped as shares are), and the process
+//   notes when each interval's ack came back (paced.ts-style functions at the end of this file).
 // - `stream` mode (coordinator_memory): a whole open-loop run of distinct requests, each agent its
 //   share by request index, recorded by the real agent Recorder into interval histograms (sent as
 //   each synthetic second closes) and run histograms (sent in `final` once every record is acked).
@@ -20,7 +24,7 @@ import { encodeHistogram, newHistogram, recordNs } from '../shared/histogram.js'
 import type { RequestRecord } from '../shared/metrics.js';
 import type { AgentHealth, AgentMessage, CoordinatorMessage, IntervalClass } from '../shared/protocol.js';
 import { AGENT_PATH, decodeCoordinatorMessage, encodeMessage, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../shared/protocol.js';
-import type { FleetCommand, FleetEvent, StreamCommand } from './fleet-protocol.js';
+import type { FleetCommand, FleetEvent, PacedCommand, PacedSecondReport, StreamCommand } from './fleet-protocol.js';
 import { BATCH_ROWS, INTERVAL_METRICS } from './fleet-protocol.js';
 
 /** Record batches an agent keeps unacknowledged. */
@@ -136,7 +140,6 @@ const HISTOGRAMS = histograms();
 // Pre-encoded with a placeholder rseq as their last field (a msgpack uint32), which each send
 // overwrites with the agent's next sequence number: ws masks a client frame into a copy at once.
 const RSEQ_PLACEHOLDER = 0xffffffff;
-const BATCH = sequencedFrame({ type: 'records', seq: 0, rows: Array.from({ length: BATCH_ROWS }, (_, i) => row(i)) });
 const BARRIER = sequencedFrame({ type: 'records', seq: 0, rows: [row(0)] });
 
 function sequencedFrame(m: AgentMessage): Buffer {
@@ -154,6 +157,8 @@ let streamedRecords = 0;
 /** One synthetic agent on its own WebSocket. */
 class SynthAgent {
   private readonly ws: WebSocket;
+  /** Resolves once the socket opened (or failed to): connectInChunks waits for it. */
+  readonly opened: Promise<void>;
   /** What each unacknowledged batch stands for: rows it carries, or intervals it vouches for. */
   private readonly unacked: { rseq: number; rows: number; intervals: number }[] = [];
   /** The last sequence number used (every message that must arrive takes the next). */
@@ -179,6 +184,10 @@ class SynthAgent {
       perMessageDeflate: false,
     });
     this.ws.binaryType = 'nodebuffer';
+    this.opened = new Promise((resolve) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('close', () => resolve());
+    });
     this.ws.on('open', () =>
       this.send({
         type: 'hello',
@@ -221,6 +230,7 @@ class SynthAgent {
         this.onStarted();
         return;
       case 'ack': {
+        this.pacedAcked(m.seq);
         // Cumulative: every batch up to m.seq is taken.
         while (this.unacked.length > 0 && this.unacked[0]!.rseq <= m.seq) {
           const done = this.unacked.shift()!;
@@ -242,7 +252,7 @@ class SynthAgent {
   pump(): void {
     if (mode === 'records') {
       while (this.unacked.length < RECORD_WINDOW) {
-        this.unacked.push({ rseq: this.sendSeq(BATCH), rows: BATCH_ROWS, intervals: 0 });
+        this.unacked.push({ rseq: this.sendSeq(this.distinctBatch()), rows: BATCH_ROWS, intervals: 0 });
       }
     } else if (mode === 'stream') {
       this.pumpStream();
@@ -311,6 +321,36 @@ class SynthAgent {
     this.send(HEARTBEAT);
   }
 
+  /** Paced mode: intervals sent and not yet acknowledged, with the paced second each stands for. */
+  private readonly pacedUnacked: { rseq: number; second: number }[] = [];
+  /** Paced mode: requests of this agent so far (its j-th has request_index agentNo + n·(j0 + j)). */
+  private pacedRequests = 0;
+
+  /** Paced mode: this agent's interval for `second` and `rows` records of it (every sample_every-th of its requests). */
+  pacedSend(second: number, c: PacedCommand, requests: number): number {
+    this.second = second + 1; // intervals mode, if it follows, carries on from here
+    this.pacedUnacked.push({ rseq: this.sendSeq(PACED_INTERVAL(second)), second });
+    const indices: number[] = [];
+    for (let j = 0; j < requests; j++, this.pacedRequests++)
+      if (this.pacedRequests % c.sample_every === 0) indices.push(stripedIndex(this.agentNo, this.pacedRequests));
+    if (indices.length > 0) this.sendSeq(pacedRecordsFrame(indices));
+    return indices.length;
+  }
+
+  /**
+   * A records batch of BATCH_ROWS requests this agent has not sent before (striped indices), so
+   * the coordinator does each row's whole work: a resent index would be dropped as a duplicate.
+   */
+  private distinctBatch(): Buffer {
+    const indices: number[] = [];
+    while (indices.length < BATCH_ROWS) indices.push(stripedIndex(this.agentNo, this.pacedRequests++));
+    return pacedRecordsFrame(indices);
+  }
+
+  private pacedAcked(seq: number): void {
+    while (this.pacedUnacked.length > 0 && this.pacedUnacked[0]!.rseq <= seq) pacedAck(this.pacedUnacked.shift()!.second);
+  }
+
   final(): void {
     const windows = { bench: { all: HISTOGRAMS } };
     this.sendSeq({ type: 'final', windows, health, records: 0 });
@@ -319,14 +359,98 @@ class SynthAgent {
 
 const agentsInProcess = Number(countArg);
 
+// ---- paced mode (coordinator_ingest's merge lag)
+
+/** Agents of the whole fleet, as the striped request indices need it (set by the paced command). */
+let fleetAgents = 1;
+/** The first stripe of every agent: indices start at 65,536 or above, so each encodes as a msgpack uint32. */
+let firstStripe = 1;
+const pacedSeconds: Record<number, PacedSecondReport> = {};
+
+/** The j-th request of agent `agentNo`, striped across the fleet as open-loop shares are (index ≡ agent mod n). */
+function stripedIndex(agentNo: number, j: number): number {
+  return agentNo + fleetAgents * (firstStripe + j);
+}
+
+/** One agent-second's interval (the same histograms as intervals mode), by second. */
+function PACED_INTERVAL(second: number): AgentMessage {
+  return { type: 'interval', second, classes: { bench: { issued: 50, completed: 50, failed: 0, histograms: HISTOGRAMS } } };
+}
+
+/** Record frames by row count, encoded once, with the byte offsets of each row's request_index (a uint32). */
+const pacedFrames = new Map<number, { frame: Buffer; offsets: number[] }>();
+
+function pacedRecordsFrame(indices: readonly number[]): Buffer {
+  let f = pacedFrames.get(indices.length);
+  if (!f) {
+    const frame = sequencedFrame({ type: 'records', seq: 0, rows: indices.map((_, i) => ({ ...row(i), request_index: 0xfffffff0 - i })) });
+    const key = Buffer.from('\xadrequest_index\xce', 'latin1');
+    const offsets: number[] = [];
+    for (let at = frame.indexOf(key); at !== -1; at = frame.indexOf(key, at + 1)) offsets.push(at + key.length);
+    if (offsets.length !== indices.length) throw new Error('a request_index of the paced frame is not a uint32');
+    f = { frame, offsets };
+    pacedFrames.set(indices.length, f);
+  }
+  for (let i = 0; i < indices.length; i++) f.frame.writeUInt32BE(indices[i]!, f.offsets[i]!);
+  return f.frame;
+}
+
+function pacedAck(second: number): void {
+  const s = pacedSeconds[second];
+  if (!s) return;
+  s.acked++;
+  s.last_ack_ms = Math.max(s.last_ack_ms, Date.now()); // the wall clock the parent times the seconds by
+}
+
+/** Sends second k's intervals and records from every agent of the process at the end of each second. */
+function startPaced(c: PacedCommand, agents: readonly SynthAgent[]): void {
+  fleetAgents = c.fleet_agents;
+  firstStripe = Math.ceil(65536 / fleetAgents);
+  const tick = (k: number): void => {
+    if (k >= c.seconds) return;
+    const second = c.first_second + k;
+    // Requests of this second: the per-second rate spread evenly (a fractional rate accumulates).
+    const requests = Math.floor((k + 1) * c.records_per_agent_s) - Math.floor(k * c.records_per_agent_s);
+    const report: PacedSecondReport = { acked: 0, last_ack_ms: 0, last_send_ms: 0, rows: 0 };
+    pacedSeconds[second] = report;
+    for (const a of agents) report.rows += a.pacedSend(second, c, requests);
+    report.last_send_ms = Date.now();
+    const next = c.start_epoch_ms + (k + 2) * 1000;
+    setTimeout(() => tick(k + 1), Math.max(0, next - Date.now()));
+  };
+  // Second k ends at start + (k + 1) s: its interval goes then.
+  setTimeout(() => tick(0), Math.max(0, c.start_epoch_ms + 1000 - Date.now()));
+}
+
+/** Sockets a fleet process opens at once. */
+const CONNECT_CHUNK = 20;
+
+/**
+ * Opens the process's agents CONNECT_CHUNK at a time (the array fills as they open). All at once,
+ * 5,000 agents of ten processes overflowed the coordinator's accept queue (Node listens with a
+ * backlog of 511): a few dozen handshakes hung and the fleet never filled before the join
+ * timeout. Real agents start at different moments and retry with backoff; these do neither.
+ */
+function connectInChunks(count: number, make: (i: number) => SynthAgent): SynthAgent[] {
+  const agents: SynthAgent[] = [];
+  void (async () => {
+    for (let i = 0; i < count; i += CONNECT_CHUNK) {
+      const chunk = Array.from({ length: Math.min(CONNECT_CHUNK, count - i) }, (_, k) => make(i + k));
+      agents.push(...chunk);
+      await Promise.all(chunk.map((a) => a.opened));
+    }
+  })();
+  return agents;
+}
+
 function main(): void {
   const first = Number(firstArg);
   const count = agentsInProcess;
   let started = 0;
   let open = count;
-  const agents = Array.from(
-    { length: count },
-    (_, i) =>
+  const agents = connectInChunks(
+    count,
+    (i) =>
       new SynthAgent(
         first + i,
         `synth-${first + i}`,
@@ -349,6 +473,8 @@ function main(): void {
       for (const a of agents) a.final();
       return;
     }
+    if (c.cmd === 'paced') return void startPaced(c, agents);
+    if (c.cmd === 'paced_report') return void process.send?.({ type: 'paced', seconds: pacedSeconds } satisfies FleetEvent);
     if (c.cmd === 'stream') stream = c;
     mode = c.cmd;
     for (const a of agents) a.pump();

@@ -38,7 +38,6 @@ describe('ClassShape', () => {
       promptOutside: 1,
       completionMismatch: 1,
       http200NotOk: 1,
-      dispatched: 5,
     });
   });
 
@@ -61,7 +60,6 @@ describe('ClassShape', () => {
     closed.add(0, rec({ intended_ns: null, sent_ns: 2e9 + 2e6 }));
     closed.add(1, rec({ intended_ns: null, sent_ns: 2e9 + 9e6 }));
     expect(closed.startSpreadMs()).toBe(7);
-    expect(closed.dispatched).toBe(0);
     expect(new ClassShape(CLS).startSpreadMs()).toBeNull();
   });
 });

@@ -83,8 +83,6 @@ export class ClassShape {
   /** Responses whose canary was checked (clean streams of a prompt.canary class), and how many passed. */
   canarySamples = 0;
   canaryPassed = 0;
-  /** Open-loop requests the agents dispatched (they carry an intended time). */
-  dispatched = 0;
   /** Per agent: lateness of its first request of the class (sent − intended, or − phase start in a closed loop), ns. */
   readonly firstByAgent = new Map<number, { sentNs: number; lagNs: number }>();
   private readonly firstPhaseNs: number;
@@ -106,7 +104,6 @@ export class ClassShape {
 
   /** Adds one record of this class from agent `agent`. */
   add(agent: number, r: RequestRecord): void {
-    if (r.intended_ns !== null) this.dispatched++;
     const first = this.firstByAgent.get(agent);
     if (first === undefined || r.sent_ns < first.sentNs)
       this.firstByAgent.set(agent, { sentNs: r.sent_ns, lagNs: r.sent_ns - (r.intended_ns ?? this.firstPhaseNs) });

@@ -53,6 +53,16 @@ export function positive(value: string): number {
   return n;
 }
 
+/** Parses `--records`: all, or sampled:K (K ≥ 2), as plan.records. */
+export function recordsMode(value: string): 'all' | { sample_every: number } {
+  if (value === 'all') return 'all';
+  const m = /^sampled:(\d+)$/.exec(value);
+  const k = m ? Number(m[1]) : Number.NaN;
+  if (!Number.isInteger(k) || k < 2 || k > 1_000_000)
+    throw new InvalidArgumentError('must be all or sampled:K with K an integer from 2 to 1,000,000');
+  return { sample_every: k };
+}
+
 /** Parses HOST:PORT (an IPv6 host in brackets). */
 export function hostPort(value: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);

@@ -14,6 +14,7 @@ import type { RequestRecord } from '../shared/metrics.js';
 import { windowsAt, windowTimeNs } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import type { IntervalClass } from '../shared/protocol.js';
+import type { TalliesData } from '../shared/record-tally.js';
 import type { GlobalSchedule } from '../shared/schedule.js';
 import { arrivalsBetween, concurrencyAt } from '../shared/schedule.js';
 import { AdapterTally } from './adapter-tally.js';
@@ -25,6 +26,7 @@ import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
 import { ClassShape, expectedShape } from './class-shape.js';
 import type { ExactMethod } from './exact/exact-store.js';
 import { ExactStore } from './exact/exact-store.js';
+import { histogramRankSummary } from './histogram-verdict.js';
 import { IndexSet } from './index-set.js';
 import { OfferedArrivals } from './offered-arrivals.js';
 import { SessionTurns } from './session-turns.js';
@@ -86,12 +88,22 @@ export class Collector {
   /** Seconds written to the interval artifacts, and which agents contributed to each. */
   readonly intervalContributors: { second: number; agents: number[] }[] = [];
   lastDoneNs = 0;
+  /** Distinct request records received (rows of requests.ndjson). */
+  recordsReceived = 0;
   /** Re-sent requests that were already in the artifacts. */
   duplicatesDropped = 0;
   /** Agent intervals that arrived after their second was written (beyond the lateness bound). */
   lateIntervals = 0;
   /** Agent intervals received twice (an agent resends its recent ones after a reconnect): dropped. */
   duplicateIntervals = 0;
+  /**
+   * plan.records.sample_every, or null when agents send every record. Sampled, the window counts
+   * come from the agents' tallies (in `final`) and the verdicts from merged histograms; records
+   * only feed requests.ndjson, de-duplication and the figures run.json states are over the sample.
+   */
+  readonly sampleEvery: number | null;
+  /** Sampled: the requests of a restarted agent's spool already counted (its process sent no tally). */
+  private readonly uploadCounted = new Map<number, Map<string, IndexSet>>();
   private newestSecond = -1;
   /** agent → class → the request indices taken from it (one bit each: index-set.ts). */
   private readonly seen = new Map<number, Map<string, IndexSet>>();
@@ -122,6 +134,7 @@ export class Collector {
     this.hlog = new HlogWriter(`${dir}/histograms.hlog`, startUnixNs);
     this.traffic = new TrafficCsvWriter(`${dir}/traffic.csv`);
     this.exact = new ExactStore(`${dir}/exact-values.spill.tmp-${process.pid}`);
+    this.sampleEvery = typeof plan.records === 'object' ? plan.records.sample_every : null;
     const allEnd = Number.POSITIVE_INFINITY;
     for (const [i, cls] of plan.classes.entries()) {
       const byWindow = new Map<string, WindowStats>([['all', new WindowStats(0, allEnd, cls.slo, this.exact)]]);
@@ -147,19 +160,23 @@ export class Collector {
    * received (the same class and request_index from the same agent, e.g. re-sent from a spool)
    * is dropped, so every request counts exactly once.
    */
-  records(agent: number, rows: readonly RequestRecord[]): number {
+  records(agent: number, rows: readonly RequestRecord[], fromSpool = false): number {
     const tb = this.timebases[agent]!;
+    // Sampled: a spool handed over holds every record of an agent that never sent its tally.
+    if (this.sampleEvery !== null && fromSpool) this.countFromSpool(agent, rows);
     const seen = getOrCreate(this.seen, agent, () => new Map<string, IndexSet>());
     let added = 0;
     const totals = this.agentTotals.get(agent) ?? { requests: 0, completed: 0, failed: 0 };
     this.agentTotals.set(agent, totals);
     let text = '';
     for (const r of rows) {
-      if (!getOrCreate(seen, r.class, () => new IndexSet()).add(r.request_index)) {
+      // An agent's indices are striped by the fleet size (index-set.ts): its bits are 1/N of the range.
+      if (!getOrCreate(seen, r.class, () => new IndexSet(this.timebases.length)).add(r.request_index)) {
         this.duplicatesDropped++;
         continue;
       }
       added++;
+      this.recordsReceived++;
       text += formatRequestRow(r, tb, this.shapes.get(r.class)?.planned(r.request_index) ?? null);
       totals.requests++;
       if (r.status === 'ok') totals.completed++;
@@ -167,17 +184,28 @@ export class Collector {
       this.listener?.finished(r);
       this.ttftUncertainty.add(agent, r);
       if (r.done_ns !== null && r.done_ns > this.lastDoneNs) this.lastDoneNs = r.done_ns;
-      if (r.intended_ns !== null) this.offeredOf(r.class)?.add(r.request_index, r.intended_ns);
+      // The offered schedule needs every request's intended time: with a sample it is not evaluable.
+      if (r.intended_ns !== null && this.sampleEvery === null) this.offeredOf(r.class)?.add(r.request_index, r.intended_ns);
       this.shapes.get(r.class)?.add(agent, r);
       this.sessionTurns.get(r.class)?.add(r);
       this.adapterTallies.get(r.class)?.add(r);
       this.toolTallies.get(r.class)?.add(r);
       const byWindow = this.stats.get(r.class);
-      if (!byWindow) continue;
+      if (!byWindow || this.sampleEvery !== null) continue; // sampled: counted by the agents
       for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow.get(w)?.add(r);
     }
     this.requests.write(text);
     return added;
+  }
+
+  // Counts (not raw values: those of the other agents are not here either) each spooled request once.
+  private countFromSpool(agent: number, rows: readonly RequestRecord[]): void {
+    const counted = getOrCreate(this.uploadCounted, agent, () => new Map<string, IndexSet>());
+    for (const r of rows) {
+      if (!getOrCreate(counted, r.class, () => new IndexSet(this.timebases.length)).add(r.request_index)) continue;
+      const byWindow = this.stats.get(r.class);
+      for (const w of windowsAt(this.plan.windows ?? [], windowTimeNs(r))) byWindow?.get(w)?.addCounts(r);
+    }
   }
 
   /** One agent's interval `second`; closes seconds every live agent has now sent. */
@@ -200,18 +228,45 @@ export class Collector {
     this.closeReadySeconds();
   }
 
-  /** An agent left the live set (lost): seconds that waited only for it can close now. */
+  /** An agent left the live set (lost, or its final is in): seconds that waited only for it can close now. */
   agentGone(): void {
+    this.live = null;
     this.closeReadySeconds();
   }
 
-  /** One agent's run histograms (class → window → metric → encoded). */
-  final(windows: Record<string, Record<string, Record<string, string>>>): void {
+  // The live agents, asked for once per change of the live set (agentGone), not once per interval:
+  // building the list is O(agents), and at 10,000 agents × one interval each per second that was
+  // 10^8 steps a second. The live set only shrinks during a run.
+  private live: number[] | null = null;
+
+  private liveNow(): number[] {
+    this.live ??= this.liveAgents();
+    return this.live;
+  }
+
+  /**
+   * One agent's run histograms (class → window → metric → encoded) and, with sampled records, its
+   * tally of every request it finished (class → window → counts).
+   */
+  final(agent: number, windows: Record<string, Record<string, Record<string, string>>>, tally?: TalliesData): void {
     for (const [cls, byWindow] of Object.entries(windows)) {
       for (const [w, metrics] of Object.entries(byWindow)) {
         for (const [m, encoded] of Object.entries(metrics)) addEncoded(this.mergedHistogram(cls, w, m), encoded);
       }
     }
+    if (this.sampleEvery === null || !tally) return;
+    const totals = { requests: 0, completed: 0, failed: 0 };
+    for (const [cls, byWindow] of Object.entries(tally)) {
+      for (const [w, d] of Object.entries(byWindow)) this.stats.get(cls)?.get(w)?.addData(d);
+      const all = byWindow.all;
+      if (!all) continue;
+      totals.requests += all.requests;
+      totals.completed += all.completed;
+      totals.failed += all.failed;
+      if (all.lastDoneNs > this.lastDoneNs) this.lastDoneNs = all.lastDoneNs;
+    }
+    // The agent's own counts of its share replace the sample's.
+    this.agentTotals.set(agent, totals);
   }
 
   /** The merged run histogram of (class, window, metric), created empty if none arrived. */
@@ -244,7 +299,18 @@ export class Collector {
     await Promise.all([this.requests.close(), this.hlog.close(), this.traffic.close()]);
     const summaries = await this.exact.summaries();
     for (const byWindow of this.stats.values()) for (const w of byWindow.values()) w.setExact(summaries);
+    if (this.sampleEvery !== null) this.verdictsFromHistograms();
     for (const t of [...this.sessionTurns.values(), ...this.toolTallies.values()]) t.setExact(summaries);
+  }
+
+  // Sampled: each verdict's p95 over every request, from the merged histograms and the tallies' failures.
+  private verdictsFromHistograms(): void {
+    for (const [cls, byWindow] of this.stats)
+      for (const [w, stats] of byWindow)
+        for (const m of stats.verdictMetrics()) {
+          const s = histogramRankSummary(this.mergedHistogram(cls, w, m), stats.failed);
+          if (s) stats.verdictExact.set(m, s);
+        }
   }
 
   /** How the exact figures were computed (after close). */
@@ -266,11 +332,13 @@ export class Collector {
   }
 
   private closeReadySeconds(): void {
-    const live = this.liveAgents();
+    const live = this.liveNow();
     for (const second of [...this.pending.keys()].sort((a, b) => a - b)) {
       const p = this.pending.get(second)!;
       const tooOld = this.newestSecond - second > this.maxLatenessS;
-      if (!tooOld && !live.every((a) => p.contributors.has(a))) break;
+      // Fewer contributors than live agents cannot hold them all: that answers without a scan
+      // (a scan per interval is O(agents), O(agents²) a second).
+      if (!tooOld && (p.contributors.size < live.length || !live.every((a) => p.contributors.has(a)))) break;
       this.closeSecond(second);
     }
   }

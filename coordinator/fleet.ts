@@ -145,6 +145,17 @@ export class Fleet {
     return live;
   }
 
+  /**
+   * Agents whose link is open, counted without building the members map: it is asked at every
+   * join (its log line and the waiters), and a map of every member per join made joining 10,000
+   * agents quadratic in allocations.
+   */
+  private connectedCount(): number {
+    let n = 0;
+    for (const slot of this.slots.values()) if (!slot.conn.closed) n++;
+    return n;
+  }
+
   /** Slots taken: connected agents and, for their grace, agents whose link closed. */
   private heldSlots(except: string): number {
     const now = Date.now();
@@ -165,10 +176,10 @@ export class Fleet {
   /** Resolves once all N agents have joined; rejects (LF_JOIN_TIMEOUT) after --join-timeout-s. */
   async waitForAgents(): Promise<void> {
     const { agents, joinTimeoutMs } = this.opts;
-    if (await this.waitUntil(() => this.members.size >= agents, joinTimeoutMs)) return;
+    if (await this.waitUntil(() => this.connectedCount() >= agents, joinTimeoutMs)) return;
     throw new LoadfleetError(
       ErrorCode.JOIN_TIMEOUT,
-      `${this.members.size} of ${agents} agents joined within ${joinTimeoutMs / 1000} s; start agents with: agent --coordinator ${this.url} --token …`,
+      `${this.connectedCount()} of ${agents} agents joined within ${joinTimeoutMs / 1000} s; start agents with: agent --coordinator ${this.url} --token …`,
       { exitCode: ExitCode.ABORTED },
     );
   }
@@ -180,11 +191,11 @@ export class Fleet {
    */
   async agentsForRun(): Promise<{ agents: AgentConn[]; lossBudget: number }> {
     const { agents: n, agentGraceMs, maxAgentLoss } = this.opts;
-    if (this.members.size < n) {
-      this.opts.log(`${this.members.size} of ${n} agents connected; waiting up to ${agentGraceMs / 1000} s for the others to rejoin`);
-      await this.waitUntil(() => this.members.size >= n, agentGraceMs);
+    if (this.connectedCount() < n) {
+      this.opts.log(`${this.connectedCount()} of ${n} agents connected; waiting up to ${agentGraceMs / 1000} s for the others to rejoin`);
+      await this.waitUntil(() => this.connectedCount() >= n, agentGraceMs);
     }
-    const missing = n - this.members.size;
+    const missing = n - this.connectedCount();
     if (missing > maxAgentLoss) {
       throw new LoadfleetError(
         ErrorCode.FLEET_SHORT,
@@ -192,7 +203,7 @@ export class Fleet {
         { exitCode: ExitCode.ABORTED },
       );
     }
-    if (missing > 0) this.opts.log(`running on ${this.members.size} of ${n} agents (within --max-agent-loss ${maxAgentLoss})`);
+    if (missing > 0) this.opts.log(`running on ${this.connectedCount()} of ${n} agents (within --max-agent-loss ${maxAgentLoss})`);
     const agents = [...this.members.values()];
     for (const [i, a] of agents.entries()) a.index = i;
     return { agents, lossBudget: maxAgentLoss - missing };
@@ -308,7 +319,7 @@ export class Fleet {
       slot.goneAtMs = Date.now();
       if (!this.closing && !this.run) this.opts.log(`agent ${id} left the fleet between runs`);
     });
-    this.opts.log(`agent ${id} ${what} from ${conn.remote} (${this.members.size}/${this.opts.agents})`);
+    this.opts.log(`agent ${id} ${what} from ${conn.remote} (${this.connectedCount()}/${this.opts.agents})`);
     for (const w of this.waiters) w();
   }
 

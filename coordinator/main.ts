@@ -3,11 +3,12 @@
 // directory; runs sweeps and experiments (arms × repeats) over one fleet and rebuilds their analysis.
 import { Command } from 'commander';
 import { ExitCode, exitCodeOf, formatError } from '../shared/errors.js';
+import type { Plan } from '../shared/plan.js';
 import { loadPlanFile } from '../shared/plan-load.js';
 import { analyzeCommand } from './analysis/command.js';
 import { addVersionAndExamples } from './cli-help.js';
 import type { RunFlags } from './cli-options.js';
-import { addFailOnSloOption, addRunFlags, runOptionsFromFlags } from './cli-options.js';
+import { addFailOnSloOption, addRunFlags, recordsMode, runOptionsFromFlags } from './cli-options.js';
 import { compareCommand } from './compare/command.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
@@ -23,10 +24,11 @@ interface StartOptions extends RunFlags {
   out: string;
   failOnSlo?: boolean;
   failOnNotEvaluable?: boolean;
+  records?: Plan['records'];
 }
 
 async function start(o: StartOptions): Promise<number> {
-  const plan = await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE);
+  const plan = await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records });
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
@@ -45,7 +47,12 @@ const program = new Command('coordinator')
 addFailOnSloOption(
   addRunFlags(program.command('start').description('run a plan (default: the built-in realtime + batch plan against engine-sim)'))
     .option('--plan <file>', 'plan file (JSON or YAML, loadfleet.plan/v1)')
-    .option('--out <dir>', 'directory for run directories', 'runs'),
+    .option('--out <dir>', 'directory for run directories', 'runs')
+    .option(
+      '--records <mode>',
+      'request records the agents send: all, or sampled:K (every K-th request of each share; agents count and spool every request, verdicts come from their counts and merged histograms); sets plan.records',
+      recordsMode,
+    ),
 ).action(async (o: StartOptions) => {
   process.exitCode = await start(o);
 });

@@ -90,6 +90,12 @@ export interface RunResult {
 }
 
 const PREPARE_TIMEOUT_MS = 30_000;
+/**
+ * In-run clock probes a second at most: agents beyond this many are probed in turns (10,000 agents:
+ * each every 10 s), so a large fleet's probes cost the coordinator no more than 1,000 agents' do;
+ * the drift fit and the steering of each agent get fewer points (run.json agents[].run_probes).
+ */
+const IN_RUN_PROBES_PER_S = 1000;
 const FINAL_GRACE_MS = 30_000;
 /** An agent silent this long during a run is lost (heartbeats come every second). */
 const AGENT_SILENCE_MS = 5000;
@@ -206,6 +212,8 @@ class RunSession implements RunHandle {
   private channels: AgentChannel[] = [];
   private phase: RunPhase = 'open';
   private probeSeq = 0;
+  /** Seconds ticked (everySecond), for the probe turns of a large fleet. */
+  private ticks = 0;
   /** In-run clock probes that got no answer in time (counted, not silently dropped). */
   probeFailures = 0;
   private readonly schedule;
@@ -474,6 +482,10 @@ class RunSession implements RunHandle {
     }
     // This process's own stalls are no agent's silence (its frames are read after the timers), nor
     // part of a reconnecting agent's grace (its hello may wait unread): late-tick.ts.
+    // A large fleet is probed in turns (IN_RUN_PROBES_PER_S a second): each probe is two frames, a
+    // timer and a handler on the link, for every agent every second otherwise.
+    const turns = Math.max(1, Math.ceil(this.states.length / IN_RUN_PROBES_PER_S));
+    const turn = this.ticks++ % turns;
     for (const s of this.states) {
       if (s.final || s.lost) continue;
       if (s.reconnecting) {
@@ -485,6 +497,7 @@ class RunSession implements RunHandle {
         this.linkDown(s, `silent for ${((now - s.lastHeardMs) / 1000).toFixed(1)} s`);
         continue;
       }
+      if (s.index % turns !== turn) continue;
       // Each probe its own number: a late reply must not complete a later probe.
       probeOnce(s.conn, this.clock, 1_000_000 + this.probeSeq++).then(
         (p) => {
@@ -588,10 +601,10 @@ class RunSession implements RunHandle {
   private onUpload(s: AgentState, m: AgentMessage): void {
     const c = this.collector!;
     if (m.type === 'records') {
-      s.recoveredRecords += c.records(s.index, m.rows);
+      s.recoveredRecords += c.records(s.index, m.rows, true);
     } else if (m.type === 'final' && !s.spoolHandedOver) {
       s.spoolHandedOver = true;
-      c.final(m.windows);
+      c.final(s.index, m.windows);
       this.opts.log(`agent ${s.conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests`);
       this.runEvents.push(`agent ${s.conn.hello.agent_id} handed over ${s.recoveredRecords} spooled requests after it was lost`);
     }
@@ -746,9 +759,10 @@ class RunSession implements RunHandle {
         if (m.clock_correction_ns !== undefined) s.clockCorrectionNs = m.clock_correction_ns;
         return;
       case 'final':
-        c.final(m.windows);
+        c.final(s.index, m.windows, m.tally);
         s.health = m.health;
         s.channel.move('final');
+        c.agentGone(); // it sends no more intervals: seconds that waited for it close
         // An agent whose process was stopped mid-run (SIGTERM) handed over what it measured but
         // not its whole share: its data stays (its final is acknowledged, so its spool goes), and
         // it counts as lost against --max-agent-loss.

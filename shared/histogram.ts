@@ -117,9 +117,24 @@ export function mergeInto(into: Histogram, from: Histogram): void {
  */
 export function percentilesNs(h: Histogram, quantiles: readonly number[]): number[] {
   const n = h.totalCount;
-  const out = new Array<number>(quantiles.length).fill(Number.NaN);
-  if (n === 0) return out;
-  const order = quantiles.map((q, i) => ({ i, rank: Math.min(n, Math.max(1, Math.ceil(q * n - 1e-9))) })).sort((a, b) => a.rank - b.rank);
+  if (n === 0) return new Array<number>(quantiles.length).fill(Number.NaN);
+  return valuesAtRanksNs(
+    h,
+    quantiles.map((q) => Math.min(n, Math.max(1, Math.ceil(q * n - 1e-9)))),
+  );
+}
+
+/**
+ * The values at 1-based ranks (1 … totalCount) of a histogram, each the median-equivalent value
+ * of the bucket holding that rank (so within the histogram's precision of the exact value); NaN
+ * for a rank the histogram does not hold.
+ */
+export function valuesAtRanksNs(h: Histogram, ranks: readonly number[]): number[] {
+  const out = new Array<number>(ranks.length).fill(Number.NaN);
+  const order = ranks
+    .map((rank, i) => ({ i, rank }))
+    .filter((x) => x.rank >= 1 && x.rank <= h.totalCount)
+    .sort((a, b) => a.rank - b.rank);
   let k = 0;
   let cumulative = 0;
   for (let idx = 0; idx < h.countsArrayLength && k < order.length; idx++) {

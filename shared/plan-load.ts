@@ -8,17 +8,23 @@ import type { Plan } from './plan.js';
 import { validatePlan } from './plan-validate.js';
 import { hasWorkloadFiles, readWorkloadInputs, resolveWorkloadPaths } from './workload-files.js';
 
-/** Parses JSON (or YAML for `.yaml`/`.yml` names and text that does not start like JSON) and validates it. */
-export function parsePlanText(text: string, sourceName: string): Plan {
+/**
+ * Parses JSON (or YAML for `.yaml`/`.yml` names and text that does not start like JSON) and
+ * validates it; `fields` (a command-line override, such as `--records`) replace top-level fields
+ * first, so they are checked as if the file said them.
+ */
+export function parsePlanText(text: string, sourceName: string, fields: Record<string, unknown> = {}): Plan {
   const parsed = parseDocumentText(text, sourceName);
   if (!parsed.ok) throw new PlanInvalidError(parsed.problems, sourceName);
-  const result = validatePlan(parsed.value);
+  const doc =
+    Object.keys(fields).length > 0 && typeof parsed.value === 'object' ? { ...(parsed.value as object), ...fields } : parsed.value;
+  const result = validatePlan(doc);
   if (!result.ok) throw new PlanInvalidError(result.problems, sourceName);
   return result.plan;
 }
 
 /** Reads and parses a plan file; an unreadable file is LF_PLAN_UNREADABLE, a bad one LF_PLAN_INVALID. */
-export async function loadPlanFile(path: string): Promise<Plan> {
+export async function loadPlanFile(path: string, fields: Record<string, unknown> = {}): Promise<Plan> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -30,7 +36,7 @@ export async function loadPlanFile(path: string): Promise<Plan> {
     });
   }
   // Trace and dataset paths are relative to the plan file; their rows are checked now, before any fleet exists.
-  const plan = resolveWorkloadPaths(parsePlanText(text, path), dirname(path));
+  const plan = resolveWorkloadPaths(parsePlanText(text, path, fields), dirname(path));
   if (hasWorkloadFiles(plan)) {
     const { problems } = await readWorkloadInputs(plan);
     if (problems.length > 0) throw new PlanInvalidError(problems, path);

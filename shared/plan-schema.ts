@@ -436,6 +436,26 @@ export const ScrapeTarget = closed({
   ),
 });
 
+/**
+ * Which request records the agents send (docs/relay-tier.md): every one, or a sample, for fleets
+ * past what one coordinator ingests. Each agent counts every request itself and spools every
+ * record either way; histograms always cover every request.
+ */
+export const RecordsSpec = Type.Union(
+  [
+    Type.Literal('all', { description: 'Every request record goes to the coordinator (the default).' }),
+    closed({
+      sample_every: Type.Integer({
+        minimum: 2,
+        maximum: 1_000_000,
+        description:
+          "Each agent sends the record of a request when floor(request_index / agents) mod sample_every = 0 (every sample_every-th request of its share, its first included) and keeps every record in its spool; counts, goodput and SLO verdicts come from the agents' own counts and the merged histograms.",
+      }),
+    }),
+  ],
+  { description: 'Request records sent to the coordinator: "all" (default) or { "sample_every": K }.' },
+);
+
 /** A whole plan file. */
 export const PlanFile = say(
   fileRoot(
@@ -464,6 +484,7 @@ export const PlanFile = say(
       windows: Type.Optional(Type.Array(Window, { description: 'Named analysis windows; the whole run is always the window `all`.' })),
       scrape: Type.Optional(Type.Array(ScrapeTarget, { description: 'Prometheus endpoints scraped during the run.' })),
       abort: Type.Optional(AbortRules),
+      records: Type.Optional(RecordsSpec),
     },
     { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
   ),

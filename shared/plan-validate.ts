@@ -53,6 +53,7 @@ function planRules(ctx: Ctx, o: Obj): void {
   eachObj(ctx, o, 'windows', (c, w) => windowRules(c, w, durationS));
   eachObj(ctx, o, 'scrape', (c, s) => httpUrl(child(c, 'url'), s['url']));
   if (isObj(o['abort'])) abortRules(child(ctx, 'abort'), o['abort'], o['classes']);
+  if (isObj(o['records'])) sampledRecordsRules(child(ctx, 'records'), o);
   noDuplicates(child(ctx, 'classes'), o['classes'], 'name');
   noDuplicates(child(ctx, 'windows'), o['windows'], 'name');
   noDuplicates(child(ctx, 'scrape'), o['scrape'], 'name');
@@ -189,6 +190,22 @@ function windowRules(ctx: Ctx, o: Obj, durationS: number | undefined): void {
   if (startS === undefined || endS === undefined || startS < 0 || endS <= 0) return;
   if (endS <= startS) report(child(ctx, 'end_s'), `must be > start_s (${startS})`);
   if (durationS !== undefined && endS > durationS) report(child(ctx, 'end_s'), `must be <= duration_s (${durationS})`);
+}
+
+// Sampled records: the figures that need every record of a class (by session turn, per adapter,
+// per tool call, and the abort rules' running rates) have no tally yet, so such plans are refused.
+function sampledRecordsRules(ctx: Ctx, o: Obj): void {
+  if (o['abort'] !== undefined) report(ctx, 'cannot be sampled with abort rules: they judge every record as it arrives');
+  if (!Array.isArray(o['classes'])) return;
+  for (const c of o['classes']) {
+    if (!isObj(c)) continue;
+    const needs = [
+      isObj(c['load']) && c['load']['model'] === 'sessions' ? 'sessions (figures by turn)' : '',
+      c['adapters'] !== undefined ? 'adapters (per-adapter counts)' : '',
+      isObj(c['prompt']) && c['prompt']['tools'] !== undefined ? 'tools (tool-call figures)' : '',
+    ].filter(Boolean);
+    if (needs.length > 0) report(ctx, `cannot be sampled: class ${String(c['name'])} uses ${needs.join(', ')}, which need every record`);
+  }
 }
 
 // An abort rule must say what to stop on, and a latency multiple needs a latency bound to multiply.

@@ -6,6 +6,7 @@ import { SEQUENCED_TYPES } from './channel.js';
 import { ErrorCode, LoadfleetError } from './errors.js';
 import type { RequestRecord } from './metrics.js';
 import type { Plan } from './plan.js';
+import type { TalliesData } from './record-tally.js';
 import type { SelfTestFigures } from './self-test.js';
 import type { Share } from './shares.js';
 
@@ -104,6 +105,11 @@ export type AgentMessage =
       records: number;
       /** Set when the agent ended its share early because its process was told to stop (SIGTERM): why. */
       terminated?: string;
+      /**
+       * With sampled records (plan.records.sample_every), the agent's own counts of every request
+       * it finished, by class and window: the coordinator's counts, goodput and verdicts add these.
+       */
+      tally?: TalliesData;
       rseq?: number;
     }
   | { type: 'failed'; code: string; message: string; rseq?: number };

@@ -42,8 +42,22 @@ import { writeFileAtomic } from './atomic.js';
 /** The run schema id. */
 export const RUN_SCHEMA = 'loadfleet.run/v1';
 /** One sentence for every other figure in run.json. */
+/** What run.json's `records` section says. */
+const RECORDS_DEFINITION =
+  "which request records reached the coordinator: every one, or with plan.records.sample_every a sample while each agent kept every record in its spool; sampled, the counts (requests, completed, failed, status and HTTP counts, tokens, throughput, slo_attainment, goodput, agents[].requests) are the agents' own counts of every request, percentiles come from the merged histograms of every request as always, and each SLO verdict's p95 is read from the merged histogram with the failed requests ranked +∞ (within the histogram's precision, 3 significant digits, instead of exact)";
+
 const FIELD_DEFINITIONS: Record<string, string> = {
-  requests: 'requests dispatched (every status), from the records the agents sent',
+  requests:
+    'requests dispatched (every status), from the records the agents sent (with sampled records, records.sent "sampled", from the counts every agent kept of its own requests)',
+  records: RECORDS_DEFINITION,
+  'records.sent':
+    '"all" when every request record reached the coordinator; "sampled" when the plan asked agents for a sample (plan.records.sample_every)',
+  'records.sample_every':
+    'K of plan.records.sample_every: an agent sent the record of a request when floor(request_index / agents) mod K = 0 (every K-th request of its share, its first included); null when every record was sent',
+  'records.received': 'distinct request records the coordinator received (rows of requests.ndjson)',
+  'records.figures_over_sample':
+    'the run.json figures computed over the received records only when records are sampled (each over the sample, never scaled up)',
+  'records.not_evaluable': 'figures that need every record and are null or not judged when records are sampled',
   completed: 'requests with status ok',
   failed: 'requests with any other status; they keep their row in requests.ndjson and stay out of latency distributions',
   status_counts: 'requests by HTTP status code ("none" when no response arrived)',
@@ -266,7 +280,8 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     maxErrorShare: plan.max_error_share ?? PLAN_DEFAULTS.max_error_share,
     health,
   });
-  const offered = offeredScheduleSha(input);
+  // Sampled records: the offered schedule cannot be rebuilt from a sample (records.not_evaluable).
+  const offered = c.sampleEvery === null ? offeredScheduleSha(input) : null;
   const processes = agentProcesses(states);
   const server = serverBlock(plan, input.scrapes ?? []);
   const gates = assessRun({
@@ -302,7 +317,8 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     plan_sha256: createHash('sha256').update(stringifyExact(written)).digest('hex'),
     schedule_sha256: input.schedule.sha256,
     offered_schedule_sha256: offered,
-    offered_schedule_matches: offered === input.schedule.sha256,
+    offered_schedule_matches: c.sampleEvery === null ? offered === input.schedule.sha256 : null,
+    records: recordsSection(c),
     ...(inputs && { workload_files: inputs.files }),
     ...(input.cacheReset && { cache_reset: input.cacheReset }),
     ...(c.sessionTurns.size > 0 && {
@@ -400,6 +416,31 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     sloProof: gates.slo_proof,
   });
   return { status, summaryLines: lines };
+}
+
+/** run.json's `records` section: what the coordinator received and what that means for the figures. */
+function recordsSection(c: Collector): Record<string, unknown> {
+  const received = c.recordsReceived;
+  if (c.sampleEvery === null) return { sent: 'all', sample_every: null, received };
+  return {
+    sent: 'sampled',
+    sample_every: c.sampleEvery,
+    received,
+    figures_over_sample: [
+      'requests.ndjson',
+      'classes.<c>.prompt_tokens_differ',
+      'classes.<c>.output_token_sources',
+      'classes.<c>.ttft_uncertainty_p99_ms',
+      'agents[].ttft_uncertainty_p99_ms',
+      'client_health (its TTFT uncertainty figures)',
+      'metric_population.output_token_sources',
+      'data_quality prompt and canary checks (every checked request is a sampled one)',
+    ],
+    not_evaluable: [
+      'offered_schedule_sha256 (null) and offered_schedule_matches (null)',
+      'histograms.max_relative_error_vs_exact (null: no raw values to compare with)',
+    ],
+  };
 }
 
 // Per class: how its prompts were sized and where its output counts came from.

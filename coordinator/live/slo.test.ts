@@ -54,3 +54,17 @@ describe('the live SLO view', () => {
     expect(p.help.get('loadfleet_requests_good_total')).toMatch(/goodput/);
   });
 });
+
+describe('the live view with sampled records', () => {
+  it('shows no goodput or outcome counts (they would be the sample ones), and the intervals as always', () => {
+    const plan: Plan = { ...SLO_PLAN, records: { sample_every: 10 } };
+    const live = new LiveState(plan, buildSchedule(plan), 'run-sampled');
+    live.second(0, 'rt', { issued: 4, completed: 4, failed: 0 }, new Map([['ttft', hist(30, 40)]]));
+    live.finished(okAfter(50, 0));
+    live.finished(record('rt', 'http_error', 429, 3));
+    const rt = live.snapshot(1, [], null).classes[0]!;
+    expect(rt).toMatchObject({ good: null, outcomes: [], sent: 4, completed: 4 });
+    const p = parsePrometheus(writeExposition(liveFamilies(live.snapshot(1, [], null))));
+    expect(sampleValue(p, 'loadfleet_requests_good_total', { class: 'rt' })).toBeUndefined();
+  });
+});

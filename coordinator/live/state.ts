@@ -109,6 +109,8 @@ export class LiveState implements CollectorListener {
   private readonly classes = new Map<string, ClassState>();
   private mergedS = 0;
   private readonly scratch = newHistogram();
+  /** plan.records.sample_every is set: records are a sample. */
+  private readonly sampled: boolean;
 
   constructor(
     private readonly plan: Plan,
@@ -116,6 +118,7 @@ export class LiveState implements CollectorListener {
     private readonly runId: string,
   ) {
     for (const cls of plan.classes) this.classes.set(cls.name, emptyClass());
+    this.sampled = typeof plan.records === 'object';
   }
 
   second(second: number, cls: string, counts: SecondCounts, histograms: ReadonlyMap<string, Histogram>): void {
@@ -136,7 +139,9 @@ export class LiveState implements CollectorListener {
 
   finished(r: RequestRecord): void {
     const c = this.classes.get(r.class);
-    if (!c) return;
+    // Sampled records (plan.records): the records here are a sample, so outcome counts and goodput
+    // are not shown live (run.json has them, from the agents' own counts).
+    if (!c || this.sampled) return;
     const key = `${r.status} ${r.http_status}`;
     getOrCreate(c.outcomes, key, () => ({ status: r.status, httpStatus: r.http_status, count: 0 })).count++;
     const slo = this.plan.classes.find((x) => x.name === r.class)?.slo;
@@ -177,7 +182,7 @@ export class LiveState implements CollectorListener {
       ttftP95RunMs: ttft ? p95Ms(ttft) : null,
       sloTtftMs: bound,
       sloBreached: bound !== null && recent !== null && recent > bound,
-      good: slo ? c.good : null,
+      good: slo && !this.sampled ? c.good : null,
       histograms: c.histograms,
       outcomes: [...c.outcomes.values()]
         .sort((a, b) => (a.status + a.httpStatus).localeCompare(b.status + b.httpStatus))

@@ -8,7 +8,7 @@ export const SCHEDULE_LIMITS = { start_spread_ms: 50, schedule_lag_p99_ms: 100, 
 
 /** One sentence per check. */
 export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
-  schedule_kept: `every planned open-loop request was dispatched; per class, the spread over agents of their first request's lateness (sent − intended, or sent − phase start in a closed loop) is ≤ ${SCHEDULE_LIMITS.start_spread_ms} ms; per open-loop class the exact schedule lag p99 ≤ ${SCHEDULE_LIMITS.schedule_lag_p99_ms} ms and max ≤ ${SCHEDULE_LIMITS.schedule_lag_max_ms} ms; and the offered schedule hash equals the plan's`,
+  schedule_kept: `every planned open-loop request was dispatched; per class, the spread over agents of their first request's lateness (sent − intended, or sent − phase start in a closed loop) is ≤ ${SCHEDULE_LIMITS.start_spread_ms} ms; per open-loop class the exact schedule lag p99 ≤ ${SCHEDULE_LIMITS.schedule_lag_p99_ms} ms and max ≤ ${SCHEDULE_LIMITS.schedule_lag_max_ms} ms; and the offered schedule hash equals the plan's (with sampled records, plan.records.sample_every, the hash is not recomputed — offered_schedule_matches null, offered_schedule_not_evaluable says why — the dispatched counts come from the agents' own tallies and the schedule lag p99 and max from the merged schedule_lag histogram)`,
   metric_capture_healthy:
     'every scrape source answered its pre and post snapshots and every interval tick (no scrape errors, no skipped ticks, samples_ok = ticks_due > 0), and no source restarted (process_start_time_seconds never changed); not_applicable when nothing is scraped (the plan has a target and declares no scrape list)',
   headers_honoured:
@@ -48,14 +48,17 @@ export function scheduleKept(input: ValidityInput): Check {
     if (c.scheduleLagMaxMs !== null && c.scheduleLagMaxMs > SCHEDULE_LIMITS.schedule_lag_max_ms)
       problems.push(`${c.name}: schedule lag max ${c.scheduleLagMaxMs} ms > ${SCHEDULE_LIMITS.schedule_lag_max_ms} ms`);
   }
-  const matches = input.offeredScheduleSha256 === input.scheduleSha256;
-  if (!matches) problems.push('the offered schedule hash differs from the plan schedule hash');
+  // Sampled records: the hash needs every request's intended time; the rest of the check stands.
+  const unjudged = input.offeredScheduleNotEvaluable;
+  const matches = unjudged === undefined ? input.offeredScheduleSha256 === input.scheduleSha256 : null;
+  if (matches === false) problems.push('the offered schedule hash differs from the plan schedule hash');
   return decide('schedule_kept', problems, {
     classes,
     limits: SCHEDULE_LIMITS,
     schedule_sha256: input.scheduleSha256,
     offered_schedule_sha256: input.offeredScheduleSha256,
     offered_schedule_matches: matches,
+    ...(unjudged !== undefined && { offered_schedule_not_evaluable: unjudged }),
   });
 }
 

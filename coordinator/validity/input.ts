@@ -9,6 +9,7 @@ import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import type { Collector } from '../collector.js';
 import { exactQuantile } from '../exact/rank-select.js';
+import { histogramRankSummary } from '../histogram-verdict.js';
 import { fairnessPriorities } from '../scrape/derive.js';
 import { classFairness, toSamples } from '../scrape/server-block.js';
 import type { SourceResult } from '../scrape/types.js';
@@ -42,13 +43,18 @@ export function validityInput(f: RunFacts): ValidityInput {
     classes: f.plan.classes.map((cls, i) => {
       const all = f.collector.stats.get(cls.name)!.get('all')!;
       const shape = f.collector.shapes.get(cls.name)!;
-      const lags = all.exact.get('schedule_lag');
+      // Sampled records: no raw lag of most requests here; the merged histogram holds every one.
+      const lags =
+        f.collector.sampleEvery === null
+          ? all.exact.get('schedule_lag')
+          : (histogramRankSummary(f.collector.mergedHistogram(cls.name, 'all', 'schedule_lag'), 0) ?? undefined);
       const summary = f.classes[cls.name] as { windows: Record<string, Record<string, unknown>> };
       const evidence: ClassEvidence = {
         name: cls.name,
         openLoop: !isClosedLoop(cls),
         planned: isClosedLoop(cls) ? null : f.schedule.classes[i]!.arrivalsNs.length,
-        dispatched: shape.dispatched,
+        // Every record with an intended time, counted by the coordinator or (sampled) by the agents.
+        dispatched: all.dispatched,
         statusCounts: all.statusCounts,
         httpCounts: all.httpCounts,
         scheduleLagP99Ms: lags ? round3(exactQuantile(lags, 0.99) / 1e6) : null,
@@ -95,6 +101,9 @@ export function validityInput(f: RunFacts): ValidityInput {
     }),
     scheduleSha256: f.schedule.sha256,
     offeredScheduleSha256: f.offeredScheduleSha256,
+    ...(f.collector.sampleEvery !== null && {
+      offeredScheduleNotEvaluable: `records were sampled (1 in ${f.collector.sampleEvery}): the offered schedule needs every request's intended time`,
+    }),
     abortReason: f.abortReason,
     clientLimited: f.clientLimited,
     clientReasons: f.clientReasons,

@@ -120,6 +120,8 @@ export interface ValidityInput {
   classes: ClassEvidence[];
   scheduleSha256: string;
   offeredScheduleSha256: string | null;
+  /** Why the offered schedule hash could not be recomputed (sampled records), or absent when it was. */
+  offeredScheduleNotEvaluable?: string;
   abortReason: string | null;
   clientLimited: boolean;
   clientReasons: string[];
