@@ -24,6 +24,7 @@ import { constantRatePlan, freePort, readRequests, readRunJson, startNode, tempD
 import { FAST_CLOCK, faketimeUnavailable } from './hosts/faketime.js';
 import { buildHosts, type Host, netnsUnavailable } from './hosts/netns.js';
 import { rssTrend, sampleRss } from './hosts/rss.js';
+import { collectStamps } from './hosts/stamps.js';
 import { skipFor } from './require.js';
 
 const TOKEN = { LOADFLEET_TOKEN: 'chaos-token' };
@@ -68,23 +69,14 @@ describe('chaos soak', () => {
       // engine-sim as the target. With the drifting agent, one both namespaces reach, behind a proxy
       // that stamps each request's arrival on the true clock (the engine listens on the coordinator's
       // loopback).
-      const stamps = new Map<number, bigint>();
+      let stamps = new Map<number, bigint>();
       const targets: ReturnType<typeof startNode>[] = [];
       if (hosts) {
         const sim = startNode('sim/main.js', ['--host', '127.0.0.1', '--port', '8000', '--ttft-ms', '10', '--itl-ms', '4'], {}, inC);
         await waitFor(sim.child.stdout!, /./);
         const stamp = startNode('test/hosts/stamp-proxy.js', ['8001', '127.0.0.1', '8000'], {}, inC);
         await waitFor(stamp.child.stdout!, /proxy listening/);
-        let buf = '';
-        stamp.child.stdout!.on('data', (c: Buffer) => {
-          buf += c.toString();
-          const lines = buf.split('\n');
-          buf = lines.pop()!;
-          for (const l of lines) {
-            const m = /^stamp (\d+) (\d+)$/.exec(l);
-            if (m) stamps.set(Number(m[1]), BigInt(m[2]!));
-          }
-        });
+        stamps = collectStamps(stamp.child.stdout!);
         targets.push(sim, stamp);
         plan.target = { base_url: `http://${hosts.c!.ip}:8001/v1`, api: 'chat', model: 'loadfleet-sim', timeout_s: 10 };
       } else {

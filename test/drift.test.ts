@@ -13,6 +13,7 @@ import type { Plan } from '../shared/plan.js';
 import { onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
 import { FAST_CLOCK, faketimeUnavailable } from './hosts/faketime.js';
 import { netnsUnavailable } from './hosts/netns.js';
+import { collectStamps } from './hosts/stamps.js';
 import { skipFor } from './require.js';
 
 const SKIP = skipFor('the clock drift test', netnsUnavailable() ?? faketimeUnavailable());
@@ -85,17 +86,7 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     };
     const inC = ['ip', 'netns', 'exec', NS.c];
     const proxy = startNode('test/hosts/stamp-proxy.js', ['8001', '127.0.0.1', '8000'], {}, inC);
-    const stamps = new Map<number, bigint>();
-    let buf = '';
-    proxy.child.stdout!.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const lines = buf.split('\n');
-      buf = lines.pop()!;
-      for (const l of lines) {
-        const m = /^stamp (\d+) (\d+)$/.exec(l);
-        if (m) stamps.set(Number(m[1]), BigInt(m[2]!));
-      }
-    });
+    const stamps = collectStamps(proxy.child.stdout!);
     const coord = startNode(
       'coordinator/main.js',
       ['start', '--agents', '2', '--listen', '0.0.0.0:7000', '--plan', writePlan(work, plan), '--out', join(work, 'out'), '--quiet'],
