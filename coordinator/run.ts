@@ -182,7 +182,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
     plan = await calibratePlan(planAsRun(planWithInputs, sim), runId, opts.log);
     // Last before the load (calibration's tokenize calls cache nothing): a clean cache if asked.
     const cacheReset = await resetServerCache(opts.plan.target, opts.log);
-    const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock);
+    const scraper = new Scraper(scrapeTargets(opts.plan, sim), dir, fleet.clock, { plan });
     cleanups.unshift(() => scraper.close());
     session = new RunSession(opts, plan, runId, dir, fleet.clock, agents, lossBudget, scraper, headroom);
     session.cacheReset = cacheReset;
@@ -354,7 +354,7 @@ class RunSession implements RunHandle {
         progress: opts.progress,
         block: opts.liveBlock,
         metrics: opts.metrics,
-        server: serverSource(() => this.scraper.results(), {
+        server: serverSource(() => this.scraper.summary().liveSources(), {
           running: VLLM_RUNNING,
           waiting: VLLM_WAITING,
           saturation: EPP_POOL_SATURATION,
@@ -827,7 +827,7 @@ class RunSession implements RunHandle {
       runEvents: this.runEvents,
       maxStartSkewNs: this.opts.maxStartSkewNs,
       clockToleranceNs: this.opts.clockToleranceNs,
-      scrapes: this.scraper.results(),
+      scrapes: this.scraper.summary(),
       headroom: this.headroom,
       localLayout: this.localLayout,
       ...(this.cacheReset && { cacheReset: this.cacheReset }),

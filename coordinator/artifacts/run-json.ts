@@ -31,7 +31,7 @@ import type { ClassTiming, RunStatus } from '../run-status.js';
 import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
 import { runSummaryLines } from '../run-summary.js';
 import { serverBlock } from '../scrape/server-block.js';
-import type { SourceResult } from '../scrape/types.js';
+import type { ScrapeSummary } from '../scrape/summary.js';
 import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
 import { classSummaries, EMBEDDINGS_DEFINITIONS, EXACT_METHOD_DEFINITIONS, histogramSection, metricPopulation } from '../summary.js';
@@ -196,7 +196,7 @@ export interface RunJsonInput {
   /** --clock-tolerance-ms in ns: the clock_residual check's limit for steered agents. */
   clockToleranceNs?: number;
   /** What the scraper recorded per source (empty when nothing was scraped). */
-  scrapes?: readonly SourceResult[];
+  scrapes?: ScrapeSummary;
   /** The run's declared flow-control expectation (slo_proof checks it only when present). */
   expectFlowControlEngaged?: boolean;
   /** The experiment, arm and repeat this run belongs to, if any. */
@@ -283,7 +283,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
   // Sampled records: the offered schedule cannot be rebuilt from a sample (records.not_evaluable).
   const offered = c.sampleEvery === null ? offeredScheduleSha(input) : null;
   const processes = agentProcesses(states);
-  const server = serverBlock(plan, input.scrapes ?? []);
+  const server = input.scrapes?.block() ?? serverBlock(plan, []);
   const gates = assessRun({
     plan,
     schedule: input.schedule,
@@ -295,7 +295,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     clientReasons: health.reasons,
     lostAgents: states.filter((s) => s.lost).map((s) => s.conn.hello.agent_id),
     server,
-    scrapes: input.scrapes ?? [],
+    fairnessSeen: input.scrapes?.fairnessPriorities() ?? new Map(),
     ...(input.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: input.expectFlowControlEngaged }),
     clockResiduals: states
       .filter((s) => (s.slewSteps ?? []).length > 0 || (s.domainSteps ?? []).length > 0)

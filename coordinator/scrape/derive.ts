@@ -54,7 +54,7 @@ export function valueIn(sample: Sample, aliases: readonly string[], suffix = '',
 }
 
 /** Largest single series value of the first alias present (saturation is per pool, never summed). */
-function maxSeriesIn(sample: Sample, aliases: readonly string[]): number | null {
+export function maxSeriesIn(sample: Sample, aliases: readonly string[]): number | null {
   for (const name of aliases) {
     const values = sample.series.filter((s) => s.name === name && !Number.isNaN(s.value)).map((s) => s.value);
     if (values.length > 0) return Math.max(...values);

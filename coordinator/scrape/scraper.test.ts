@@ -35,7 +35,7 @@ describe('Scraper', () => {
   it('scrapes on the absolute schedule and writes snapshots and the CSV', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scrape-'));
     const clock = anchoredClock();
-    const s = new Scraper([{ name: 'vllm', url: `${base}/good`, interval_s: 0.1 }], dir, clock);
+    const s = new Scraper([{ name: 'vllm', url: `${base}/good`, interval_s: 0.1 }], dir, clock, { keepRecords: true });
     await s.snapshot('pre');
     s.start(clock.nowNs() + 50_000_000n);
     await sleep(1070);
@@ -69,7 +69,7 @@ describe('Scraper', () => {
   it('skips ticks the loop overtook instead of bursting to catch up', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scrape-'));
     const clock = anchoredClock();
-    const s = new Scraper([{ name: 'vllm', url: `${base}/good`, interval_s: 0.1 }], dir, clock);
+    const s = new Scraper([{ name: 'vllm', url: `${base}/good`, interval_s: 0.1 }], dir, clock, { keepRecords: true });
     s.start(clock.nowNs());
     await sleep(120);
     const blockUntil = Date.now() + 450; // the coordinator's loop is busy for 4.5 intervals
@@ -103,6 +103,7 @@ describe('Scraper', () => {
       ],
       dir,
       clock,
+      { keepRecords: true },
     );
     s.start(clock.nowNs());
     await sleep(900);

@@ -3,15 +3,19 @@
 // snapshot after the drain. A tick due while the source's previous scrape is still running — or
 // already past when the loop wakes — is skipped and counted, never made up in a burst. Every
 // scrape records its lag and duration and, on failure, its classified error; the run never waits
-// on or fails because of a scrape.
+// on or fails because of a scrape. Nothing grows with the run's length beyond 16 bytes a tick
+// (issue 23): each scrape's rows are streamed to server-metrics.csv and server-scrapes.csv as it
+// arrives, and folded into a ScrapeSummary; its parsed series and text are then dropped (unless
+// `keepRecords` asks for every record, as the tests that compare the two paths do).
 import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.js';
-import type { ScrapeTarget } from '../../shared/plan.js';
+import type { Plan, ScrapeTarget } from '../../shared/plan.js';
 import { writeFileAtomic } from '../artifacts/atomic.js';
 import { ServerMetricsCsvWriter } from '../artifacts/server-metrics-csv.js';
-import { writeServerScrapesCsv } from '../artifacts/server-scrapes-csv.js';
+import { ServerScrapesCsvStream } from '../artifacts/server-scrapes-csv.js';
 import type { FetchOutcome } from './fetch.js';
 import { fetchExposition, scrapeDispatcher } from './fetch.js';
+import { ScrapeSummary } from './summary.js';
 import type { ScrapeRecord, SourceResult } from './types.js';
 
 /** Snapshots get this long; interval scrapes min(this, SCRAPE_TIMEOUT_SHARE × interval). */
@@ -25,6 +29,7 @@ export function tickTimeoutMs(intervalS: number): number {
 }
 
 interface SourceState {
+  index: number;
   target: ScrapeTarget;
   result: SourceResult;
   inFlight: Promise<void> | null;
@@ -32,11 +37,24 @@ interface SourceState {
   nextTick: number;
 }
 
-/** Scrapes a run's sources; results() feeds run.json's `server` block. */
+/** Options of a Scraper. */
+export interface ScraperOptions {
+  /** The run's plan: its classes and windows shape the summary's figures (none without it). */
+  plan?: Plan;
+  /** Keep every record with its parsed series (memory grows with the run): for tests and debugging. */
+  keepRecords?: boolean;
+}
+
+/** Scrapes a run's sources; summary() feeds run.json's `server` block and the gates. */
 export class Scraper {
   private readonly sources: SourceState[];
   private readonly dispatcher = scrapeDispatcher();
   private readonly csv: ServerMetricsCsvWriter;
+  private readonly scrapesCsv: ServerScrapesCsvStream;
+  private readonly sum: ScrapeSummary;
+  private readonly keepRecords: boolean;
+  /** Records taken before the run start is known (the pre snapshot): their times shift with it. */
+  private early: { s: SourceState; r: ScrapeRecord; startNs: bigint }[] = [];
   private runStartNs: bigint | null = null;
   /** Run clock domain minus coordinator clock: added to every unix_ns written. */
   private domainOffsetNs = 0n;
@@ -47,8 +65,10 @@ export class Scraper {
     targets: readonly ScrapeTarget[],
     private readonly dir: string,
     private readonly clock: Clock,
+    opts: ScraperOptions = {},
   ) {
-    this.sources = targets.map((target) => ({
+    this.sources = targets.map((target, index) => ({
+      index,
       target,
       result: { name: target.name, url: target.url, intervalS: target.interval_s, records: [], skippedTicks: 0 },
       inFlight: null,
@@ -56,6 +76,12 @@ export class Scraper {
       nextTick: 0,
     }));
     this.csv = new ServerMetricsCsvWriter(join(dir, 'server-metrics.csv'));
+    this.scrapesCsv = new ServerScrapesCsvStream(join(dir, 'server-scrapes.csv'), targets.length);
+    this.sum = new ScrapeSummary(
+      opts.plan ?? null,
+      targets.map((t) => ({ name: t.name, url: t.url, intervalS: t.interval_s })),
+    );
+    this.keepRecords = opts.keepRecords ?? false;
   }
 
   /** Scrapes every source once and writes `<source>.<kind>.prom` (the raw text, or why there is none). */
@@ -63,8 +89,9 @@ export class Scraper {
     await Promise.all(
       this.sources.map(async (s) => {
         const startNs = this.clock.nowNs();
+        this.sum.begin(s.index, startNs);
         const out = await fetchExposition(s.target.url, SCRAPE_TIMEOUT_MAX_MS, this.dispatcher, s.target.bearer_token_file);
-        s.result.records.push(this.record(s, kind, null, startNs, null, out));
+        this.keep(s, this.record(s, kind, null, startNs, null, out), startNs);
         await writeFileAtomic(join(this.dir, `${s.target.name}.${kind}.prom`), promFileText(s.target.url, out));
       }),
     );
@@ -89,6 +116,14 @@ export class Scraper {
         r.startUnixNs += shift;
         r.elapsedS = Number(r.startUnixNs - domainOffsetNs - runStartNs) / 1e9;
       }
+    // With keepRecords the early records are among those just shifted.
+    if (!this.keepRecords)
+      for (const e of this.early) {
+        e.r.startUnixNs += shift;
+        e.r.elapsedS = Number(e.r.startUnixNs - domainOffsetNs - runStartNs) / 1e9;
+      }
+    this.flushEarly();
+    this.sum.setRunStart(runStartNs);
   }
 
   /** Stops the interval loops and waits for scrapes in flight (each bounded by its timeout). */
@@ -103,15 +138,34 @@ export class Scraper {
     this.closing ??= (async () => {
       await this.stop();
       await this.csv.close();
-      await writeServerScrapesCsv(join(this.dir, 'server-scrapes.csv'), this.results());
+      this.flushEarly();
+      await this.scrapesCsv.close();
       await this.dispatcher.close().catch(() => {});
     })();
     return this.closing;
   }
 
-  /** Everything recorded so far, per source. */
+  /** Every record so far, per source — with `keepRecords` only (otherwise records stay empty). */
   results(): SourceResult[] {
     return this.sources.map((s) => s.result);
+  }
+
+  /** What the run's end reads: the server block, the fairness ids seen, the live view's latest series. */
+  summary(): ScrapeSummary {
+    return this.sum;
+  }
+
+  // One finished scrape: its row streamed (once its times are final), its figures folded in.
+  private keep(s: SourceState, r: ScrapeRecord, startNs: bigint): void {
+    if (this.keepRecords) s.result.records.push(r);
+    if (this.runStartNs === null) this.early.push({ s, r, startNs });
+    else this.scrapesCsv.row(s.index, r);
+    this.sum.add(s.index, r, startNs);
+  }
+
+  private flushEarly(): void {
+    for (const e of this.early) this.scrapesCsv.row(e.s.index, e.r);
+    this.early = [];
   }
 
   private intervalNs(s: SourceState): bigint {
@@ -135,10 +189,11 @@ export class Scraper {
       this.schedule(s); // the timer woke a little before the clock's due time
       return;
     }
-    s.result.skippedTicks += k - s.nextTick;
+    const skipped = k - s.nextTick + (s.inFlight ? 1 : 0);
+    s.result.skippedTicks += skipped;
+    this.sum.skipped(s.index, skipped);
     s.nextTick = k + 1;
-    if (s.inFlight) s.result.skippedTicks += 1;
-    else {
+    if (!s.inFlight) {
       const dueNs = this.runStartNs + BigInt(k) * this.intervalNs(s);
       s.inFlight = this.tick(s, k, dueNs).finally(() => {
         s.inFlight = null;
@@ -149,9 +204,10 @@ export class Scraper {
 
   private async tick(s: SourceState, k: number, dueNs: bigint): Promise<void> {
     const startNs = this.clock.nowNs();
+    this.sum.begin(s.index, startNs);
     const out = await fetchExposition(s.target.url, tickTimeoutMs(s.target.interval_s), this.dispatcher, s.target.bearer_token_file);
     const r = this.record(s, 'tick', k, startNs, Number(startNs - dueNs) / 1e6, out);
-    s.result.records.push(r);
+    this.keep(s, r, startNs);
     if (r.series) this.csv.scrape(r.elapsedS, r.startUnixNs, s.target.name, r.series);
   }
 

@@ -10,9 +10,7 @@ import type { GlobalSchedule } from '../../shared/schedule.js';
 import type { Collector } from '../collector.js';
 import { exactQuantile } from '../exact/rank-select.js';
 import { histogramRankSummary } from '../histogram-verdict.js';
-import { fairnessPriorities } from '../scrape/derive.js';
-import { classFairness, toSamples } from '../scrape/server-block.js';
-import type { SourceResult } from '../scrape/types.js';
+import { classFairness } from '../scrape/server-block.js';
 import type { ClassEvidence, ClockResidualBasis, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
 
 /** The run facts the gates need beyond the collector. */
@@ -27,9 +25,9 @@ export interface RunFacts {
   clientLimited: boolean;
   clientReasons: string[];
   lostAgents: string[];
-  /** run.json's `server` block and the raw scrapes behind it. */
+  /** run.json's `server` block, and fairness_id → priorities seen on the gateway's flow-control series. */
   server: { sources: unknown[]; windows: Record<string, unknown> };
-  scrapes: readonly SourceResult[];
+  fairnessSeen: Map<string, Set<string>>;
   expectFlowControlEngaged?: boolean;
   clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number; basis?: ClockResidualBasis }[];
   clockToleranceNs?: number;
@@ -38,7 +36,7 @@ export interface RunFacts {
 /** The gates' input. */
 export function validityInput(f: RunFacts): ValidityInput {
   const fairness = new Map(classFairness(f.plan).map((c) => [c.name, c.fairnessId]));
-  const seen = fairnessPriorities(toSamples(f.scrapes.flatMap((s) => s.records)));
+  const seen = f.fairnessSeen;
   return {
     classes: f.plan.classes.map((cls, i) => {
       const all = f.collector.stats.get(cls.name)!.get('all')!;
