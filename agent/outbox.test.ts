@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SeqReceiver } from '../shared/channel.js';
+import { SeqReceiver } from '../shared/delivery.js';
 import type { AgentMessage } from '../shared/protocol.js';
 import { Outbox } from './outbox.js';
 

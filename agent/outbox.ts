@@ -1,11 +1,11 @@
 // What the agent sends outlives a cut link. Every message that must arrive (records, interval,
-// started, failed, final: shared/channel.ts) gets the next sequence number of the run and stays
+// started, failed, final: shared/delivery.ts) gets the next sequence number of the run and stays
 // here until the coordinator's cumulative ack covers it; after a reconnect all of them are resent
 // in order from the coordinator's high-water mark (it drops any it already has and still acks
 // them), so a frame swallowed by a link that died unnoticed is never lost, however many cuts come
 // in a row. Heartbeats and probe replies only mean something now: they are dropped while the link
 // is down; the run's setup messages (prepared, armed) are answered by their own timeouts.
-import { SEQUENCED_TYPES } from '../shared/channel.js';
+import { SEQUENCED_TYPES } from '../shared/delivery.js';
 import type { AgentMessage, SequencedMessage } from '../shared/protocol.js';
 
 /** Where the outbox writes: an open link (its send drops frames once the socket is gone). */

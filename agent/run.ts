@@ -3,12 +3,12 @@
 // yet taken) and interval histograms, then hand over the run histograms.
 import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent as UndiciAgent } from 'undici';
-import { adapterPicker } from '../shared/adapters.js';
 import { classApi } from '../shared/api-kinds.js';
 import type { Clock } from '../shared/clock.js';
 import { perfOffsetToHrtime } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import { newHistogram, nsToMs, percentilesNs, recordNs } from '../shared/histogram.js';
+import { adapterPicker } from '../shared/lora.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan, Target, TrafficClass } from '../shared/plan.js';
 import { PLAN_DEFAULTS } from '../shared/plan.js';
@@ -80,7 +80,7 @@ interface ClassRuntime {
   /** The class's API (class.api, else target.api) and where its requests go. */
   adapter: ApiAdapter;
   path: string;
-  /** A class with LoRA adapters: the model name of each request (shared/adapters.ts). */
+  /** A class with LoRA adapters: the model name of each request (shared/lora.ts). */
   modelOf?: (requestIndex: number) => string;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { channelMayMove } from '../shared/channel.js';
+import { channelMayMove } from '../shared/delivery.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { decodeCoordinatorMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
 import { AgentChannel } from './channel.js';

@@ -4,8 +4,8 @@
 // serves run after run carries no earlier run's handlers. It acknowledges each message that must
 // arrive exactly once per sequence number (a duplicate is dropped and acknowledged again) and
 // hands the run only the messages it takes, in order.
-import type { ChannelPhase } from '../shared/channel.js';
-import { channelMayMove, SEQUENCED_TYPES, SeqReceiver } from '../shared/channel.js';
+import type { ChannelPhase } from '../shared/delivery.js';
+import { channelMayMove, SEQUENCED_TYPES, SeqReceiver } from '../shared/delivery.js';
 import type { AgentMessage } from '../shared/protocol.js';
 import type { AgentConn } from './server.js';
 

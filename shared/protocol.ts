@@ -2,7 +2,7 @@
 // that does not decode to a known message with the right field types is rejected here, so
 // neither side ever acts on a malformed frame.
 import { Packr } from 'msgpackr';
-import { SEQUENCED_TYPES } from './channel.js';
+import { SEQUENCED_TYPES } from './delivery.js';
 import { ErrorCode, LoadfleetError } from './errors.js';
 import type { RequestRecord } from './metrics.js';
 import type { Plan } from './plan.js';
@@ -14,7 +14,7 @@ import type { Share } from './shares.js';
  * Bumped on any incompatible change; both sides refuse a different one. 2: agents belong to a
  * fleet (many runs per link, `release`), and reconnect mid-run (`resume_live`, `resume`).
  * 3: every message that must arrive carries `rseq` and is acknowledged cumulatively, `final`
- * included; agents carry an epoch and prove themselves on resume (shared/channel.ts).
+ * included; agents carry an epoch and prove themselves on resume (shared/delivery.ts).
  */
 export const PROTOCOL_VERSION = 3;
 /** HTTP upgrade header carrying the agent's protocol version. */
@@ -115,7 +115,7 @@ export type AgentMessage =
   | { type: 'failed'; code: string; message: string; rseq?: number };
 
 /**
- * A message that must arrive (shared/channel.ts SEQUENCED_TYPES). Its `rseq` is set by the
+ * A message that must arrive (shared/delivery.ts SEQUENCED_TYPES). Its `rseq` is set by the
  * agent's outbox (the runners leave it out) and is required on the wire.
  */
 export type SequencedMessage = Extract<AgentMessage, { type: 'records' | 'interval' | 'started' | 'failed' | 'final' }>;

@@ -4,10 +4,10 @@
 
 import type { Hash } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { adapterPicker } from './adapters.js';
 import { LOAD_MODELS } from './load/index.js';
 import type { ConcurrencyStep, LoadModel } from './load/model.js';
 import { secondsToNs } from './load/model.js';
+import { adapterPicker } from './lora.js';
 import type { Phase, Plan } from './plan.js';
 import { ClassRequests, variesPerRequest } from './request-shape.js';
 import type { Rng } from './rng.js';

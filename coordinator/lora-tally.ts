@@ -1,7 +1,7 @@
 // Per-adapter figures of a class with LoRA adapters (class.adapters): how many requests named each
 // model, how many the schedule gave it, their outcomes and mean latencies, exact over every record.
 // Pure; the collector feeds it.
-import type { AdapterWeight } from '../shared/adapters.js';
+import type { AdapterWeight } from '../shared/lora.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { metricNs } from '../shared/metrics.js';
 

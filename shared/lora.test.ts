@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdapterPicker } from './adapters.js';
+import { AdapterPicker } from './lora.js';
 import type { Plan } from './plan.js';
 import { buildSchedule } from './schedule.js';
 
