@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { ExitCode, exitCodeOf, formatError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
-import { loadPlanFile } from '../shared/plan-load.js';
+import { loadPlanFile } from '../shared/plan-read.js';
 import { analyzeCommand } from './analysis/command.js';
 import { addVersionAndExamples } from './cli-help.js';
 import type { RunFlags } from './cli-options.js';

@@ -6,19 +6,19 @@ import { AGENT_EVENTS, AGENT_PHASES, agentMoves, agentNext, agentStep, reachedSt
 // The table again, written out by hand from docs/agent-lifecycle.md: a change to either must be a
 // change to both. Each line: phase, then event→target ('=' stays, 'back' returns where it was).
 const WRITTEN = `
-joined       probe→probing records→= fail→failed lose→lost
-probing      probed→probed records→= fail→failed lose→lost
-probed       plan→preparing records→= fail→failed lose→lost
-preparing    prepared→prepared records→= fail→failed lose→lost
-prepared     arm→arming stop→draining records→= link-down→reconnecting fail→failed lose→lost
-arming       armed→armed started→live stop→draining records→= link-down→reconnecting final→final fail→failed lose→lost
-armed        armed→= started→live stop→draining records→= link-down→reconnecting final→final lose→lost
-live         armed→= started→= stop→draining records→= link-down→reconnecting final→final lose→lost
-draining     armed→= started→= stop→= records→= link-down→reconnecting final→final lose→lost
-reconnecting arm→= stop→= rejoin→back records→= final→final lose→lost
-final        records→= final→= stop→= link-down→= lose→= upload→=
-lost         records→= upload→= stop→= link-down→= lose→= final→=
-failed       records→= prepared→= armed→= stop→= link-down→= lose→= fail→=
+joined       probe→probing message→= fail→failed lose→lost
+probing      probed→probed message→= fail→failed lose→lost
+probed       plan→preparing message→= fail→failed lose→lost
+preparing    prepared→prepared message→= fail→failed lose→lost
+prepared     arm→arming stop→draining message→= link-down→reconnecting fail→failed lose→lost
+arming       armed→armed started→live stop→draining message→= link-down→reconnecting final→final fail→failed lose→lost
+armed        armed→= started→live stop→draining message→= link-down→reconnecting final→final lose→lost
+live         armed→= started→= stop→draining message→= link-down→reconnecting final→final lose→lost
+draining     armed→= started→= stop→= message→= link-down→reconnecting final→final lose→lost
+reconnecting arm→= stop→= rejoin→back message→= final→final lose→lost
+final        message→= final→= stop→= link-down→= lose→= upload→=
+lost         message→= upload→= stop→= link-down→= lose→= final→=
+failed       message→= prepared→= armed→= stop→= link-down→= lose→= fail→=
 `;
 
 function written(): Map<string, string> {

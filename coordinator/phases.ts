@@ -70,34 +70,34 @@ export type AgentEvent =
   | 'rejoin' // the same process is back on a new link
   | 'lose' // the grace ran out, the grace is 0, or its process restarted
   | 'fail' // it failed, its link closed or it timed out, before the start
-  | 'records' // agent: records, intervals, heartbeats, probe replies, an in-run failure report
+  | 'message' // agent: records, intervals, heartbeats, probe replies, an in-run failure report
   | 'upload'; // agent: a restarted process's spool (records and final) on a lost channel
 
 /** Where each event takes each phase ('=' stays); a missing cell is an illegal move. */
 const TABLE: Record<AgentPhase, Partial<Record<AgentEvent, AgentPhase | '=' | 'back'>>> = {
-  joined: { probe: 'probing', records: '=', fail: 'failed', lose: 'lost' },
-  probing: { probed: 'probed', records: '=', fail: 'failed', lose: 'lost' },
-  probed: { plan: 'preparing', records: '=', fail: 'failed', lose: 'lost' },
-  preparing: { prepared: 'prepared', records: '=', fail: 'failed', lose: 'lost' },
-  prepared: { arm: 'arming', stop: 'draining', records: '=', 'link-down': 'reconnecting', fail: 'failed', lose: 'lost' },
+  joined: { probe: 'probing', message: '=', fail: 'failed', lose: 'lost' },
+  probing: { probed: 'probed', message: '=', fail: 'failed', lose: 'lost' },
+  probed: { plan: 'preparing', message: '=', fail: 'failed', lose: 'lost' },
+  preparing: { prepared: 'prepared', message: '=', fail: 'failed', lose: 'lost' },
+  prepared: { arm: 'arming', stop: 'draining', message: '=', 'link-down': 'reconnecting', fail: 'failed', lose: 'lost' },
   arming: {
     armed: 'armed',
     started: 'live',
     stop: 'draining',
-    records: '=',
+    message: '=',
     'link-down': 'reconnecting',
     final: 'final',
     fail: 'failed',
     lose: 'lost',
   },
-  armed: { armed: '=', started: 'live', stop: 'draining', records: '=', 'link-down': 'reconnecting', final: 'final', lose: 'lost' },
-  live: { armed: '=', started: '=', stop: 'draining', records: '=', 'link-down': 'reconnecting', final: 'final', lose: 'lost' },
-  draining: { armed: '=', started: '=', stop: '=', records: '=', 'link-down': 'reconnecting', final: 'final', lose: 'lost' },
+  armed: { armed: '=', started: 'live', stop: 'draining', message: '=', 'link-down': 'reconnecting', final: 'final', lose: 'lost' },
+  live: { armed: '=', started: '=', stop: 'draining', message: '=', 'link-down': 'reconnecting', final: 'final', lose: 'lost' },
+  draining: { armed: '=', started: '=', stop: '=', message: '=', 'link-down': 'reconnecting', final: 'final', lose: 'lost' },
   // back: where the agent was when its link went down (the channel remembers it).
-  reconnecting: { arm: '=', stop: '=', rejoin: 'back', records: '=', final: 'final', lose: 'lost' },
-  final: { records: '=', final: '=', stop: '=', 'link-down': '=', lose: '=', upload: '=' },
-  lost: { records: '=', upload: '=', stop: '=', 'link-down': '=', lose: '=', final: '=' },
-  failed: { records: '=', prepared: '=', armed: '=', stop: '=', 'link-down': '=', lose: '=', fail: '=' },
+  reconnecting: { arm: '=', stop: '=', rejoin: 'back', message: '=', final: 'final', lose: 'lost' },
+  final: { message: '=', final: '=', stop: '=', 'link-down': '=', lose: '=', upload: '=' },
+  lost: { message: '=', upload: '=', stop: '=', 'link-down': '=', lose: '=', final: '=' },
+  failed: { message: '=', prepared: '=', armed: '=', stop: '=', 'link-down': '=', lose: '=', fail: '=' },
 };
 
 /**
@@ -138,7 +138,7 @@ export const AGENT_EVENTS: readonly AgentEvent[] = [
   'rejoin',
   'lose',
   'fail',
-  'records',
+  'message',
   'upload',
 ];
 
@@ -151,7 +151,7 @@ export function eventOf(type: string): AgentEvent {
     case 'final':
       return type;
     default:
-      return 'records';
+      return 'message';
   }
 }
 

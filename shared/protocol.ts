@@ -82,6 +82,7 @@ export type AgentMessage =
       /** The secret the fleet issued at join (`joined`): proves a rejoin or resume is the same process. */
       secret?: string;
     }
+  /** `seq`: the probe's own number (its `probe`'s), not a sequence number of the run. */
   | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
   | { type: 'prepared'; prep_ms: number; planned_requests: number }
   | { type: 'armed'; start_local_ns: bigint }
@@ -96,6 +97,7 @@ export type AgentMessage =
       /** How far the agent has slewed its run timeline back so far (ns; absent from old agents). */
       clock_correction_ns?: number;
     }
+  /** One record batch; `seq` is its batch number (the agent's outbox counts them from 0 in each run), `rseq` its sequence number. */
   | { type: 'records'; seq: number; rows: RequestRecord[]; rseq?: number }
   | { type: 'interval'; second: number; classes: Record<string, IntervalClass>; rseq?: number }
   | {
@@ -135,6 +137,7 @@ export type CoordinatorMessage =
     }
   /** Sent once an agent is admitted to the fleet: the secret it presents when it comes back on a new link. */
   | { type: 'joined'; secret: string }
+  /** A clock probe; `seq` is the probe's own number, echoed by its reply. */
   | { type: 'probe'; seq: number; t1_ns: bigint }
   | { type: 'plan'; run_id: string; plan: Plan; share: Share }
   | { type: 'arm'; start_local_ns: bigint }

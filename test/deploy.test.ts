@@ -25,9 +25,9 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { agentLoss } from '../coordinator/run-status.js';
 import { ExitCode } from '../shared/errors.js';
-import { loadExperimentFile } from '../shared/experiment-load.js';
+import { loadExperimentFile } from '../shared/experiment-read.js';
 import { validatePlan } from '../shared/plan-validate.js';
-import { loadSweepFile } from '../shared/sweep-load.js';
+import { loadSweepFile } from '../shared/sweep-read.js';
 import { tempDir } from './harness.js';
 import { skipFor } from './require.js';
 
@@ -835,7 +835,7 @@ describe('deploy/Dockerfile', () => {
         '--input-type=module',
         '-e',
         `const { DEFAULT_PLAN_FILE } = await import('${app}/dist/coordinator/default-plan.js');
-         const { loadPlanFile } = await import('${app}/dist/shared/plan-load.js');
+         const { loadPlanFile } = await import('${app}/dist/shared/plan-read.js');
          const plan = await loadPlanFile(DEFAULT_PLAN_FILE);
          console.log(DEFAULT_PLAN_FILE, plan.name);`,
       ],

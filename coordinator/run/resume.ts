@@ -56,6 +56,11 @@ export function resume(run: RunState, conn: AgentConn): boolean {
 // The same agent process is back on a new link: carry on where it was.
 function rejoin(run: RunState, s: AgentChannel, conn: AgentConn): boolean {
   if (!s.reconnecting) linkDown(run, s, 'it reconnected before its old link was seen to fail');
+  // Without a grace the old link's end was the agent's loss: a restart may hand its spool over.
+  if (s.lost) {
+    conn.close(`${conn.hello.agent_id} was lost from run ${run.runId} (no grace)`, CLOSE_CODE.UNKNOWN_RUN);
+    return false;
+  }
   const outage = s.outages.at(-1)!;
   outage.to_s = run.elapsedS();
   outage.resumed = true;
