@@ -125,7 +125,7 @@ export function isClosedLoop(cls: TrafficClass): boolean {
   return cls.load.model === 'concurrency';
 }
 
-// ---- Real workloads (issue 14): length distributions, datasets, trace replay.
+// ---- Real workloads: length distributions, datasets, trace replay.
 
 /** A token count: fixed, or drawn per request. */
 export type LengthSpec = Static<ReturnType<typeof D.lengthField>>;

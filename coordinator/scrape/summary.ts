@@ -1,5 +1,5 @@
 // What the end of the run needs from the scrapes, kept as they arrive so memory stays bounded for
-// any run length (issue 23): each good scrape is reduced at once to the few numbers the server
+// any run length: each good scrape is reduced at once to the few numbers the server
 // block reads (derive.ts's readers), and folded into per-window running state — per source the
 // latest gauge value and the first/last counter value, maxima, distinct process start times — in
 // the same time order serverBlock() sorts the kept records into, so the figures are the same to
