@@ -20,7 +20,7 @@ import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
 import { createRunner } from './runner.js';
 import type { ShareRunner } from './share-runner.js';
-import { findSpools, keepSpools, readSpool, removeSpools, setAside } from './spool.js';
+import { findSpools, keepSpools, readSpool, removeSpools, setAside, spoolDamage } from './spool.js';
 import { trackRun } from './terminate.js';
 import { uploadSpool } from './upload.js';
 
@@ -91,7 +91,10 @@ async function resumeSession(opts: SessionOptions, paths: readonly string[]): Pr
   const spools = await Promise.all(paths.map(readSpool));
   const header = spools[0]!.header;
   const entries = spools.flatMap((s) => s.entries);
-  opts.log(`found the spool of run ${header.run_id} (${entries.length} requests); offering it to the coordinator`);
+  const damage = spoolDamage(spools);
+  opts.log(
+    `found the spool of run ${header.run_id} (${entries.length} requests${damage ? `; ${damage}` : ''}); offering it to the coordinator`,
+  );
   let settle: (code: number) => void = () => {};
   const ended = new Promise<number>((r) => (settle = r));
   const outbox = new Outbox();
