@@ -21,6 +21,7 @@ import { buildSchedule } from '../shared/schedule.js';
 import { attachWorkloadInputs } from '../shared/workload-files.js';
 import { AbortWatch } from './abort-rule.js';
 import type { AgentState } from './agent-state.js';
+import { writeBenchmarkReports } from './artifacts/benchmark-report-write.js';
 import type { AgentProgress } from './artifacts/failed-run-json.js';
 import { writeFailedRunJson } from './artifacts/failed-run-json.js';
 import type { AgentTimebase } from './artifacts/requests-ndjson.js';
@@ -836,6 +837,7 @@ class RunSession implements RunHandle {
     });
     // The report is a view of the artifacts just written: its failure must never cost the run.
     await writeRunReport(this.dir).catch((err: unknown) => this.opts.log(`report.html not written: ${formatError(err)}`));
+    await writeBenchmarkReports(this.dir).catch((err: unknown) => this.opts.log(`benchmark-report not written: ${formatError(err)}`));
     return { dir: this.dir, status: written.status, summaryLines: written.summaryLines };
   }
 }
