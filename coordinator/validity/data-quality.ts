@@ -30,7 +30,7 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
   clock_residual:
     "present only when the coordinator steered agents' drifting clocks during the run (basis steered), or checked agents of a declared common clock domain that it does not steer against the domain's reference, the median agent (basis declared-domain: a domain other than the coordinator's own host, two or more agents): every such agent's largest residual (run.json agents[].clock_residual_max_ns; for a steered agent after its first 10 s of steering), less its offset uncertainty (the residual is measured through the same probes), is within --clock-tolerance-ms, so a declared domain that stops holding during the run fails here instead of being trusted; not evaluated for an agent steered less than 10 s",
   request_canaries:
-    'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
+    'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked in every such class (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
 };
 
 /** All planned requests dispatched, start spread, schedule lag, offered schedule hash. */
@@ -202,6 +202,10 @@ export function requestCanaries(input: ValidityInput): Check {
   const problems = declared
     .filter((c) => c.canaryPassed < c.canarySamples)
     .map((c) => `${c.name}: ${c.canarySamples - c.canaryPassed} of ${c.canarySamples} canaries failed`);
+  // A canary class none of whose responses was checked shows nothing, whatever the others showed.
+  const unchecked = declared.filter((c) => c.canarySamples === 0).map((c) => c.name);
+  if (problems.length === 0 && unchecked.length > 0)
+    return notEvaluated('request_canaries', `no response of canary class(es) ${unchecked.join(', ')} was checked`, { classes });
   return decide('request_canaries', problems, { classes });
 }
 

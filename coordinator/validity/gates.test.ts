@@ -377,6 +377,16 @@ describe('data quality', () => {
     expect(Object.keys(g.definitions)).toEqual(g.checks.map((x) => x.name));
     expect(dataQuality(input({ classes: [cls({ canary: true, canarySamples: 5, canaryPassed: 5 })] })).valid).toBe(true);
     expect(dataQuality(input()).checks.some((x) => x.name === 'request_canaries')).toBe(false);
+    // One canary class checked, another never: the second shows nothing, so the check is not evaluated.
+    const unchecked = dataQuality(
+      input({
+        classes: [
+          cls({ canary: true, canarySamples: 5, canaryPassed: 5 }),
+          cls({ name: 'batch', canary: true, canarySamples: 0, canaryPassed: 0 }),
+        ],
+      }),
+    ).checks.find((x) => x.name === 'request_canaries')!;
+    expect(unchecked).toMatchObject({ status: 'not_evaluated', reason: 'no response of canary class(es) batch was checked' });
   });
 });
 
