@@ -174,6 +174,8 @@ describe('a server that sends no usage and cannot count prompts', () => {
     // The fixed class's own count failed too (its 40-token bodies): every row sent in words, and said so.
     expect(r.classes.rt.prompt_length_method).toBe('words-unverified');
     expect(r.classes.rt.prompt_exactness).toMatchObject({ rows: 10, exact_rows: 0, not_exact: [{ reason: 'count_failed', rows: 10 }] });
-    expect(shape.reason).toMatch(/^rt: 10 request\(s\) without usage and a prompt length never counted \(counting on the target failed before load/);
+    expect(shape.reason).toMatch(
+      /^rt: 10 request\(s\) without usage and a prompt length never counted \(counting on the target failed before load/,
+    );
   });
 });
