@@ -64,6 +64,8 @@ export interface RowExactness {
   /** Asked below the template floor, so built to the floor; and the first such request indices. */
   floor: number;
   floorFirst: number[];
+  /** Built to fewer tokens than asked (a class of identical requests whose filler search ended short). */
+  short: number;
   /** A session's later turns: they hold replies the server re-tokenizes, so no client plans them exactly. */
   laterTurns: number;
 }
@@ -98,7 +100,7 @@ export class ClassShape {
   /** Successful requests by where their completion_tokens came from. */
   readonly outputSources: Record<OutputTokenSource, number> = { usage: 0, tokenizer: 0, chunks: 0 };
   /** Every request of the class (every status), and how each was built (prompt-exactness.ts). */
-  readonly rows: RowExactness = { rows: 0, exact: 0, floor: 0, floorFirst: [], laterTurns: 0 };
+  readonly rows: RowExactness = { rows: 0, exact: 0, floor: 0, floorFirst: [], short: 0, laterTurns: 0 };
   /** Responses with HTTP 200 that did not end as a clean stream (cut, no usage, malformed, timed out). */
   http200NotOk = 0;
   /** Responses whose canary was checked (clean streams of a prompt.canary class), and how many passed. */
@@ -173,7 +175,8 @@ export class ClassShape {
     else if (e.asked !== undefined && e.inputTokens > e.asked) {
       this.rows.floor++;
       if (this.rows.floorFirst.length < FIRST_ROWS) this.rows.floorFirst.push(index);
-    } else this.rows.exact++;
+    } else if (e.asked !== undefined && e.inputTokens < e.asked) this.rows.short++;
+    else this.rows.exact++;
   }
 
   /** The prompt tokens request `index` is planned to count. */

@@ -67,6 +67,29 @@ describe('prompt exactness of an exact-token class', () => {
     });
   });
 
+  it('tells a class of identical requests whose filler search ended off the asked length from one at the floor', () => {
+    const fixed =
+      (counted: number, asked: number): ExpectedShape =>
+      () => ({ inputTokens: counted, outputTokens: 8, asked });
+    const searched = { ...COUNTED, words: 40, counted_prompt_tokens: 63 };
+    expect(promptExactness(searched, shapeOf(5, fixed(63, 64)).rows)).toMatchObject({
+      exact_rows: 0,
+      not_exact: [{ reason: 'count_missed', rows: 5, why: expect.stringMatching(/ended at 63 prompt tokens/) }],
+    });
+    expect(promptExactness({ ...searched, counted_prompt_tokens: 65 }, shapeOf(5, fixed(65, 64)).rows)).toMatchObject({
+      not_exact: [{ reason: 'count_missed', rows: 5 }],
+    });
+    // No filler at all and still above the asked length: the template floor.
+    const floor = { ...COUNTED, counted_prompt_tokens: 12 };
+    expect(promptExactness(floor, shapeOf(5, fixed(12, 4)).rows)).toMatchObject({
+      not_exact: [{ reason: 'template_floor', rows: 5, first_request_indices: [0, 1, 2, 3, 4] }],
+    });
+    expect(promptExactness({ ...searched, counted_prompt_tokens: 64 }, shapeOf(5, fixed(64, 64)).rows)).toMatchObject({
+      exact_rows: 5,
+      not_exact: [],
+    });
+  });
+
   it("reports a session's later turns apart, and nothing for a class never meant to be exact", () => {
     const sessions: ExpectedShape = (i) => ({ inputTokens: 100 + i, outputTokens: 8, exact: i % 3 === 0, asked: 100 + i });
     expect(promptExactness(COUNTED, shapeOf(9, sessions).rows)).toMatchObject({

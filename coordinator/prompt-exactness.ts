@@ -5,7 +5,7 @@ import type { PromptCalibration } from '../shared/plan.js';
 import type { RowExactness } from './class-shape.js';
 
 /** Why rows of an exact-token class were not sent exact. */
-export type NotExactReason = 'template_floor' | 'count_failed' | 'later_turns';
+export type NotExactReason = 'template_floor' | 'count_missed' | 'count_failed' | 'later_turns';
 
 /** run.json `classes.<c>.prompt_exactness`. */
 export interface PromptExactness {
@@ -38,7 +38,19 @@ export function promptExactness(cal: PromptCalibration | undefined, rows: RowExa
     };
   if (cal.method === 'words-unverified') return null;
   const notExact: PromptExactness['not_exact'] = [];
-  if (rows.floor > 0)
+  // A class of identical requests with filler to spare that still counted off its asked length: the
+  // filler search on the target ended off it (within its count budget), not at the template floor.
+  const counted = cal.counted_prompt_tokens;
+  const spare = counted !== null && cal.words + cal.pad_words + cal.prefix_words > 0;
+  const missed = (spare ? rows.floor : 0) + rows.short;
+  if (missed > 0)
+    notExact.push({
+      reason: 'count_missed',
+      rows: missed,
+      first_request_indices: null,
+      why: `the filler search on the target ended at ${counted} prompt tokens, off the asked length, within its count budget`,
+    });
+  if (rows.floor > 0 && !spare)
     notExact.push({
       reason: 'template_floor',
       rows: rows.floor,
@@ -58,7 +70,7 @@ export function promptExactness(cal: PromptCalibration | undefined, rows: RowExa
 /** One sentence per figure, for run.json's field_definitions. */
 export const PROMPT_EXACTNESS_DEFINITIONS: Record<string, string> = {
   'classes.<class>.prompt_exactness':
-    "for a class sized on the target's tokenizer (or meant to be, when the count failed): rows, the class's requests (every status); exact_rows, those built to count exactly the prompt tokens they asked for; not_exact, the rest by reason — template_floor (asked below what the template, opener and head alone count, so built to that floor; first_request_indices lists up to 10), count_failed (counting on the target failed before load, every request sized in words) and later_turns (a session's later turns, holding replies the server re-tokenizes) — each with why; null for a class sized in words because nothing could count",
+    "for a class sized on the target's tokenizer (or meant to be, when the count failed): rows, the class's requests (every status); exact_rows, those built to count exactly the prompt tokens they asked for; not_exact, the rest by reason — template_floor (asked below what the template, opener and head alone count, so built to that floor; first_request_indices lists up to 10), count_missed (a class of identical requests whose filler search on the target ended off the asked length), count_failed (counting on the target failed before load, every request sized in words) and later_turns (a session's later turns, holding replies the server re-tokenizes) — each with why; null for a class sized in words because nothing could count",
   'classes.<class>.prompt_length_check_error':
     'why the pre-load count of sampled bodies (prompt_length_check) failed; null when it was made or nothing could count. Without it, a class whose server reports no usage has nothing to prove its prompt lengths, and request_shape is not_evaluated',
 };
