@@ -379,7 +379,7 @@ export const AbortRules = closed(
     ),
     p95_over_slo: Type.Optional(
       positive(
-        "Stop when a class's rolling p95 (over window_s) of a latency its SLO bounds (TTFT on the SLO's basis, TPOT, e2e) exceeds this multiple of the bound.",
+        "Stop when a class's rolling p95 (over window_s) of a latency its SLO bounds (TTFT on the SLO's basis, TPOT, e2e) exceeds this multiple of the bound; a failed request ranks +∞, so more than 5% failed exceeds any multiple.",
       ),
     ),
     for_s: positive('Seconds a limit must be exceeded without a break before the run stops.'),

@@ -82,6 +82,13 @@ export interface PromptCalibration {
   record_tokens?: number[];
   /** Before load: a seeded sample of the class's real request bodies counted on the target. */
   check?: PromptLengthCheck;
+  /** Why that sample could not be counted (the count failed): no check stands for the class then. */
+  check_error?: string;
+  /**
+   * Why the class, with a way to count on the target, is not sized on it: its count failed (the
+   * tokenize endpoint or tokenizer file errored, or no token-exact vocabulary was found).
+   */
+  count_error?: string;
 }
 
 /** run.json `prompt_length_check`: a sample of real bodies counted on the target before any load. */

@@ -27,6 +27,7 @@ import type { LocalLayout } from '../local-layout.js';
 import { LOCAL_LAYOUT_DEFINITIONS } from '../local-layout.js';
 import { MAX_OFF_PLAN } from '../offered-arrivals.js';
 import { PROBES_AT_JOIN } from '../probe.js';
+import { PROMPT_EXACTNESS_DEFINITIONS, promptExactness } from '../prompt-exactness.js';
 import type { ClassTiming, RunStatus } from '../run-status.js';
 import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
 import { runSummaryLines } from '../run-summary.js';
@@ -136,6 +137,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     "how the class's prompts were sized before any load: server-tokenize (the whole request counted by the target's tokenize endpoint), tokenizer-file (counted with the tokenizer file the plan names) or words-unverified (filler words, one per intended token, never counted); a class of identical requests is sized to input_tokens (plan.prompt_calibration holds the sizes and the count), a class whose requests differ is built per request from the target's one-token words (plan.prompt_vocabulary)",
   'classes.<class>.prompt_length_check':
     "before any load, a seeded sample of the class's real request bodies (all of them up to 48, and at most 524,288 planned tokens with at least one body, so long contexts stay bounded) counted on the target: sampled, exact (counted exactly their planned prompt tokens), exact_share, max_abs_difference (largest |counted − planned|) and unreachable (planned above the asked length because the fixed costs alone exceed it); null when nothing could count; sessions count each sampled session's first turn, or a later user message alone",
+  ...PROMPT_EXACTNESS_DEFINITIONS,
   'classes.<class>.prompt_tokens_differ':
     'successful requests whose usage.prompt_tokens is not exactly their planned_prompt_tokens (requests.ndjson), and the largest difference; a session turn after the first holds replies the server re-tokenizes, so it is counted here but judged by request_shape within ±10%',
   'plan.prompt_vocabulary':
@@ -453,6 +455,8 @@ function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, u
       prompt_length_method: cal?.method ?? 'words-unverified',
       calibrated_prompt_tokens: cal?.counted_prompt_tokens ?? null,
       prompt_length_check: cal?.check ?? null,
+      prompt_length_check_error: cal?.check_error ?? null,
+      prompt_exactness: promptExactness(cal, c.shapes.get(cls.name)!.rows),
       prompt_tokens_differ: {
         requests: c.shapes.get(cls.name)!.promptDiffer,
         max_abs_difference: c.shapes.get(cls.name)!.promptMaxDifference,

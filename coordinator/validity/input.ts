@@ -10,7 +10,9 @@ import type { GlobalSchedule } from '../../shared/schedule.js';
 import type { Collector } from '../collector.js';
 import { exactQuantile } from '../exact/rank-select.js';
 import { histogramRankSummary } from '../histogram-verdict.js';
+import { promptExactness } from '../prompt-exactness.js';
 import { classFairness } from '../scrape/server-block.js';
+import type { ClassVerdict } from '../slo-verdict.js';
 import type { ClassEvidence, ClockResidualBasis, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
 
 /** The run facts the gates need beyond the collector. */
@@ -46,7 +48,7 @@ export function validityInput(f: RunFacts): ValidityInput {
         f.collector.sampleEvery === null
           ? all.exact.get('schedule_lag')
           : (histogramRankSummary(f.collector.mergedHistogram(cls.name, 'all', 'schedule_lag'), 0) ?? undefined);
-      const summary = f.classes[cls.name] as { windows: Record<string, Record<string, unknown>> };
+      const summary = f.classes[cls.name] as { windows: Record<string, Record<string, unknown>>; slo_verdict?: ClassVerdict };
       const evidence: ClassEvidence = {
         name: cls.name,
         openLoop: !isClosedLoop(cls),
@@ -83,6 +85,8 @@ export function validityInput(f: RunFacts): ValidityInput {
         promptMaxDifference: shape.promptMaxDifference,
         promptOutsideInexact: shape.promptOutsideInexact,
         promptLengthCheck: f.plan.prompt_calibration?.[cls.name]?.check ?? null,
+        promptLengthCheckError: f.plan.prompt_calibration?.[cls.name]?.check_error ?? null,
+        promptExactness: promptExactness(f.plan.prompt_calibration?.[cls.name], shape.rows),
         promptLengthMethod: f.plan.prompt_calibration?.[cls.name]?.method ?? 'words-unverified',
         calibratedPromptTokens: f.plan.prompt_calibration?.[cls.name]?.counted_prompt_tokens ?? null,
         completionMismatch: shape.completionMismatch,
@@ -93,6 +97,7 @@ export function validityInput(f: RunFacts): ValidityInput {
         canaryPassed: shape.canaryPassed,
         http200NotOk: shape.http200NotOk,
         slo: cls.slo ?? null,
+        sloVerdict: summary.slo_verdict ?? null,
         windows: Object.fromEntries(Object.entries(summary.windows).map(([w, m]) => [w, windowEvidence(m)])),
       };
       return evidence;
