@@ -2,6 +2,7 @@
 // one definition (plan-schema.ts); validation lives in plan-validate.ts. Everything here is plain
 // data that travels to agents unchanged.
 import type { Static } from '@sinclair/typebox';
+import type { ChatMessage } from './apis/contract.js';
 import type * as D from './plan-schema.js';
 import type { PromptVocabulary } from './prompt-vocabulary.js';
 
@@ -115,7 +116,7 @@ export type Plan = Omit<Static<typeof D.PlanFile>, '$schema' | 'target' | 'class
   prompt_vocabulary?: PromptVocabulary;
   /**
    * By API, where the plan's per-request classes send to APIs counted differently (with the chat
-   * template and without: shared/api-kinds.ts CHAT_TEMPLATED): the vocabulary found on each API
+   * template and without: shared/api-kinds.ts chatTemplated): the vocabulary found on each API
    * whose counting differs from the first per-request class's (prompt_vocabulary is that one).
    * Filled in by the coordinator, refused in a written plan.
    */
@@ -150,14 +151,7 @@ export type TraceFormat = TraceSpec['format'];
 export type DatasetSpec = Static<typeof D.DatasetSpec>;
 
 /** One chat message of a dataset record. */
-export interface ChatMessage {
-  role: string;
-  content: string;
-  /** An assistant reply that called tools (an agentic session sends it back, prompt.tool_loop). */
-  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
-  /** A role "tool" message: the call it answers. */
-  tool_call_id?: string;
-}
+export type { ChatMessage };
 
 /** One replayable trace row. */
 export interface TraceRow {

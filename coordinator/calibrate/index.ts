@@ -9,7 +9,7 @@
 // The results travel in the plan as run (`prompt_calibration`, `prompt_vocabulary`), so every
 // agent builds exactly the text that was counted.
 
-import { batchedApi, batchInputHead, CHAT_TEMPLATED, classApi } from '../../shared/api-kinds.js';
+import { batchedApi, batchInputHead, chatTemplated, classApi } from '../../shared/api-kinds.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { ApiKind, DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
@@ -53,10 +53,10 @@ export async function calibratePlan(plan: Plan, runId: string, log: (line: strin
     };
     const first = apis[0]!;
     out = { ...plan, prompt_vocabulary: await find(first) };
-    const other = apis.find((api) => CHAT_TEMPLATED[api] !== CHAT_TEMPLATED[first]);
+    const other = apis.find((api) => chatTemplated(api) !== chatTemplated(first));
     if (other) {
       const vocabulary = await find(other);
-      const byApi = Object.fromEntries(apis.filter((api) => CHAT_TEMPLATED[api] === CHAT_TEMPLATED[other]).map((api) => [api, vocabulary]));
+      const byApi = Object.fromEntries(apis.filter((api) => chatTemplated(api) === chatTemplated(other)).map((api) => [api, vocabulary]));
       out = { ...out, prompt_vocabularies: byApi };
     }
   }

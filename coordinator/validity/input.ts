@@ -1,7 +1,7 @@
 // Gathers what the validity gates read from the run's collector, schedule, summaries and scrapes
 // into one plain ValidityInput, so the gates themselves stay pure and testable with known numbers.
 
-import { API_METRICS, classApi } from '../../shared/api-kinds.js';
+import { apiMetrics, classApi } from '../../shared/api-kinds.js';
 import { describeLength, isFixedLength } from '../../shared/lengths.js';
 import type { Plan, TrafficClass } from '../../shared/plan.js';
 import { isClosedLoop, TRACE_DEFAULTS } from '../../shared/plan.js';
@@ -68,10 +68,10 @@ export function validityInput(f: RunFacts): ValidityInput {
           : `each request's own (${describeLength(cls.prompt.input_tokens)})`,
         outputTokens: isFixedLength(cls.prompt.output_tokens)
           ? cls.prompt.output_tokens
-          : cls.prompt.output_tokens === undefined && !API_METRICS[classApi(cls, f.plan.target)].streamed
+          : cls.prompt.output_tokens === undefined && !apiMetrics(classApi(cls, f.plan.target)).streamed
             ? 'none (the API generates no tokens)'
             : `each request's own (${describeLength(cls.prompt.output_tokens)})`,
-        generates: API_METRICS[classApi(cls, f.plan.target)].streamed,
+        generates: apiMetrics(classApi(cls, f.plan.target)).streamed,
         ignoreEos: cls.prompt.ignore_eos ?? true,
         cache: cls.load.model === 'trace' || cls.load.model === 'sessions' ? cls.load.model : (cls.prompt.cache ?? 'unique'),
         impliedPrefixHitTokens: f.collector.sessionTurns.get(cls.name)?.impliedHitTokens() ?? impliedHitsOf(f.plan, cls),
