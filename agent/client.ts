@@ -225,7 +225,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.finish(status, error);
   }
 
-  // A 200 counts only with every SSE event well formed and a [DONE]; usage only when the plan
+  // A 200 counts only with every SSE event well formed and the API's end (its terminator or end event); usage only when the plan
   // requires it (many gateways and providers never send it, and TTFT and e2e do not need it).
   private outcome(): [RequestStatus, string | null] {
     const r = this.record;
@@ -234,7 +234,10 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (this.flags & EventFlag.MALFORMED) return ['malformed_stream', 'an SSE event was not a JSON object'];
     if (this.flags & EventFlag.ERROR) return ['incomplete_stream', 'the stream carried an error event'];
     if (r.done_ns === null)
-      return ['incomplete_stream', this.parser.hasPartial() ? 'stream cut mid-event, no [DONE]' : 'stream ended without [DONE]'];
+      return [
+        'incomplete_stream',
+        this.parser.hasPartial() ? 'stream cut mid-event, before its end' : 'stream ended without its end event',
+      ];
     if (r.output_token_source === 'usage') return ['ok', null];
     if (this.requireUsage) return ['missing_usage', 'usage was requested but not sent (target.require_usage is true)'];
     this.countWithoutUsage();
@@ -351,14 +354,19 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (f & EventFlag.DONE) r.done_ns ??= t;
   }
 
-  // The one JSON.parse per request, after the timestamp is already taken; the adapter knows the usage's shape.
+  // A JSON.parse per usage event (one or two a request), after the timestamp is already taken; the
+  // adapter knows the usage's shape. Usage is folded: a count an event carries replaces the earlier
+  // one, so an API that reports input in its first event and output in a later one is read whole.
   private readUsage(data: string): void {
     try {
       const usage = this.adapter.usage(JSON.parse(data));
-      this.record.prompt_tokens = usage.prompt_tokens;
-      this.record.completion_tokens = usage.completion_tokens;
-      if (this.record.completion_tokens !== null) this.record.output_token_source = 'usage';
-      this.record.cached_tokens = usage.cached_tokens;
+      const r = this.record;
+      if (usage.prompt_tokens !== null) r.prompt_tokens = usage.prompt_tokens;
+      if (usage.completion_tokens !== null) {
+        r.completion_tokens = usage.completion_tokens;
+        r.output_token_source = 'usage';
+      }
+      if (usage.cached_tokens !== null) r.cached_tokens = usage.cached_tokens;
     } catch {
       this.flags |= EventFlag.MALFORMED;
     }

@@ -29,10 +29,10 @@ describe('requests in flight under one stop signal', () => {
     vi.advanceTimersByTime(699);
     expect(a.ended).toEqual([]);
     vi.advanceTimersByTime(1);
-    expect(a.ended).toEqual(['timeout: no [DONE] within 1000 ms']);
+    expect(a.ended).toEqual(['timeout: no end of stream within 1000 ms']);
     expect(c.ended).toEqual([]);
     vi.advanceTimersByTime(300);
-    expect(c.ended).toEqual(['timeout: no [DONE] within 1000 ms']);
+    expect(c.ended).toEqual(['timeout: no end of stream within 1000 ms']);
     expect(b.ended).toEqual([]);
   });
 

@@ -54,7 +54,7 @@ class Group {
         return;
       }
       this.items.delete(item);
-      item.abort('timeout', `no [DONE] within ${item.timeoutMs} ms`);
+      item.abort('timeout', `no end of stream within ${item.timeoutMs} ms`);
     }
   };
 }

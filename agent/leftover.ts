@@ -10,7 +10,7 @@ import type { RunPhase } from './run-phase.js';
 import { runStep } from './run-phase.js';
 import type { SessionOptions } from './session-options.js';
 import { helloOf, probeReply } from './session-options.js';
-import { readSpool } from './spool.js';
+import { readSpool, spoolDamage } from './spool.js';
 import { uploadSpool } from './upload.js';
 
 /**
@@ -21,7 +21,10 @@ export async function offerSpool(opts: SessionOptions, paths: readonly string[])
   const spools = await Promise.all(paths.map(readSpool));
   const header = spools[0]!.header;
   const entries = spools.flatMap((s) => s.entries);
-  opts.log(`found the spool of run ${header.run_id} (${entries.length} requests); offering it to the coordinator`);
+  const damage = spoolDamage(spools);
+  opts.log(
+    `found the spool of run ${header.run_id} (${entries.length} requests${damage ? `; ${damage}` : ''}); offering it to the coordinator`,
+  );
   let settle: (code: number) => void = () => {};
   const ended = new Promise<number>((r) => (settle = r));
   let linkClosed: () => void = () => {};

@@ -12,7 +12,7 @@ import { autoWorkers } from './self-test/auto-workers.js';
 import type { SelfTestMode } from './self-test/cache.js';
 import { selfTestFigures } from './self-test/cache.js';
 import { runAgent } from './session.js';
-import { terminateRuns } from './terminate.js';
+import { handleStopSignals } from './terminate.js';
 
 const CLOCK_DOMAIN = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -125,19 +125,9 @@ async function main(): Promise<number> {
   const token = o.token ?? process.env[TOKEN_ENV];
   if (!token)
     throw new LoadfleetError(ErrorCode.USAGE, `no token: pass --token or set $${TOKEN_ENV}`, { exitCode: ExitCode.INVALID_INPUT });
-  // SIGTERM (a pod's eviction or deletion, `systemctl stop`): hand over what was measured, then go.
-  process.once('SIGTERM', () => {
-    log('SIGTERM: stopping the load and handing every finished request to the coordinator');
-    void terminateRuns('the agent was terminated (SIGTERM)').then(({ runs, handedOver }) => {
-      if (runs > 0)
-        log(
-          handedOver === runs
-            ? `handed over ${runs === 1 ? 'its run' : `${runs} runs`}; exiting`
-            : `could not hand over ${runs - handedOver} run(s): the spool is kept in ${o.spoolDir} for a restarted agent`,
-        );
-      process.exit(ExitCode.INTERRUPTED);
-    });
-  });
+  // SIGTERM or SIGINT (a pod's eviction or deletion, a container's stop signal, `systemctl stop`,
+  // Ctrl-C): hand over what was measured, then go.
+  handleStopSignals(log, o.spoolDir);
   // Measured before joining, so the coordinator knows this agent's limits before it plans a run on it.
   const selfTest = await selfTestFigures(o.selfTest, log).catch((err: Error) => {
     log(`self-test failed (${err.message}); joining without figures`);

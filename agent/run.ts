@@ -20,9 +20,8 @@ import { takeStripe } from '../shared/shares.js';
 import { loadTokenizerFile } from '../shared/tokenizer-file.js';
 import { AfterReads } from './after-reads.js';
 import type { ApiAdapter } from './api/adapter.js';
-import { endpointPaths } from './api/adapter.js';
-import { API_ADAPTERS, adapterFor } from './api/index.js';
-import { imageMarker } from './api/openai-chat.js';
+import { apiAuthHeaders, endpointPaths } from './api/adapter.js';
+import { API_ADAPTERS, adapterFor, imageMarker } from './api/index.js';
 import type { RequestResult } from './client.js';
 import { startRequest } from './client.js';
 import { Conversations } from './conversations.js';
@@ -133,13 +132,15 @@ export class AgentRun implements ShareRunner {
     ({ origin: this.origin, modelsPath: this.modelsPath } = endpointPaths(plan.target.base_url, API_ADAPTERS.chat));
     const schedule = buildSchedule(plan);
     const commonHeaders = this.commonHeaders(plan.target);
-    this.commonHeadersValue = commonHeaders;
+    // Each API carries the key in its own headers (Bearer, x-api-key): the warm-up as the target's, each class as its own.
+    const key = this.apiKey(plan.target);
+    this.commonHeadersValue = { ...commonHeaders, ...apiAuthHeaders(plan.target.api, key) };
     this.classes = plan.classes.map((cls, i) => {
       const adapter = adapterFor(classApi(cls, plan.target), cls);
       const runtime = {
         cls,
         stripe: takeStripe(schedule.classes[i]!, share, i),
-        headers: { ...commonHeaders, ...(cls.headers ?? {}) },
+        headers: { ...commonHeaders, ...apiAuthHeaders(classApi(cls, plan.target), key), ...(cls.headers ?? {}) },
         adapter,
         path: endpointPaths(plan.target!.base_url, adapter).path,
       };
@@ -452,16 +453,18 @@ export class AgentRun implements ShareRunner {
   }
 
   private commonHeaders(target: Target): Record<string, string> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', ...(target.headers ?? {}) };
-    if (target.api_key_env) {
-      const key = process.env[target.api_key_env];
-      if (!key)
-        throw new LoadfleetError(
-          ErrorCode.AGENT_FAILED,
-          `the plan reads the API key from $${target.api_key_env}, which is not set on this agent`,
-        );
-      headers.authorization = `Bearer ${key}`;
-    }
-    return headers;
+    return { 'content-type': 'application/json', accept: 'text/event-stream', ...(target.headers ?? {}) };
+  }
+
+  // The key from target.api_key_env (undefined without one); a plan naming a variable that is unset here fails.
+  private apiKey(target: Target): string | undefined {
+    if (!target.api_key_env) return undefined;
+    const key = process.env[target.api_key_env];
+    if (!key)
+      throw new LoadfleetError(
+        ErrorCode.AGENT_FAILED,
+        `the plan reads the API key from $${target.api_key_env}, which is not set on this agent`,
+      );
+    return key;
   }
 }

@@ -1,9 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blankRecord } from '../shared/metrics.js';
-import { findSpools, readSpool, Spool } from './spool.js';
+import { findSpools, readSpool, Spool, spoolDamage } from './spool.js';
 
 describe('spool files', () => {
   it("finds every worker thread's spool of the newest run, and nothing of older runs or other agents", async () => {
@@ -33,5 +33,25 @@ describe('spool files', () => {
       [3, [1, 2.5]],
       [4, []],
     ]);
+  });
+
+  it('drops a torn last line and counts damaged lines before it, never silently', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loadfleet-spool-'));
+    const spool = await Spool.open(dir, { run_id: 'r', agent_id: 'a', windows: [] });
+    const record = { ...blankRecord('c', 0, null), status: 'ok' as const };
+    spool.append([0, 1, 2].map((i) => ({ record: { ...record, request_index: i }, gaps: [] })));
+    await spool.close(false);
+    const whole = await readSpool(spool.path);
+    expect([whole.entries.length, whole.tornLast, whole.corruptLines, spoolDamage([whole])]).toEqual([3, false, 0, '']);
+    // A byte flipped inside the second record, and a last record cut mid-write.
+    const lines = readFileSync(spool.path, 'utf8').split('\n');
+    lines[2] = lines[2]!.replace('{', '#');
+    writeFileSync(spool.path, `${lines.slice(0, 4).join('\n')}\n{"record":{"class`);
+    const read = await readSpool(spool.path);
+    expect(read.entries.map((e) => e.record.request_index)).toEqual([0, 2]);
+    expect([read.tornLast, read.corruptLines]).toEqual([true, 1]);
+    expect(spoolDamage([read, whole])).toBe(
+      '1 torn last line(s) dropped (a write cut by the crash); 1 damaged line(s) that do not parse, each a request lost',
+    );
   });
 });

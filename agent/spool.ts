@@ -96,19 +96,48 @@ export async function keepSpools(dir: string, agentId: string, runId: string): P
   return mine.length;
 }
 
-/** Reads a spool; a torn last line (the process died mid-write) is dropped. */
-export async function readSpool(path: string): Promise<{ header: SpoolHeader; entries: SpoolEntry[] }> {
+/** A spool read back: its header, its entries, and the lines it could not parse, counted. */
+export interface SpoolRead {
+  header: SpoolHeader;
+  entries: SpoolEntry[];
+  /** The last line was cut mid-write (the process died writing it): that one request is not in `entries`. */
+  tornLast: boolean;
+  /** Lines before the last that do not parse: not a torn write but damage, each a request lost. */
+  corruptLines: number;
+}
+
+/**
+ * Reads a spool. A torn last line is expected after a crash and is dropped; any other line that
+ * does not parse is damage, counted apart so the caller can say so instead of uploading a short
+ * spool as if it were whole.
+ */
+export async function readSpool(path: string): Promise<SpoolRead> {
   const lines = (await readFile(path, 'utf8')).split('\n').filter((l) => l.length > 0);
   const header = parseExact<SpoolHeader>(lines[0]!);
   const entries: SpoolEntry[] = [];
-  for (const line of lines.slice(1)) {
+  let tornLast = false;
+  let corruptLines = 0;
+  const body = lines.slice(1);
+  body.forEach((line, i) => {
     try {
       entries.push(parseExact<SpoolEntry>(line));
     } catch {
-      // only the last line can be torn
+      if (i === body.length - 1) tornLast = true;
+      else corruptLines++;
     }
-  }
-  return { header, entries };
+  });
+  return { header, entries, tornLast, corruptLines };
+}
+
+/** The words a log line uses for what a spool read could not parse ('' when it read whole). */
+export function spoolDamage(reads: readonly Pick<SpoolRead, 'tornLast' | 'corruptLines'>[]): string {
+  const torn = reads.filter((r) => r.tornLast).length;
+  const corrupt = reads.reduce((n, r) => n + r.corruptLines, 0);
+  const parts = [
+    ...(torn > 0 ? [`${torn} torn last line(s) dropped (a write cut by the crash)`] : []),
+    ...(corrupt > 0 ? [`${corrupt} damaged line(s) that do not parse, each a request lost`] : []),
+  ];
+  return parts.join('; ');
 }
 
 /** Marks a spool that could not be handed over, so the agent can join new runs. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openaiChat } from './api/openai-chat.js';
-import { openaiCompletions } from './api/openai-completions.js';
+import { openaiChat } from '../shared/apis/openai-chat.js';
+import { openaiCompletions } from '../shared/apis/openai-completions.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 
 const chunk = (delta: string): string =>

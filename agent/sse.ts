@@ -4,6 +4,10 @@
 // chunk, no per-event slices or line arrays (at tens of thousands of chunks a second, those were
 // most of the parser's cost and garbage).
 
+import type { DeltaPatterns } from '../shared/apis/contract.js';
+
+export type { DeltaPatterns } from '../shared/apis/contract.js';
+
 const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
@@ -83,32 +87,16 @@ export const EventFlag = {
   TOOL_CALL: 64,
 } as const;
 
-/** What an API adapter provides to classify its events without parsing JSON (its response contract). */
-export interface DeltaPatterns {
-  /** Matches a non-empty visible-text delta. */
-  content: RegExp;
-  /** Matches a non-empty reasoning delta, or null for APIs without reasoning. */
-  reasoning: RegExp | null;
-  /** The event that ends a stream: an exact payload (`[DONE]`) or a pattern over a JSON event. */
-  done: string | RegExp;
-  /** Matches an event carrying the usage object. */
-  usage: RegExp;
-  /** Matches an API's own error event (besides `{"error": …}`), if it has one. */
-  error?: RegExp;
-  /** Matches a streamed tool-call delta, for APIs that have them. */
-  toolCall?: RegExp;
-}
-
 const ERROR_EVENT = /^\{\s*"error"\s*:/;
 
 /**
- * Classifies a payload by scanning, not parsing: the end of the stream, non-empty
- * content/reasoning deltas, a usage object, an error object. A payload that is not a braced object
- * (nor the end marker) is MALFORMED (a cheap structural check; the one usage event per request is
- * fully parsed by the caller).
+ * Classifies a payload by scanning, not parsing, with its API's patterns: the end of the stream
+ * (its terminator payload, or its end event), non-empty content/reasoning deltas, a usage object,
+ * an error object. A payload that is not a braced object (nor the terminator) is MALFORMED (a
+ * cheap structural check; the few usage events per request are fully parsed by the caller).
  */
 export function classifyEvent(data: string, patterns: DeltaPatterns): number {
-  if (data === patterns.done || data === '[DONE]') return EventFlag.DONE;
+  if (data === patterns.terminator) return EventFlag.DONE;
   const trimmed = data.trim();
   if (trimmed.charCodeAt(0) !== 0x7b || trimmed.charCodeAt(trimmed.length - 1) !== 0x7d) return EventFlag.MALFORMED; // { … }
   if (ERROR_EVENT.test(trimmed) || patterns.error?.test(trimmed)) return EventFlag.ERROR;
@@ -117,6 +105,6 @@ export function classifyEvent(data: string, patterns: DeltaPatterns): number {
   if (patterns.reasoning?.test(trimmed)) flags |= EventFlag.REASONING;
   if (patterns.usage.test(trimmed)) flags |= EventFlag.USAGE;
   if (patterns.toolCall?.test(trimmed)) flags |= EventFlag.TOOL_CALL;
-  if (typeof patterns.done !== 'string' && patterns.done.test(trimmed)) flags |= EventFlag.DONE;
+  if (patterns.doneEvent?.test(trimmed)) flags |= EventFlag.DONE;
   return flags;
 }

@@ -14,7 +14,7 @@ import type { BenchContext, Suite, SuiteResult, TableRow } from './suite.js';
 import { fmt } from './suite.js';
 
 const CLASS = 'bench';
-/** The goal (issue 15): a 1M-request run keeps the coordinator under 1 GB. */
+/** The goal: a 1M-request run keeps the coordinator under 1 GB. */
 const GOAL_MIB = 1024;
 
 /** A run's size: requests, their intended rate, and the synthetic agents that send them. */
@@ -25,7 +25,7 @@ export interface Size {
 }
 
 /**
- * The goal (issue 23): each further request costs the coordinator at most this many bytes, so a
+ * The goal: each further request costs the coordinator at most this many bytes, so a
  * day-long run fits: the plan's schedule (8 bytes per arrival) and a few bits of bookkeeping.
  */
 const GOAL_BYTES_PER_REQUEST = 16;

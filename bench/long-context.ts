@@ -1,4 +1,4 @@
-// long_context: what a 32k- and a 128k-token prompt costs to build and to count (issue 21). The
+// long_context: what a 32k- and a 128k-token prompt costs to build and to count. The
 // vocabulary is found on the test's tiny tokenizer.json (its one-token words, its chat template), a
 // per-request class's body is built as an agent builds it — the first one (its class's word stream
 // grows) and then the steady cost per request — and counted with the tokenizer file (the slowest

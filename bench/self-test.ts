@@ -3,7 +3,7 @@
 // the limits it states — CPU per request start, chunk and finish, memory per open stream, the
 // event-loop utilisation at which the first-token stamp error passes 1/5/20 ms, and how often the
 // stamp's uncertainty estimate covered the error. Goals: it takes "a couple of seconds" (≤ 3 s)
-// and an open stream costs ≤ 10 KiB (issue 24; measured here at the self-test's 256 streams).
+// and an open stream costs ≤ 10 KiB (measured here at the self-test's 256 streams).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

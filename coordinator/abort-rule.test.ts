@@ -66,6 +66,20 @@ describe('abort rules', () => {
     );
   });
 
+  it('rank failed requests +∞ in the rolling p95: fast successes beside 429s still exceed it', () => {
+    // 80% rejected, the successes fast: the successful-only p95 is 50 ms, but the failures hold the p95.
+    const w = new AbortWatch({ p95_over_slo: 3, for_s: 1, window_s: 2 }, { classes: [cls] });
+    w.add(stream(0, 4, (t, i) => ended(t, i % 5 === 0, 50)));
+    expect(w.check(2 * S)).toBeNull();
+    expect(w.check(3 * S)).toBe(
+      'abort rule abort.p95_over_slo: class rt rolling p95 ttft a failed request (16 of 20 failed, ranked +∞) > 3 × its bound 100 ms for 1 s (window 2 s)',
+    );
+    // 1 failure in 20 (5%) does not hold the p95: it falls on a fast success, nothing fires.
+    const few = new AbortWatch({ p95_over_slo: 3, for_s: 1, window_s: 2 }, { classes: [cls] });
+    few.add(stream(0, 4, (t, i) => ended(t, i % 20 !== 7, 50)));
+    expect([2, 3, 4].map((t) => few.check(t * S))).toEqual([null, null, null]);
+  });
+
   it('are validated: something to stop on, and a bound to multiply', () => {
     const plan = (abort: unknown, slo?: unknown) => ({
       schema: 'loadfleet.plan/v1',

@@ -1,13 +1,14 @@
 // Pure: the plan's abort rules (k6's abortOnFail, GuideLLM's over-saturation stop) watched while a
 // run goes on. Each second the coordinator asks: has a class, over the requests that ended in the
 // last window_s, failed more than error_share_above, or had a p95 beyond p95_over_slo × a latency
-// bound of its SLO, at every check for for_s seconds? Then the run stops, aborted, with the rule.
+// bound of its SLO (failed requests ranked +∞, as the SLO verdict ranks them), at every check for
+// for_s seconds? Then the run stops, aborted, with the rule.
 import type { Static } from '@sinclair/typebox';
-import { nearestRank } from '../shared/histogram.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { metricNs } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import type { AbortRules } from '../shared/plan-schema.js';
+import { failureRank } from './failure-rank.js';
 import type { VerdictMetric } from './window-stats.js';
 import { boundedMetrics } from './window-stats.js';
 
@@ -107,18 +108,24 @@ export class AbortWatch {
     }
     const multiple = this.rules.p95_over_slo;
     if (multiple !== undefined && slo) {
+      const failed = inWindow.filter((e) => !e.ok).length;
       this.metrics.get(cls)!.forEach((m, i) => {
         const bound = slo[BOUND_KEY[m]]!;
+        const limit = multiple * bound;
         const values = Float64Array.from(
           inWindow.flatMap((e) => (e.values[i] === null || e.values[i] === undefined ? [] : [e.values[i]! / 1e6])),
         ).sort();
-        const p95 = values.length >= this.minRequests ? nearestRank(values, 0.95) : null;
-        out.push({
-          name: m,
-          rule: 'p95_over_slo',
-          exceeded: p95 !== null && p95 > multiple * bound,
-          text: `rolling p95 ${m} ${p95 === null ? '–' : p95.toFixed(1)} ms > ${multiple} × its bound ${bound} ms`,
-        });
+        // A failed request ranks +∞, as in the SLO verdict: more than 5% failed puts the p95 past any multiple.
+        const at = failureRank({ requests: inWindow.length, failed, measured: values.length });
+        const p95 = at.kind === 'measured' ? values[at.rank - 1]! : null;
+        const exceeded = enough && (at.kind === 'failures_decide' || (p95 !== null && p95 > limit));
+        const figure =
+          at.kind === 'failures_decide'
+            ? `a failed request (${failed} of ${inWindow.length} failed, ranked +∞)`
+            : p95 === null
+              ? '–'
+              : `${p95.toFixed(1)} ms`;
+        out.push({ name: m, rule: 'p95_over_slo', exceeded, text: `rolling p95 ${m} ${figure} > ${multiple} × its bound ${bound} ms` });
       });
     }
     return out;

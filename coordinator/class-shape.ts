@@ -11,9 +11,11 @@ import { sessionOfRequest } from '../shared/session-shape.js';
 
 /**
  * The prompt tokens request `index` of a class is planned to count on the target and the output it
- * asks for; `exact` unless its prompt holds replies the server re-tokenizes (a session's later turns).
+ * asks for; `exact` unless its prompt holds replies the server re-tokenizes (a session's later turns);
+ * `asked`, the prompt tokens it asked for: below the template floor (the tokens of the template,
+ * opener and head alone) a request is built to the floor, so it counts more than it asked.
  */
-export type ExpectedShape = (requestIndex: number) => { inputTokens: number; outputTokens: number; exact?: boolean };
+export type ExpectedShape = (requestIndex: number) => { inputTokens: number; outputTokens: number; exact?: boolean; asked?: number };
 
 /** Per-request plans: the class's fixed lengths (as counted), or each request's own from the schedule (or drawn for it, closed loop). */
 export function expectedShape(plan: Plan, cls: TrafficClass, schedule: ClassSchedule): ExpectedShape {
@@ -26,16 +28,16 @@ export function expectedShape(plan: Plan, cls: TrafficClass, schedule: ClassSche
     return (i) => {
       const { session, turn } = sessionOfRequest(i, count);
       const users = (sessions.userTokens[session] ?? []).map((u, k) => text.userMessageTokens(k + 1, u));
-      return {
-        inputTokens: sessionTurnTokens(text.vocab, users, sessions.outputTokens[session] ?? [], turn),
-        outputTokens: sessions.outputTokens[session]?.[turn - 1] ?? Number.NaN,
-        exact: turn === 1,
-      };
+      const inputTokens = sessionTurnTokens(text.vocab, users, sessions.outputTokens[session] ?? [], turn);
+      // A first turn asked for the template and its user message; a later turn is not judged exact.
+      const asked = turn === 1 ? text.vocab.request_tokens + (sessions.userTokens[session]?.[0] ?? Number.NaN) : inputTokens;
+      return { inputTokens, outputTokens: sessions.outputTokens[session]?.[turn - 1] ?? Number.NaN, exact: turn === 1, asked };
     };
   }
   if (!variesPerRequest(cls)) {
     const counted = plan.prompt_calibration?.[cls.name]?.counted_prompt_tokens;
-    const fixed = { inputTokens: counted ?? (cls.prompt.input_tokens as number), outputTokens: cls.prompt.output_tokens as number };
+    const asked = cls.prompt.input_tokens as number;
+    const fixed = { inputTokens: counted ?? asked, outputTokens: cls.prompt.output_tokens as number, asked };
     return () => fixed;
   }
   const r = schedule.requests;
@@ -48,9 +50,28 @@ export function expectedShape(plan: Plan, cls: TrafficClass, schedule: ClassSche
           ...(r.records.length > 0 && { record: r.records[i]! }),
         }
       : shapes.at(i);
-    return { inputTokens: text.planned(shape), outputTokens: shape.outputTokens };
+    const planned = text.planned(shape);
+    // A dataset record is sent as written: it asks for what it counts.
+    return { inputTokens: planned, outputTokens: shape.outputTokens, asked: shape.record === undefined ? shape.inputTokens : planned };
   };
 }
+
+/** How a class's requests were built against the prompt tokens each asked for. */
+export interface RowExactness {
+  rows: number;
+  /** Built to count exactly the tokens asked for (as planned on the target). */
+  exact: number;
+  /** Asked below the template floor, so built to the floor; and the first such request indices. */
+  floor: number;
+  floorFirst: number[];
+  /** Built to fewer tokens than asked (a class of identical requests whose filler search ended short). */
+  short: number;
+  /** A session's later turns: they hold replies the server re-tokenizes, so no client plans them exactly. */
+  laterTurns: number;
+}
+
+/** Request indices listed per reason at most. */
+const FIRST_ROWS = 10;
 
 /** A prompt within this share of its target length has the planned shape (domain.md §5). */
 export const PROMPT_TOLERANCE = 0.1;
@@ -78,6 +99,8 @@ export class ClassShape {
   completionMismatch = 0;
   /** Successful requests by where their completion_tokens came from. */
   readonly outputSources: Record<OutputTokenSource, number> = { usage: 0, tokenizer: 0, chunks: 0 };
+  /** Every request of the class (every status), and how each was built (prompt-exactness.ts). */
+  readonly rows: RowExactness = { rows: 0, exact: 0, floor: 0, floorFirst: [], short: 0, laterTurns: 0 };
   /** Responses with HTTP 200 that did not end as a clean stream (cut, no usage, malformed, timed out). */
   http200NotOk = 0;
   /** Responses whose canary was checked (clean streams of a prompt.canary class), and how many passed. */
@@ -111,6 +134,7 @@ export class ClassShape {
       this.canarySamples++;
       if (r.canary.passed) this.canaryPassed++;
     }
+    this.countRow(r.request_index);
     // A failed canary is a clean stream with the wrong words: stream integrity is not what failed.
     if (r.http_status === 200 && r.status !== 'ok' && r.status !== 'canary_failed') this.http200NotOk++;
     if (r.status !== 'ok') return;
@@ -141,6 +165,18 @@ export class ClassShape {
     if (r.output_token_source !== null) this.outputSources[r.output_token_source]++;
     // Only the server's own count can prove the output length: a text re-count or a chunk count cannot.
     if (r.output_token_source === 'usage' && r.completion_tokens !== outputTokens) this.completionMismatch++;
+  }
+
+  // Whether the request was built to count exactly the prompt tokens it asked for, and if not why.
+  private countRow(index: number): void {
+    const e = this.expected(index);
+    this.rows.rows++;
+    if (e.exact === false) this.rows.laterTurns++;
+    else if (e.asked !== undefined && e.inputTokens > e.asked) {
+      this.rows.floor++;
+      if (this.rows.floorFirst.length < FIRST_ROWS) this.rows.floorFirst.push(index);
+    } else if (e.asked !== undefined && e.inputTokens < e.asked) this.rows.short++;
+    else this.rows.exact++;
   }
 
   /** The prompt tokens request `index` is planned to count. */

@@ -16,4 +16,24 @@ describe('embedded engine-sim flags', () => {
     expect(embeddedSimArgs(plan('trace'), ['--gateway'])).toEqual(['--gateway', '--enable-prefix-caching']);
     expect(embeddedSimArgs(plan('sessions'), ['--enable-prefix-caching'])).toEqual(['--enable-prefix-caching']);
   });
+
+  it('serve the LoRA adapters the classes name, unless the user chose', () => {
+    const lora: Plan = {
+      ...plan('poisson'),
+      classes: [
+        { name: 'a', prompt: {}, load: { model: 'poisson', phases: [] }, adapters: [{ model: 'sql', weight: 1 }] },
+        {
+          name: 'b',
+          prompt: {},
+          load: { model: 'poisson', phases: [] },
+          adapters: [
+            { model: 'code', weight: 1 },
+            { model: 'sql', weight: 2 },
+          ],
+        },
+      ],
+    };
+    expect(embeddedSimArgs(lora, ['--gateway'])).toEqual(['--gateway', '--lora-modules', 'sql,code']);
+    expect(embeddedSimArgs(lora, ['--lora-modules=x'])).toEqual(['--lora-modules=x']);
+  });
 });

@@ -2,10 +2,11 @@
 // `coordinator`: runs a plan across a fleet of N agents and writes one merged, aligned run
 // directory; runs sweeps and experiments (arms × repeats) over one fleet and rebuilds their analysis.
 import { Command } from 'commander';
-import { ExitCode, exitCodeOf, formatError } from '../shared/errors.js';
+import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import { loadPlanFile } from '../shared/plan-read.js';
 import { analyzeCommand } from './analysis/command.js';
+import { runDirsUnder, writeBenchmarkReports } from './artifacts/benchmark-report-write.js';
 import { addVersionAndExamples } from './cli-help.js';
 import type { RunFlags } from './cli-options.js';
 import { addFailOnSloOption, addRunFlags, recordsMode, runOptionsFromFlags } from './cli-options.js';
@@ -117,6 +118,17 @@ program
   .argument('<dir>', 'a run directory (run.json) or an experiment directory (analysis.json)')
   .action(async (dir: string) => {
     for (const path of await writeReports(dir)) process.stdout.write(`${path}\n`);
+  });
+
+program
+  .command('benchmark-report')
+  .description('(re)write the llm-d Benchmark Reports (v0.2.1, YAML and JSON) of a run, or of every run of a sweep or experiment')
+  .argument('<dir>', 'a run directory, or a sweep or experiment directory holding runs')
+  .action(async (dir: string) => {
+    const runs = await runDirsUnder(dir);
+    if (runs.length === 0)
+      throw new LoadfleetError(ErrorCode.USAGE, `no run.json at or under ${dir}`, { exitCode: ExitCode.INVALID_INPUT });
+    for (const run of runs) for (const path of await writeBenchmarkReports(run)) process.stdout.write(`${path}\n`);
   });
 
 sweepCommand(program);

@@ -10,7 +10,7 @@ function turn(session: number, t: number, ok: boolean): RequestRecord {
   return { ...blankRecord('chat', session * 10 + t, null), session_id: session, turn: t, status: ok ? 'ok' : 'http_error', done_ns: 1 };
 }
 
-describe('session turn counts (issue 22)', () => {
+describe('session turn counts', () => {
   it('counts turns cut by the run end apart from turns abandoned after a failure', () => {
     const ones = (n: number) => Array.from({ length: n }, () => 1);
     const shapes = {
@@ -26,7 +26,7 @@ describe('session turn counts (issue 22)', () => {
   });
 });
 
-describe('session turn TTFTs through an exact sink (issue 23)', () => {
+describe('session turn TTFTs through an exact sink', () => {
   it('gives the nearest-rank p50 and p95 of each turn from the sink, in memory or from the run store', async () => {
     const ones = (n: number) => Array.from({ length: n }, () => 1);
     const shapes = { turns: [2, 2, 2], userTokens: [2, 2, 2].map(ones), outputTokens: [2, 2, 2].map(ones), thinkNs: [1, 1, 1].map(ones) };

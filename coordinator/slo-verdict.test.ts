@@ -129,7 +129,7 @@ describe('SLO verdict per window', () => {
   });
 });
 
-describe('failures count against latency bounds (issue 22)', () => {
+describe('failures count against latency bounds', () => {
   const TTFT_ONLY: Slo = { ttft_p95_ms: 500 };
 
   it('98 of 100 requests rejected with 429 miss a latency-only SLO, though the 2 successes were fast', () => {
@@ -157,7 +157,7 @@ describe('failures count against latency bounds (issue 22)', () => {
   });
 });
 
-describe('the unmeasurable is not_evaluable, never missed (issue 22)', () => {
+describe('the unmeasurable is not_evaluable, never missed', () => {
   const TPOT: Slo = { tpot_p95_ms: 50, success_rate_min: 0.99 };
 
   it('TPOT of 100 successes streamed without usage or tokenizer (chunk counts) is not evaluable, with the reason', () => {
@@ -196,6 +196,56 @@ describe('the unmeasurable is not_evaluable, never missed (issue 22)', () => {
       ...Array.from({ length: 10 }, (_, i) => rejected(90 + i)),
     ];
     expect(windowVerdict(TPOT, window(records, TPOT)).verdict).toBe('missed');
+  });
+
+  it('90 of 100 rejected with 429 beside 10 one-token answers miss a TPOT-only SLO: the failures decide the p95', () => {
+    const tpotOnly: Slo = { tpot_p95_ms: 50 };
+    const records = [
+      ...Array.from({ length: 10 }, (_, i) => ({ ...ok(10, i), completion_tokens: 1 })),
+      ...Array.from({ length: 90 }, (_, i) => rejected(10 + i)),
+    ];
+    const v = windowVerdict(tpotOnly, window(records, tpotOnly));
+    expect(v.verdict).toBe('missed');
+    expect(v.criteria[0]).toMatchObject({
+      figure: null,
+      met: false,
+      on_failure: true,
+      ranked: 90,
+      failed: 90,
+      unmeasured: 10,
+      reason: null,
+    });
+    const cls = classVerdict(tpotOnly, new Map([['all', window(records, tpotOnly)]]));
+    expect(verdictLine('rt', cls)).toBe('rt: SLO MISSED over the whole run — p95 TPOT a failed request (90 of 100 failed) > 50 ms');
+  });
+
+  it('5 failures of 100 beside unmeasured successes do not decide the p95: not evaluable, never missed; 6 do', () => {
+    const tpotOnly: Slo = { tpot_p95_ms: 50 };
+    const withFailures = (failed: number) => [
+      ...Array.from({ length: 100 - failed }, (_, i) => ({ ...ok(10, i), completion_tokens: 1 })),
+      ...Array.from({ length: failed }, (_, i) => rejected(100 - failed + i)),
+    ];
+    const five = windowVerdict(tpotOnly, window(withFailures(5), tpotOnly));
+    expect(five.verdict).toBe('not_evaluable');
+    expect(five.criteria[0]).toMatchObject({ met: null, on_failure: false, failed: 5, unmeasured: 95 });
+    expect(five.reason).toMatch(/95 with a 1-token output.*the 5 failed of 100 requests \(ranked \+∞\) are too few/);
+    expect(windowVerdict(tpotOnly, window(withFailures(6), tpotOnly)).criteria[0]).toMatchObject({ met: false, on_failure: true });
+  });
+
+  it('measured and unmeasured successes with a few failures: a p95 the failures do not decide is not pinned on them', () => {
+    // 90 measured at 10 ms TPOT, 6 one-token, 4 rejected of 100: ranked (measured + failed) 94, its
+    // p95 rank 90 is the last measured value, so the bound is judged on it.
+    const mix = (measured: number, oneToken: number, failed: number) => [
+      ...Array.from({ length: measured }, (_, i) => ok(10, i)),
+      ...Array.from({ length: oneToken }, (_, i) => ({ ...ok(10, measured + i), completion_tokens: 1 })),
+      ...Array.from({ length: failed }, (_, i) => rejected(measured + oneToken + i)),
+    ];
+    const tpotOnly: Slo = { tpot_p95_ms: 50 };
+    expect(windowVerdict(tpotOnly, window(mix(90, 6, 4), tpotOnly)).criteria[0]).toMatchObject({ figure: 10, met: true });
+    // 2 measured, 93 one-token, 5 rejected: ranked 7, its rank 7 is a failure, yet 5 of 100 do not decide it.
+    const open = windowVerdict(tpotOnly, window(mix(2, 93, 5), tpotOnly));
+    expect(open.criteria[0]).toMatchObject({ met: null, on_failure: false, ranked: 7, failed: 5, unmeasured: 93 });
+    expect(open.verdict).toBe('not_evaluable');
   });
 
   it('all requests failed: a TPOT bound is missed (failures rank +∞), not unevaluable', () => {

@@ -2,14 +2,17 @@
 // from the SLO-proof gate (which says whether this answer can be trusted). Percentiles are exact
 // nearest rank over the window's own records, so a bound met exactly is met and one request past
 // the rank flips the verdict — no histogram bucket decides a verdict at its boundary.
-// Two rules keep the verdict honest (issue 22): a failed request ranks +∞ in every latency
-// percentile, so 98 rejections and 2 fast answers miss a TTFT bound; and a bound no successful
-// request could be measured on (TPOT without counted tokens) is not_evaluable, never missed.
+// Two rules keep the verdict honest: a failed request ranks +∞ in every latency percentile, so 98
+// rejections and 2 fast answers miss a TTFT bound, and 90 rejections beside 10 one-token answers
+// miss a TPOT bound (the failures decide the p95 whatever the successes carried); and a bound is
+// not_evaluable only when the requests that would decide it carry no value of the metric (TPOT
+// without counted tokens), never when the failures already decide it.
 import { formatMs, formatPct } from '../shared/format.js';
 import type { Slo } from '../shared/plan.js';
 import { sloTtftMetric } from '../shared/plan.js';
 import type { ExactSummary } from './exact/rank-select.js';
 import { exactQuantile } from './exact/rank-select.js';
+import { failureRank } from './failure-rank.js';
 
 /** A verdict: `not_evaluable` when the window holds nothing to judge. */
 export type SloVerdictValue = 'met' | 'missed' | 'not_evaluable';
@@ -20,7 +23,7 @@ export interface SloCriterion {
   criterion: 'ttft_p95_ms' | 'tpot_p95_ms' | 'e2e_p95_ms' | 'success_rate_min';
   /**
    * The p95 in ms over every request of the window with failures ranked +∞, or the success rate
-   * in [0, 1]; null when the p95 falls on a failed request (see on_failure) or nothing measured it.
+   * in [0, 1]; null when the failures decide the p95 (see on_failure) or it could not be judged.
    */
   figure: number | null;
   bound: number;
@@ -28,7 +31,7 @@ export interface SloCriterion {
   comparison: '<=' | '>=';
   /** null: not evaluable (see reason). */
   met: boolean | null;
-  /** Latency bounds: the p95's rank fell on a failed request (+∞), so the bound is missed. */
+  /** Latency bounds: the failures alone put the p95 on +∞ (more than 5% of the requests failed), so the bound is missed. */
   on_failure?: boolean;
   /** Latency bounds: requests ranked (measured successes + failures), failures among them, successes without the metric. */
   ranked?: number;
@@ -84,7 +87,7 @@ function metricOf(key: (typeof LATENCY_BOUNDS)[number], slo: Slo): string {
   return key === 'ttft_p95_ms' ? sloTtftMetric(slo.basis) : key === 'tpot_p95_ms' ? 'tpot' : 'e2e';
 }
 
-/** Successful requests without the metric, and why none could carry it (the not_evaluable reason). */
+/** Successful requests without the metric, and why they carry none (the not_evaluable reason). */
 function unmeasured(key: (typeof LATENCY_BOUNDS)[number], w: VerdictWindowInput): { n: number; why: string } {
   if (key === 'tpot_p95_ms') {
     const n = w.okUncountedOutput + w.okOneToken;
@@ -97,34 +100,36 @@ function unmeasured(key: (typeof LATENCY_BOUNDS)[number], w: VerdictWindowInput)
   if (key === 'ttft_p95_ms')
     return {
       n: w.okWithoutFirstToken,
-      why: `no successful request had a first content token (${w.okWithoutFirstToken} of ${w.completed} without one)`,
+      why:
+        w.okWithoutFirstToken === w.completed
+          ? `no successful request had a first content token (${w.okWithoutFirstToken} of ${w.completed} without one)`
+          : `${w.okWithoutFirstToken} of ${w.completed} successful requests had no first content token`,
     };
   return { n: 0, why: 'no successful request had an end time' };
 }
 
-/** One latency bound: the nearest-rank p95 over every request, failures ranked +∞. */
+/** One latency bound: the nearest-rank p95 over every request, failures ranked +∞ (failure-rank.ts). */
 function latencyCriterion(key: (typeof LATENCY_BOUNDS)[number], bound: number, slo: Slo, w: VerdictWindowInput): SloCriterion {
   const s = w.verdictExact.get(metricOf(key, slo));
   const ranked = s?.count ?? 0;
   const base = { criterion: key, bound, comparison: '<=' as const };
   const um = unmeasured(key, w);
-  if (w.requests === 0) return { ...base, figure: null, met: null, reason: 'no request of the class fell in this window' };
-  // Successes exist but none carries the metric: the bound cannot be judged. Failures alone do
-  // not decide it then; they count against success_rate_min and every bound a success can show.
-  if (w.completed > 0 && ranked - w.failed === 0)
-    return { ...base, figure: null, met: null, ranked, failed: w.failed, unmeasured: um.n, reason: um.why };
-  const p95 = exactP95Ms(s);
-  const onFailure = p95 === null || p95 === Number.POSITIVE_INFINITY;
-  return {
-    ...base,
-    figure: onFailure ? null : p95,
-    met: onFailure ? false : p95 <= bound,
-    on_failure: onFailure,
-    ranked,
-    failed: w.failed,
-    unmeasured: um.n,
-    reason: null,
-  };
+  const counts = { ranked, failed: w.failed, unmeasured: um.n };
+  const at = failureRank({ requests: w.requests, failed: w.failed, measured: ranked - w.failed });
+  if (at.kind === 'empty') return { ...base, figure: null, met: null, reason: 'no request of the class fell in this window' };
+  // More than 5% of every request failed: the p95 is +∞ whatever the successes carried, measured or not.
+  if (at.kind === 'failures_decide') return { ...base, figure: null, met: false, on_failure: true, ...counts, reason: null };
+  // The successes without the metric decide it: a bound that cannot be measured is never missed.
+  if (at.kind === 'unmeasured_decide')
+    return { ...base, figure: null, met: null, on_failure: false, ...counts, reason: openReason(um.why, w) };
+  const p95 = exactP95Ms(s)!;
+  return { ...base, figure: p95, met: p95 <= bound, on_failure: false, ...counts, reason: null };
+}
+
+// Why the unmeasured successes, not the failures, decide a bound.
+function openReason(why: string, w: VerdictWindowInput): string {
+  if (w.failed === 0) return why;
+  return `${why}; the ${w.failed} failed of ${w.requests} requests (ranked +∞) are too few to put the p95 on a failure whatever those successes carried`;
 }
 
 /** The verdict of one window. */
@@ -190,7 +195,11 @@ export function criterionText(c: SloCriterion): string {
   const show = c.criterion === 'success_rate_min' ? formatPct : formatMs;
   if (c.met === null) return `${CRITERION_WORDS[c.criterion]} not evaluable vs ${show(c.bound)}`;
   const op = c.comparison === '<=' ? (c.met ? '≤' : '>') : c.met ? '≥' : '<';
-  const figure = c.on_failure ? `a failed request (${c.failed} of ${c.ranked} failed)` : c.figure === null ? 'none' : show(c.figure);
+  const figure = c.on_failure
+    ? `a failed request (${c.failed} of ${(c.ranked ?? 0) + (c.unmeasured ?? 0)} failed)`
+    : c.figure === null
+      ? 'none'
+      : show(c.figure);
   return `${CRITERION_WORDS[c.criterion]} ${figure} ${op} ${show(c.bound)}`;
 }
 
@@ -221,23 +230,23 @@ export function verdictLine(className: string, v: ClassVerdict): string {
 /** One sentence per figure of slo_verdict, for run.json's definitions. */
 export const SLO_VERDICT_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict.verdict':
-    'missed when any window (the whole run, all, included) missed the SLO; otherwise not_evaluable when a window with requests could not be judged on every bound (see not_evaluable_in and the window reason); otherwise met when at least one window was judged; not_evaluable when no window held a request. A failed request never meets a latency bound (it ranks +∞), an unmeasurable metric is never a miss',
+    "missed when any window (the whole run, all, included) missed the SLO; otherwise not_evaluable when a window with requests could not be judged on every bound (see not_evaluable_in and the window reason); otherwise met when at least one window was judged; not_evaluable when no window held a request. A failed request never meets a latency bound (it ranks +∞): when more than 5% of a window's requests failed, every p95 bound of that window is missed whatever the successes carried; a bound is not_evaluable only when the successes that would decide it carry no value of the metric",
   'classes.<c>.slo_verdict.missed_in': 'the windows whose verdict is missed',
   'classes.<c>.slo_verdict.not_evaluable_in':
     'the windows holding requests whose verdict is not_evaluable (a window with no request of the class judges nothing and is not listed)',
   'classes.<c>.slo_verdict.windows.<w>.verdict':
     'missed when any declared criterion was not met; otherwise not_evaluable when a criterion could not be judged (its reason says why) or no request of the class fell in the window (by intended send time, or send time in a closed loop); otherwise met',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].figure':
-    'for a *_p95_ms bound, the exact nearest-rank p95 in ms over every request of the window with each failed request (429, 5xx, timeout, any status but ok) ranked +∞ and successful requests without the metric left out (see unmeasured), every value held in memory or selected from a spill file (histograms.exact_method); TTFT from the actual send, or from the intended send with slo.basis "intended"; it differs from the successful-only *_p95_ms figures of the window when requests failed; null when the p95 falls on a failed request (on_failure) or the bound is not evaluable. For success_rate_min, completed / attempted requests; null without requests',
+    'for a *_p95_ms bound, the exact nearest-rank p95 in ms over every request of the window with each failed request (429, 5xx, timeout, any status but ok) ranked +∞ and successful requests without the metric left out (see unmeasured), every value held in memory or selected from a spill file (histograms.exact_method); TTFT from the actual send, or from the intended send with slo.basis "intended"; it differs from the successful-only *_p95_ms figures of the window when requests failed; null when the failures decide the p95 (on_failure) or the bound is not evaluable. For success_rate_min, completed / attempted requests; null without requests',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].on_failure':
-    'latency bounds: true when the p95 rank falls on a failed request, so the p95 is +∞ and the bound is missed (more than 5% of the ranked requests failed)',
+    "latency bounds: true when the failed requests alone put the p95 on +∞ whatever every other request carried, measured or not: more than requests − ceil(0.95 × requests) of the window's requests failed (more than 5%), so the bound is missed",
   'classes.<c>.slo_verdict.windows.<w>.criteria[].ranked':
     'latency bounds: requests ranked for the p95: successful requests carrying the metric plus failed requests',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].failed': 'latency bounds: failed requests among ranked, each ranked +∞',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].unmeasured':
     'latency bounds: successful requests without the metric (TPOT: an output without 2 or more counted tokens, usage or tokenizer; TTFT: no content token), left out of the ranking',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].reason':
-    'why the criterion is not evaluable (null when judged): no request in the window, or successful requests of which none carried the metric (no counted output tokens, 1-token outputs, no first token); a bound that cannot be measured is never missed, and failures alone do not decide it',
+    'why the criterion is not evaluable (null when judged): no request in the window, or successful requests without the metric (no counted output tokens, 1-token outputs, no first token) that decide the p95: none of the successes carried it, or the p95 of the ranked requests falls on a failure while the failures, 5% or fewer of every request, do not decide it; a bound that cannot be measured is never missed, and it is never not_evaluable when the failures decide it',
   'classes.<c>.slo_verdict.windows.<w>.requests': 'requests of the class in the window, every status (the success rate divides by it)',
   'classes.<c>.slo_verdict.windows.<w>.reason':
     'why the window is not_evaluable, each open criterion with its reason; null when it was judged',
@@ -247,5 +256,5 @@ export const SLO_VERDICT_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict.windows.<w>.criteria[].comparison':
     'how figure must compare with bound to meet it: <= for latency bounds, >= for success_rate_min',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].met':
-    'figure compared with bound as comparison says; false when the p95 falls on a failed request; null when the criterion is not evaluable (see reason)',
+    'figure compared with bound as comparison says; false when the failures decide the p95 (on_failure); null when the criterion is not evaluable (see reason)',
 };

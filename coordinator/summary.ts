@@ -1,7 +1,7 @@
 // Pure: turns the collector's merged histograms and exact counts into run.json's per-class,
 // per-window figures, the metric population, and the histograms' measured error vs exact.
 
-import { API_METRICS, batchedApi, classApi, metricApplies } from '../shared/api-kinds.js';
+import { apiMetrics, batchedApi, classApi, metricApplies } from '../shared/api-kinds.js';
 import type { Histogram } from '../shared/histogram.js';
 import { HISTOGRAM_CONFIG, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
 import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
@@ -170,7 +170,7 @@ export function metricPopulation(plan: Plan, c: Collector): Record<string, unkno
   }
   const notApplicable: Record<string, { metrics: readonly string[]; why: string }> = {};
   for (const cls of plan.classes) {
-    const api = API_METRICS[classApi(cls, plan.target)];
+    const api = apiMetrics(classApi(cls, plan.target));
     if (api.notApplicable.length > 0) notApplicable[cls.name] = { metrics: api.notApplicable, why: api.note };
   }
   return {

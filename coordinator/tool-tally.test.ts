@@ -18,7 +18,7 @@ function called(i: number, firstMs: number | null, valid: boolean | null): Reque
   };
 }
 
-describe('ToolTally (issue 23: its times in the run exact store)', () => {
+describe('ToolTally (its times in the run exact store)', () => {
   it('gives the exact p50 and mean of the time to first tool call, the same from a spilled store', async () => {
     const rows = [
       called(0, 30, true),

@@ -1,4 +1,4 @@
-// Heap the coordinator's scraper keeps per scrape (issue 23): scrapes the real engine-sim (gateway
+// Heap the coordinator's scraper keeps per scrape: scrapes the real engine-sim (gateway
 // mode: engine and gateway metrics apart, as an embedded run does) every --interval seconds for
 // --seconds, then forces GC and prints heap growth per scrape as JSON with definitions. Run with
 // `node --expose-gc dist/scripts/scrape-memory.js [--seconds 30] [--interval 0.02] [--keep-records]`;

@@ -3,6 +3,7 @@
 // these definitions; what a schema cannot say (phases inside the duration, a phase matching its
 // load model, fields a trace or session class must not have) is the rules in plan-validate.ts.
 import { type NumberOptions, Type } from '@sinclair/typebox';
+import { API_DESCRIPTORS, API_NAMES } from './apis/registry.js';
 import { closed, fileRoot, oneOf, say } from './schema-problems.js';
 
 /** The only plan schema this version reads. */
@@ -54,10 +55,11 @@ export const Headers = Type.Unsafe<Record<string, string>>(
   ),
 );
 
-/** Which OpenAI-compatible endpoint a plan targets. */
-export const ApiKind = oneOf(['chat', 'completions', 'responses', 'embeddings', 'rerank'], {
-  description:
-    "`chat` (/chat/completions), `completions` (/completions), `responses` (/responses, the Responses API), `embeddings` (/embeddings) or `rerank` (/rerank: vLLM's and Jina's query + documents, where the server has it).",
+/** Which API a plan targets: one of the API modules in shared/apis/ (its registry). */
+export const ApiKind = oneOf([...API_NAMES], {
+  description: `${API_DESCRIPTORS.slice(0, -1)
+    .map((d) => d.summary)
+    .join(', ')} or ${API_DESCRIPTORS.at(-1)?.summary}.`,
 });
 
 /** Where requests go; absent from a plan means "the built-in engine-sim". */
@@ -379,7 +381,7 @@ export const AbortRules = closed(
     ),
     p95_over_slo: Type.Optional(
       positive(
-        "Stop when a class's rolling p95 (over window_s) of a latency its SLO bounds (TTFT on the SLO's basis, TPOT, e2e) exceeds this multiple of the bound.",
+        "Stop when a class's rolling p95 (over window_s) of a latency its SLO bounds (TTFT on the SLO's basis, TPOT, e2e) exceeds this multiple of the bound; a failed request ranks +∞, so more than 5% failed exceeds any multiple.",
       ),
     ),
     for_s: positive('Seconds a limit must be exceeded without a break before the run stops.'),

@@ -135,7 +135,7 @@ describe('a class sending images', () => {
     expect(validatePlan(plan([{ name: 'i', prompt: { input_tokens: 10, output_tokens: 5, images }, load }])).ok).toBe(true);
     const r = validatePlan(plan([{ name: 'i', api: 'completions', prompt: { input_tokens: 10, output_tokens: 5, images }, load }]));
     expect((r as { problems: string[] }).problems).toEqual([
-      'classes[0].prompt.images: not allowed with api "completions" (images go with chat classes other than sessions)',
+      'classes[0].prompt.images: not allowed with api "completions" (images go with api "chat", in classes other than sessions)',
     ]);
   });
 });

@@ -1,51 +1,61 @@
 // What a class may ask of its API (class.api, else target.api, else chat on the built-in
-// simulator). Every API's adapter builds a body from one calibrated prompt and from a conversation
-// of messages (agent/api/), so chat, completions and the Responses API take every kind of class:
-// per-request bodies (length distributions, datasets, traces) are conversations built for their
-// request (agent/workload-prompt.ts). Embeddings take fixed-length prompts only: a request is a
-// batch of inputs that differ by their head, which a per-request body (one conversation, counted
-// whole) has no place for.
-import { batchedApi } from './api-kinds.js';
-import type { ApiKind } from './plan.js';
+// simulator), as the API's descriptor (shared/apis/) says: whether it takes per-request bodies
+// (length distributions, datasets, traces: conversations built for their request,
+// agent/workload-prompt.ts), sessions, tools and images, and whether a request is a batch of
+// inputs answered in one body (embeddings, rerank), which takes fixed-length prompts only: its
+// inputs differ by their head, which a per-request body (one conversation, counted whole) has no
+// place for.
+import type { ApiDescriptor } from './apis/contract.js';
+import { API_NAMES, apiDescriptor, apisWhere } from './apis/registry.js';
 import type { Ctx, Obj } from './validate-kit.js';
 import { child, isObj, noDuplicates, report } from './validate-kit.js';
 
-/** APIs whose adapters build per-request bodies (all but embeddings: see above). */
-const PER_REQUEST_APIS: readonly ApiKind[] = ['chat', 'completions', 'responses'];
+// The API of a class not yet known to be valid (an unknown name is the schema's to report).
+function apiOf(cls: Obj, targetApi: unknown): string {
+  return typeof cls['api'] === 'string' ? cls['api'] : typeof targetApi === 'string' ? targetApi : 'chat';
+}
 
-// The API of a class not yet known to be valid.
-function apiOf(cls: Obj, targetApi: unknown): ApiKind {
-  return (typeof cls['api'] === 'string' ? cls['api'] : typeof targetApi === 'string' ? targetApi : 'chat') as ApiKind;
+function descriptorOf(cls: Obj, targetApi: unknown): ApiDescriptor | undefined {
+  const api = apiOf(cls, targetApi);
+  return API_NAMES.includes(api) ? apiDescriptor(api) : undefined;
 }
 
 /** Whether a class's API generates tokens (embeddings do not: no output_tokens). */
 export function generates(cls: Obj, targetApi: unknown): boolean {
-  return !batchedApi(apiOf(cls, targetApi));
+  return !descriptorOf(cls, targetApi)?.batched;
 }
 
 /** Rules between a class's API and its prompt (`ctx` is the class). */
 export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
-  const api = apiOf(cls, targetApi);
+  const d = descriptorOf(cls, targetApi);
+  if (!d) return;
+  const api = d.name;
   const prompt = isObj(cls['prompt']) ? cls['prompt'] : {};
   const load = isObj(cls['load']) ? cls['load'] : {};
   const p = child(ctx, 'prompt');
   if (cls['adapters'] !== undefined && load['model'] === 'sessions')
     report(child(ctx, 'adapters'), 'not allowed with model "sessions" (a conversation keeps one model)');
   noDuplicates(child(ctx, 'adapters'), cls['adapters'], 'model');
-  if (prompt['tools'] !== undefined && api !== 'chat')
-    report(child(p, 'tools'), `only allowed with api "chat" (this class sends to "${api}")`);
+  if (prompt['tools'] !== undefined && !d.tools)
+    report(child(p, 'tools'), `only allowed with api ${apisWhere((a) => a.tools)} (this class sends to "${api}")`);
   if (prompt['tool_choice'] !== undefined && prompt['tools'] === undefined) report(child(p, 'tool_choice'), 'only allowed with tools');
   if (prompt['tool_loop'] === true && prompt['tools'] === undefined) report(child(p, 'tool_loop'), 'only allowed with tools');
   if (prompt['tool_loop'] === true && load['model'] !== 'sessions')
     report(child(p, 'tool_loop'), 'only allowed with model "sessions" (a tool result is the next turn of a conversation)');
   noDuplicates(child(p, 'tools'), prompt['tools'], 'name');
   if (prompt['images'] !== undefined) {
-    const why = api !== 'chat' ? `api "${api}"` : load['model'] === 'sessions' ? 'model "sessions"' : undefined;
-    if (why) report(child(p, 'images'), `not allowed with ${why} (images go with chat classes other than sessions)`);
+    const why = !d.images ? `api "${api}"` : load['model'] === 'sessions' ? 'model "sessions"' : undefined;
+    if (why)
+      report(
+        child(p, 'images'),
+        `not allowed with ${why} (images go with api ${apisWhere((a) => a.images)}, in classes other than sessions)`,
+      );
   }
-  if (batchedApi(api)) embeddingsRules(ctx, cls, prompt, load, api);
-  else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), 'only allowed with api "embeddings" or "rerank"');
-  if (PER_REQUEST_APIS.includes(api)) return;
+  if (d.batched) embeddingsRules(ctx, cls, prompt, api);
+  else if (prompt['batch_size'] !== undefined) report(child(p, 'batch_size'), `only allowed with api ${apisWhere((a) => a.batched)}`);
+  if (!d.sessions && load['model'] === 'sessions')
+    report(child(child(ctx, 'load'), 'model'), `"sessions" is not allowed with api "${api}" (no conversation)`);
+  if (d.perRequest) return;
   const where = cls['api'] !== undefined ? child(ctx, 'api') : ctx;
   const why = perRequestReason(prompt, load);
   if (why)
@@ -56,13 +66,11 @@ export function apiRules(ctx: Ctx, cls: Obj, targetApi: unknown): void {
 }
 
 // An embeddings (or rerank) request has inputs and no output, no conversation and no answer to check.
-function embeddingsRules(ctx: Ctx, cls: Obj, prompt: Obj, load: Obj, api: ApiKind): void {
+function embeddingsRules(ctx: Ctx, cls: Obj, prompt: Obj, api: string): void {
   const p = child(ctx, 'prompt');
   const refuse = (key: string, why: string) => prompt[key] !== undefined && report(child(p, key), why);
   refuse('output_tokens', `not allowed with api "${api}" (it generates no tokens)`);
   if (prompt['canary'] === true) report(child(p, 'canary'), `not allowed with api "${api}" (there is no answer to check)`);
-  if (load['model'] === 'sessions')
-    report(child(child(ctx, 'load'), 'model'), `"sessions" is not allowed with api "${api}" (no conversation)`);
   const slo = isObj(cls['slo']) ? cls['slo'] : {};
   for (const key of ['ttft_p95_ms', 'tpot_p95_ms'])
     if (slo[key] !== undefined)

@@ -120,7 +120,7 @@ describe('plan validation of sessions', () => {
   });
 });
 
-describe('plans that cannot be judged are refused (issue 22)', () => {
+describe('plans that cannot be judged are refused', () => {
   const SESSIONS = {
     model: 'sessions',
     phases: [{ start_s: 0, duration_s: 60, rate_per_s: 1 }],

@@ -1,4 +1,4 @@
-// The rules of the real-workload plan fields (issue 14) that a schema cannot say: which prompt
+// The rules of the real-workload plan fields that a schema cannot say: which prompt
 // fields a trace, dataset or session class may have, and ranges whose max must not be below their
 // min. Called by plan-validate.ts; their shapes are in plan-schema.ts.
 import type { Static } from '@sinclair/typebox';

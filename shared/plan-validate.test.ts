@@ -94,7 +94,7 @@ const RULES: [Changes, string[]][] = [
   [{ 'target.base_url': 'ftp://host/v1' }, ['target.base_url: must be an http(s) URL']],
   [{ 'target.base_url': 'not a url' }, ['target.base_url: must be an http(s) URL']],
   [{ 'target.base_url': 'https://user:secret@host/v1' }, ['target.base_url: must not contain credentials']],
-  [{ 'target.api': 'grpc' }, ['target.api: must be one of "chat", "completions", "responses", "embeddings", "rerank"']],
+  [{ 'target.api': 'grpc' }, ['target.api: must be one of "chat", "completions", "responses", "embeddings", "rerank", "anthropic"']],
   [{ 'target.api': 'completions' }, []],
   [{ 'target.model': '' }, ['target.model: must not be empty']],
   [{ 'target.model': REMOVE }, ['target.model: is required']],
@@ -290,7 +290,7 @@ describe('validatePlan as a whole', () => {
     expect(problemsOf(input)).toEqual([
       'schema: must be "loadfleet.plan/v1"',
       'seed: must be >= 0',
-      'target.api: must be one of "chat", "completions", "responses", "embeddings", "rerank"',
+      'target.api: must be one of "chat", "completions", "responses", "embeddings", "rerank", "anthropic"',
       'classes[0].promt: unknown key (did you mean "prompt"?)',
       'classes[1].load.phases[0].rate_per_s: must be > 0',
     ]);

@@ -2,6 +2,7 @@
 // one definition (plan-schema.ts); validation lives in plan-validate.ts. Everything here is plain
 // data that travels to agents unchanged.
 import type { Static } from '@sinclair/typebox';
+import type { ChatMessage } from './apis/contract.js';
 import type * as D from './plan-schema.js';
 import type { PromptVocabulary } from './prompt-vocabulary.js';
 
@@ -82,6 +83,13 @@ export interface PromptCalibration {
   record_tokens?: number[];
   /** Before load: a seeded sample of the class's real request bodies counted on the target. */
   check?: PromptLengthCheck;
+  /** Why that sample could not be counted (the count failed): no check stands for the class then. */
+  check_error?: string;
+  /**
+   * Why the class, with a way to count on the target, is not sized on it: its count failed (the
+   * tokenize endpoint or tokenizer file errored, or no token-exact vocabulary was found).
+   */
+  count_error?: string;
 }
 
 /** run.json `prompt_length_check`: a sample of real bodies counted on the target before any load. */
@@ -108,7 +116,7 @@ export type Plan = Omit<Static<typeof D.PlanFile>, '$schema' | 'target' | 'class
   prompt_vocabulary?: PromptVocabulary;
   /**
    * By API, where the plan's per-request classes send to APIs counted differently (with the chat
-   * template and without: shared/api-kinds.ts CHAT_TEMPLATED): the vocabulary found on each API
+   * template and without: shared/api-kinds.ts chatTemplated): the vocabulary found on each API
    * whose counting differs from the first per-request class's (prompt_vocabulary is that one).
    * Filled in by the coordinator, refused in a written plan.
    */
@@ -125,7 +133,7 @@ export function isClosedLoop(cls: TrafficClass): boolean {
   return cls.load.model === 'concurrency';
 }
 
-// ---- Real workloads (issue 14): length distributions, datasets, trace replay.
+// ---- Real workloads: length distributions, datasets, trace replay.
 
 /** A token count: fixed, or drawn per request. */
 export type LengthSpec = Static<ReturnType<typeof D.lengthField>>;
@@ -143,14 +151,7 @@ export type TraceFormat = TraceSpec['format'];
 export type DatasetSpec = Static<typeof D.DatasetSpec>;
 
 /** One chat message of a dataset record. */
-export interface ChatMessage {
-  role: string;
-  content: string;
-  /** An assistant reply that called tools (an agentic session sends it back, prompt.tool_loop). */
-  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
-  /** A role "tool" message: the call it answers. */
-  tool_call_id?: string;
-}
+export type { ChatMessage };
 
 /** One replayable trace row. */
 export interface TraceRow {

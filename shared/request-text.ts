@@ -21,10 +21,8 @@ export interface BuiltRequest {
   planned: number;
 }
 
-/** The completions API has no roles: a conversation is its messages' text, one per line. */
-export function completionPrompt(messages: readonly ChatMessage[]): string {
-  return messages.map((m) => m.content).join('\n');
-}
+/** A conversation as one text, for APIs without roles (the completions API's prompt). */
+export { completionPrompt } from './apis/contract.js';
 
 /** The vocabulary a plan as run carries for `cls` (its API's: request-shape.ts), or the uncounted one (one word, one token). */
 export function vocabularyOf(plan: Plan, cls: TrafficClass): PromptVocabulary {

@@ -8,14 +8,14 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { CHAT_TEMPLATED } from './api-kinds.js';
+import { chatTemplated } from './api-kinds.js';
 import { hubTokenizer, modelIdOf } from './hf-hub.js';
 import type { ApiKind, ChatMessage } from './plan.js';
 import { completionPrompt } from './request-text.js';
 
 /** A tokenizer loaded from files. */
 export interface TokenizerFile {
-  /** Tokens of one whole request of `api` whose prompt text is `text`, or whose messages are these (template applied where the API has one: CHAT_TEMPLATED). */
+  /** Tokens of one whole request of `api` whose prompt text is `text`, or whose messages are these (template applied where the API has one: chatTemplated). */
   countRequest(text: string | readonly ChatMessage[], api: ApiKind): number;
   /** Tokens of generated text (no special tokens added). */
   countOutput(text: string): number;
@@ -45,7 +45,7 @@ export async function loadTokenizerFile(spec: string): Promise<TokenizerFile> {
   return {
     countRequest(text, api) {
       const messages = typeof text === 'string' ? [{ role: 'user', content: text }] : text;
-      if (!CHAT_TEMPLATED[api] || !template) return count(completionPrompt(messages), true);
+      if (!chatTemplated(api) || !template) return count(completionPrompt(messages), true);
       // Like the servers: the rendered template carries its own special tokens.
       return count(template.render({ messages: messages as ChatMessage[], add_generation_prompt: true, ...special }), false);
     },

@@ -1,26 +1,17 @@
-// Answers one validated generation request: decides its output, hands it to the engine, and writes
-// each token as the engine emits it (SSE) or the whole body at the end, applying the request's fault.
+// Answers one validated generation request of any API: decides its output, hands it to the
+// engine, and has the API's module write each token as the engine emits it (SSE) or the whole
+// body at the end, applying the request's fault. The wire is the module's (apis/); the output,
+// the timing and the faults are the same for every API.
 import type { ServerResponse } from 'node:http';
+import type { GenerationRequest, ResponseIdentity, SimStream, ToolCallPart } from './apis/contract.js';
+import { CONTENT_TOKEN, REASONING_TOKEN, usageOf } from './apis/contract.js';
 import { type FaultKind, faultTokenIndex } from './faults.js';
 import type { EngineJob, EngineTicket, SimEngine } from './job.js';
 import type { AbortReason, FinishReason } from './metrics.js';
-import {
-  choiceChunk,
-  completionBody,
-  type GenerationRequest,
-  type ResponseIdentity,
-  sseEvent,
-  toolCallChunk,
-  usageChunk,
-  usageOf,
-} from './openai.js';
-import { ResponsesStream, responseObject } from './responses.js';
 import { fnv1a32 } from './tokenizer.js';
 
-/** Text of every generated content token (one word, so it counts as one token). */
-export const CONTENT_TOKEN = 'tok ';
-/** Text of every generated reasoning token. */
-export const REASONING_TOKEN = 'think ';
+export { CONTENT_TOKEN, REASONING_TOKEN };
+
 /** The event a `malformed` fault inserts: data that is not valid JSON. */
 export const MALFORMED_EVENT = 'data: {"choices":[{"delta":{"content":"to\n\n';
 
@@ -71,7 +62,7 @@ export function serveGeneration(ctx: GenerationContext): void {
     ...(ctx.blockHashes ? { blockHashes: ctx.blockHashes } : {}),
     ...(fault === 'stall' ? { pause: { afterTokens: plan.faultAt, ms: ctx.stallMs } } : {}),
     ...(ctx.request.stream
-      ? (ctx.request.endpoint === 'responses' ? responsesCallbacks : streamingCallbacks)(ctx, plan, end, () => job.cachedTokens)
+      ? streamingCallbacks(ctx, plan, end, () => job.cachedTokens)
       : bufferedCallbacks(ctx, plan, end, () => job.cachedTokens)),
   };
   // A client that leaves (or a socket we reset) frees its slot at once.
@@ -95,51 +86,7 @@ function streamingCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached
   const { res, who, fault, request } = ctx;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
-  // Every token event after the first is identical, so each is serialised once per request.
-  const tokenEvent = (reasoning: boolean) => sseEvent(choiceChunk(who, reasoning ? REASONING_TOKEN : CONTENT_TOKEN, { reasoning }));
-  const firstContent = firstContentIndex(ctx);
-  const repeated = { content: tokenEvent(false), reasoning: tokenEvent(true) };
-  return {
-    onToken(index) {
-      if (index === plan.faultAt && fault === 'reset') {
-        reset(ctx, end);
-        return;
-      }
-      if (index === plan.faultAt && fault === 'truncate') {
-        // Ends cleanly but early: no finish chunk, no usage, no [DONE].
-        end('fault');
-        res.end();
-        return;
-      }
-      if (request.toolName !== null && !isReasoning(ctx, index)) {
-        res.write(sseEvent(toolCallChunk(who, toolCallPart(ctx, index, plan.outputTokens))));
-        if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
-        return;
-      }
-      const reasoning = isReasoning(ctx, index);
-      const text = tokenText(ctx, index);
-      res.write(
-        index === 0 || index === firstContent
-          ? sseEvent(choiceChunk(who, text, { reasoning, first: index === 0 }))
-          : repeated[reasoning ? 'reasoning' : 'content'],
-      );
-      if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
-    },
-    onFinish() {
-      res.write(sseEvent(choiceChunk(who, '', { finish: request.toolName !== null ? 'tool_calls' : plan.finish })));
-      if (request.includeUsage && fault !== 'no-usage')
-        res.write(sseEvent(usageChunk(who, usageOf(request.promptTokens, plan.outputTokens, cached()))));
-      res.end('data: [DONE]\n\n');
-      end();
-    },
-  };
-}
-
-// The Responses API's typed events (responses.ts), with the same faults at the same token.
-function responsesCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached: () => number | undefined): Callbacks {
-  const { res, fault, request } = ctx;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const stream = new ResponsesStream(ctx.who, (chunk) => res.write(chunk));
+  const stream: SimStream = request.api.stream(who, request, (chunk) => res.write(chunk));
   stream.start();
   return {
     onToken(index) {
@@ -148,12 +95,14 @@ function responsesCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached
         return;
       }
       if (index === plan.faultAt && fault === 'truncate') {
-        // Ends cleanly but early: no response.completed.
+        // Ends cleanly but early: no finish, no usage, no end of stream.
         end('fault');
         res.end();
         return;
       }
-      stream.token(tokenText(ctx, index), isReasoning(ctx, index));
+      if (request.toolName !== null && stream.toolCall && !isReasoning(ctx, index))
+        stream.toolCall(toolCallPart(ctx, index, plan.outputTokens));
+      else stream.token(tokenText(ctx, index), isReasoning(ctx, index));
       if (index === plan.faultAt && fault === 'malformed') res.write(MALFORMED_EVENT);
     },
     onFinish() {
@@ -169,11 +118,8 @@ function bufferedCallbacks(ctx: GenerationContext, plan: Plan, end: End, cached:
   const text = { content: '', reasoning: '' };
   const render = (): string => {
     const usage = fault === 'no-usage' ? undefined : usageOf(request.promptTokens, plan.outputTokens, cached());
-    if (request.endpoint === 'responses')
-      return JSON.stringify(
-        responseObject(who, text, { finish: plan.finish, usage, reasoningTokens: Math.min(ctx.reasoningTokens, plan.outputTokens) }),
-      );
-    return JSON.stringify(completionBody(who, text, plan.finish, usage));
+    const reasoningTokens = request.api.reasoning ? Math.min(ctx.reasoningTokens, plan.outputTokens) : 0;
+    return JSON.stringify(request.api.body(who, request, text, { finish: plan.finish, usage, reasoningTokens }));
   };
   return {
     onToken(index) {
@@ -216,7 +162,7 @@ function hang(ctx: GenerationContext): void {
 
 // A tool call's arguments spread over the answer's tokens, valid JSON once all are out:
 // `{"input": "` with the first, `tok ` for each between, `"}` with the last (`{}` for one token).
-function toolCallPart(ctx: GenerationContext, index: number, outputTokens: number): { name?: string; arguments: string; first: boolean } {
+function toolCallPart(ctx: GenerationContext, index: number, outputTokens: number): ToolCallPart {
   const first = index === firstContentIndex(ctx);
   const last = index === outputTokens - 1;
   const args = first && last ? '{}' : first ? '{"input": "' : last ? '"}' : CONTENT_TOKEN;
@@ -224,11 +170,11 @@ function toolCallPart(ctx: GenerationContext, index: number, outputTokens: numbe
 }
 
 function isReasoning(ctx: GenerationContext, index: number): boolean {
-  return ctx.request.endpoint !== 'completions' && index < ctx.reasoningTokens;
+  return ctx.request.api.reasoning && index < ctx.reasoningTokens;
 }
 
 function firstContentIndex(ctx: GenerationContext): number {
-  return ctx.request.endpoint !== 'completions' ? ctx.reasoningTokens : 0;
+  return ctx.request.api.reasoning ? ctx.reasoningTokens : 0;
 }
 
 // The text of token `index`. A prompt that asks to begin the answer with a marker gets it as the

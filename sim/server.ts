@@ -2,7 +2,8 @@
 // programmatic use (tests, the coordinator's embedded default target).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { embeddingsBody, parseEmbeddingsRequest, serveEmbeddings } from './embeddings.js';
+import type { GenerationRequest, SimGenerationApi, SimPoolingApi } from './apis/contract.js';
+import { API_BY_PATH } from './apis/registry.js';
 import { type FaultKind, isFaultKind, NO_FAULT_HEADER_VALUE, pickFault } from './faults.js';
 import { admit, flowHeaders } from './gateway-http.js';
 import { serveGeneration } from './generate.js';
@@ -10,17 +11,10 @@ import { readBody, sendError, sendJson } from './http.js';
 import { blockHashes } from './kv-cache.js';
 import { LoraSlots } from './lora.js';
 import { family, labelled, type MetricFamily, processStartFamily, renderFamilies } from './metrics.js';
-import {
-  ApiError,
-  type Endpoint,
-  type GenerationRequest,
-  parseGenerationRequest,
-  parseJsonObject,
-  parseTokenizeRequest,
-} from './openai.js';
+import { ApiError, parseGenerationRequest, parseJsonObject, parseTokenizeRequest } from './openai.js';
 import { type ResolvedSimOptions, resolveSimOptions, type SimOptions } from './options.js';
 import { buildPool, type SimPool } from './pool.js';
-import { parseRerankRequest, rerankBody } from './rerank.js';
+import { servePooling } from './prefill-job.js';
 import { tokenIds } from './tokenizer.js';
 import { forward } from './upstream.js';
 
@@ -67,14 +61,15 @@ const ROUTES: Record<string, Record<string, Handler>> = {
   // vLLM's and SGLang's cache resets, for a load generator's clean start between runs.
   '/reset_prefix_cache': { POST: (req, res, state) => resetCache('/reset_prefix_cache', req, res, state) },
   '/flush_cache': { POST: (req, res, state) => resetCache('/flush_cache', req, res, state) },
-  '/v1/chat/completions': { POST: (req, res, state) => generate('chat', req, res, state) },
-  '/v1/completions': { POST: (req, res, state) => generate('completions', req, res, state) },
-  '/v1/responses': { POST: (req, res, state) => generate('responses', req, res, state) },
-  '/v1/embeddings': { POST: (req, res, state) => pooling(req, res, state, embeddingsAnswer) },
-  // vLLM serves rerank at all three paths.
-  '/v1/rerank': { POST: (req, res, state) => pooling(req, res, state, rerankAnswer) },
-  '/rerank': { POST: (req, res, state) => pooling(req, res, state, rerankAnswer) },
-  '/v2/rerank': { POST: (req, res, state) => pooling(req, res, state, rerankAnswer) },
+  // Every API's paths (apis/registry.ts).
+  ...Object.fromEntries(
+    [...API_BY_PATH].map(([path, api]): [string, Record<string, Handler>] => [
+      path,
+      {
+        POST: (req, res, state) => (api.kind === 'generation' ? generate(api, req, res, state) : pooling(api, req, res, state)),
+      },
+    ]),
+  ),
 };
 
 /** Starts a simulator; resolves once it listens. Throws SimOptionsError for invalid options. */
@@ -201,12 +196,12 @@ async function tokenize(req: IncomingMessage, res: ServerResponse, { options }: 
   sendJson(res, 200, { count: tokens.length, max_model_len: options.maxModelLen, tokens });
 }
 
-async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
+async function generate(api: SimGenerationApi, req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
   const raw = await readBody(req);
   const { options, pool } = state;
   // In front of a real server its own validation answers; here only the simulated replicas validate.
   const body = options.upstream === '' ? parseJsonObject(raw) : undefined;
-  const request = body ? parseGenerationRequest(endpoint, body, options) : undefined;
+  const request = body ? parseGenerationRequest(api, body, options) : undefined;
   const explicitPriority = headerPriority(req);
   const fault = chooseFault(req, state);
   if (fault) state.faults.set(fault, (state.faults.get(fault) ?? 0) + 1);
@@ -216,7 +211,7 @@ async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   }
   const { objective, fairnessId } = flowHeaders(req.headers);
   const band = pool.priorityOf(objective);
-  const simulate = request ? simulated(endpoint, request, res, state, fault, explicitPriority ?? band) : undefined;
+  const simulate = request ? simulated(request, res, state, fault, explicitPriority ?? band) : undefined;
   // A request naming a LoRA adapter reaches the engine once its adapter is loaded (lora.ts).
   const adapter = typeof body?.['model'] === 'string' && state.lora?.has(body['model']) ? body['model'] : undefined;
   const serve = simulate
@@ -228,28 +223,13 @@ async function generate(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   else serve();
 }
 
-// A pooling request (embeddings, rerank): its prompt tokens to charge and the body that answers it.
-type PoolingAnswer = (body: Record<string, unknown>, options: ResolvedSimOptions) => { promptTokens: number; answer: () => object };
-
-const embeddingsAnswer: PoolingAnswer = (body, options) => {
-  const request = parseEmbeddingsRequest(body, options);
-  return { promptTokens: request.promptTokens, answer: () => embeddingsBody(request, options.model) };
-};
-
-let rerankIds = 0;
-const rerankAnswer: PoolingAnswer = (body, options) => {
-  const request = parseRerankRequest(body, options);
-  const id = `rerank-sim${String(++rerankIds).padStart(6, '0')}`;
-  return { promptTokens: request.promptTokens, answer: () => rerankBody(request, options.model, id) };
-};
-
-// Embeddings and rerank share the generation engines (embeddings.ts, rerank.ts say how they are
-// charged); refusal faults apply as to generation, stream faults have nothing to act on.
-async function pooling(req: IncomingMessage, res: ServerResponse, state: SimState, parse: PoolingAnswer): Promise<void> {
+// Embeddings and rerank share the generation engines (apis/openai-embeddings.ts, apis/rerank.ts
+// say how they are charged); refusal faults apply as to generation, stream faults have nothing to act on.
+async function pooling(api: SimPoolingApi, req: IncomingMessage, res: ServerResponse, state: SimState): Promise<void> {
   const raw = await readBody(req);
   const { options, pool } = state;
   if (options.upstream !== '') return forward(options.upstream, req.url ?? '', req, res, raw);
-  const request = parse(parseJsonObject(raw), options);
+  const request = api.read(parseJsonObject(raw), options);
   const fault = chooseFault(req, state);
   if (fault === '429' || fault === '5xx') {
     state.faults.set(fault, (state.faults.get(fault) ?? 0) + 1);
@@ -259,7 +239,7 @@ async function pooling(req: IncomingMessage, res: ServerResponse, state: SimStat
   const { objective, fairnessId } = flowHeaders(req.headers);
   const band = pool.priorityOf(objective);
   const serve = (): void =>
-    serveEmbeddings(
+    servePooling(
       pool.pick(),
       request,
       headerPriority(req) ?? band,
@@ -272,7 +252,6 @@ async function pooling(req: IncomingMessage, res: ServerResponse, state: SimStat
 
 // Serving on a simulated replica, picked when the request is dispatched (not when it arrives).
 function simulated(
-  endpoint: Endpoint,
   request: GenerationRequest,
   res: ServerResponse,
   state: SimState,
@@ -282,8 +261,7 @@ function simulated(
   const { options, pool } = state;
   const seq = state.arrivals.toString(36).padStart(6, '0');
   const who = {
-    endpoint,
-    id: `${ID_PREFIX[endpoint]}-sim${seq}`,
+    id: `${request.api.idPrefix}-sim${seq}`,
     created: Math.floor(Date.now() / 1000),
     model: options.model,
   };
@@ -292,8 +270,6 @@ function simulated(
   return () =>
     serveGeneration({ res, engine: pool.pick(), request, who, fault, priority, blockHashes: blockHashesOf, reasoningTokens, stallMs });
 }
-
-const ID_PREFIX: Record<Endpoint, string> = { chat: 'chatcmpl', completions: 'cmpl', responses: 'resp' };
 
 // `x-sim-priority` sets the engine's scheduling priority directly (it wins over the gateway band).
 function headerPriority(req: IncomingMessage): number | undefined {

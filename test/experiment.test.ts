@@ -132,7 +132,7 @@ describe('coordinator experiment', () => {
     expect(analysis.runs.map((r: any) => r.run_dir)).not.toContain(before.runs[1].run_dir);
   });
 
-  // Issue 22: two experiment directories of the same experiment compared arm against arm, by repeats.
+  // Two experiment directories of the same experiment compared arm against arm, by repeats.
   it('compares two experiment directories by their repeats of one arm', async () => {
     const a = onlyDir(join(work, 'out'));
     const b = onlyDir(join(work, 'out2'));

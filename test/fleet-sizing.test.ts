@@ -1,4 +1,4 @@
-// The fleet sized before the load (issue 24): agents measure themselves when they join, the
+// The fleet sized before the load: agents measure themselves when they join, the
 // coordinator projects each share against those figures before any request, refuses (with the
 // fleet size the plan needs) or runs, and `coordinator plan` dry-runs the same numbers.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

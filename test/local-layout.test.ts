@@ -1,4 +1,4 @@
-// A local fleet larger than the free cores runs packed (issue 24): fewer agent processes, each
+// A local fleet larger than the free cores runs packed: fewer agent processes, each
 // serving several agents, and every agent still an agent of its own — its own share, records,
 // status and figures in run.json — with the layout stated there.
 import { readdirSync } from 'node:fs';

@@ -1,6 +1,7 @@
 // A server that streams content but never sends usage (many gateways, providers and mock servers):
 // by default its clean streams are ok requests with TTFT and e2e, output counted from chunks and
 // said per request, per-token figures left empty; with target.require_usage they are failures.
+import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
@@ -87,5 +88,94 @@ describe('a server that never sends usage', () => {
     expect(rows.every((row) => row.status === 'missing_usage' && row.output_token_source === null)).toBe(true);
     expect(r.error_counts).toEqual({ missing_usage: 10 });
     expect(r.status).toBe('degraded');
+  });
+});
+
+/**
+ * A loopback proxy in front of `baseUrl`. `none`: /tokenize answers 404 (a server with no way to
+ * count prompts). `fail-bodies`: /tokenize answers the short texts and the long confirmation of a
+ * vocabulary search but fails a text of 40 to 400 words — the size of the sampled request bodies
+ * counted before load — as a tokenizer that errors or times out mid-calibration would.
+ */
+function proxy(baseUrl: string, tokenize: 'none' | 'fail-bodies'): Promise<{ baseUrl: string; server: Server }> {
+  const upstream = new URL(baseUrl);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.url === '/tokenize') {
+        const words = JSON.stringify(JSON.parse(body.toString() || '{}')).split(' ').length;
+        if (tokenize === 'none' || (words >= 40 && words <= 400))
+          return void res.writeHead(tokenize === 'none' ? 404 : 500, { 'content-type': 'application/json' }).end('{"error":"no"}');
+      }
+      const up = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      up.end(body);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`, server })),
+  );
+}
+
+describe('a server that sends no usage and cannot count prompts', () => {
+  let sim: { baseUrl: string; stop(): void };
+  let none: { baseUrl: string; server: Server };
+  let failing: { baseUrl: string; server: Server };
+  beforeAll(async () => {
+    sim = await startSim(['--fault', 'no-usage-rate=1', '--ttft-ms', '10', '--itl-ms', '4']);
+    none = await proxy(sim.baseUrl, 'none');
+    failing = await proxy(sim.baseUrl, 'fail-bodies');
+  });
+  afterAll(() => {
+    none?.server.close();
+    failing?.server.close();
+    sim?.stop();
+  });
+
+  function lognormalPlan(baseUrl: string): Plan {
+    const p = plan(baseUrl, false);
+    const load = p.classes[0]!.load;
+    p.classes = [
+      p.classes[0]!,
+      { name: 'ln', prompt: { input_tokens: { distribution: 'lognormal', mu: 4, sigma: 0.5, min: 16, max: 200 }, output_tokens: 8 }, load },
+    ];
+    return p;
+  }
+
+  it('leaves request_shape not_evaluated with its reason, for a fixed and a lognormal class, and data quality not valid', async () => {
+    const { run: r, rows } = await run(lognormalPlan(none.baseUrl));
+    expect(rows.filter((row) => row.status === 'ok' && row.prompt_tokens === null)).toHaveLength(rows.length);
+    for (const c of ['rt', 'ln']) expect(r.classes[c]).toMatchObject({ prompt_length_method: 'words-unverified', prompt_exactness: null });
+    const shape = r.data_quality.checks.find((c: any) => c.name === 'request_shape');
+    expect(shape.status).toBe('not_evaluated');
+    expect(shape.reason).toMatch(
+      /^rt: 10 request\(s\) without usage and a prompt length never counted \(words-unverified\); ln: 10 request\(s\) without usage/,
+    );
+    expect(r.data_quality.valid).toBe(false);
+    expect(r.field_definitions['classes.<class>.prompt_exactness']).toMatch(/template_floor/);
+  });
+
+  it('a pre-load count that fails is reported, and request_shape is not_evaluated rather than passed on nothing', async () => {
+    const { run: r } = await run(lognormalPlan(failing.baseUrl));
+    // The vocabulary was found on the target, so the lognormal class is sized exactly, per request…
+    expect(r.classes.ln).toMatchObject({ prompt_length_method: 'server-tokenize', prompt_length_check: null });
+    // …but its sampled bodies could not be counted, and the server reports no usage: nothing proves its prompts.
+    expect(r.classes.ln.prompt_length_check_error).toMatch(/500/);
+    expect(r.classes.ln.prompt_exactness).toMatchObject({ rows: 10, exact_rows: 10, not_exact: [] });
+    const shape = r.data_quality.checks.find((c: any) => c.name === 'request_shape');
+    expect(shape.status).toBe('not_evaluated');
+    expect(shape.reason).toMatch(/ln: 10 request\(s\) without usage, and the pre-load count of sampled bodies failed \(.*500/);
+    expect(shape.evidence.classes.ln.prompt_length_check_error).toMatch(/500/);
+    // The fixed class's own count failed too (its 40-token bodies): every row sent in words, and said so.
+    expect(r.classes.rt.prompt_length_method).toBe('words-unverified');
+    expect(r.classes.rt.prompt_exactness).toMatchObject({ rows: 10, exact_rows: 0, not_exact: [{ reason: 'count_failed', rows: 10 }] });
+    expect(shape.reason).toMatch(
+      /^rt: 10 request\(s\) without usage and a prompt length never counted \(counting on the target failed before load/,
+    );
   });
 });

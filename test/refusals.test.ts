@@ -34,7 +34,7 @@ function rawConnect(url: string, headers: Record<string, string>): Promise<{ sta
 }
 
 describe('refusals and early ends', () => {
-  it('refuses a plan that could not be judged (issue 22): intended basis on sessions, a canary on a per-request class', async () => {
+  it('refuses a plan that could not be judged: intended basis on sessions, a canary on a per-request class', async () => {
     const work = tempDir();
     const bad = {
       ...TINY,

@@ -64,7 +64,7 @@ describe('multi-turn sessions on 2 agents', () => {
     expect(sessions).toBeGreaterThan(10);
     expect(run.schedule_sha256).toBe(schedule.sha256);
     expect(run.offered_schedule_matches).toBe(true);
-    // Sessions respect the run's time (issue 22): turns that would be sent at or after duration_s
+    // Sessions respect the run's time: turns that would be sent at or after duration_s
     // are not sent and are counted as cut, never as failures.
     const counts = run.sessions.chat;
     console.log(`session turns: ${JSON.stringify({ ...counts, by_turn: undefined })}`);

@@ -78,7 +78,7 @@ describe('--fail-on-slo', () => {
   }, 90_000);
 });
 
-// Issue 22: failures count, and what can't be measured is not a miss.
+// Failures count, and what can't be measured is not a miss.
 describe('--fail-on-slo judges failures and the unmeasurable', () => {
   it('a class whose server rejects 90% with 429 misses its latency-only SLO and exits 4', async () => {
     const work = tempDir();
@@ -107,6 +107,35 @@ describe('--fail-on-slo judges failures and the unmeasurable', () => {
     expect(r.stderr).toMatch(/exit 4 \(--fail-on-slo\): SLO missed by rt \(in all\)/);
     expect(all.goodput_requests).toBe(all.completed);
     expect(all.goodput_rps).toBeLessThanOrEqual(all.throughput_rps);
+  }, 60_000);
+
+  it('a TPOT-only SLO with 90% 429s and one-token answers is missed and exits 4: the failures decide the p95', async () => {
+    const work = tempDir();
+    // One output token: no success can carry a TPOT, yet the 429s put the p95 on +∞ whatever they carried.
+    const p = constantRatePlan('slo-tpot-429', 2, 10, { input_tokens: 16, output_tokens: 1 });
+    p.classes[0]!.slo = { tpot_p95_ms: 50 };
+    const r = await runCoordinator([
+      '--plan',
+      writePlan(work, p),
+      '--out',
+      join(work, 'out'),
+      '--quiet',
+      '--fail-on-slo',
+      '--sim-arg=--ttft-ms=10',
+      '--sim-arg=--fault=429-rate=0.9',
+    ]);
+    expect(r.code, r.stderr).toBe(ExitCode.SLO_MISSED);
+    const run = readRunJson(onlyRunDir(join(work, 'out')));
+    const all = run.classes.rt.windows.all;
+    expect(all.http_429).toBeGreaterThan(10);
+    expect(all.tpot_samples).toBe(0); // nothing measured a TPOT
+    const crit = run.classes.rt.slo_verdict.windows.all.criteria[0];
+    expect(crit).toMatchObject({ criterion: 'tpot_p95_ms', met: false, on_failure: true, figure: null, reason: null });
+    expect(crit.failed).toBe(all.failed);
+    expect(crit.unmeasured).toBe(all.completed);
+    expect(run.classes.rt.slo_verdict).toMatchObject({ verdict: 'missed', not_evaluable_in: [] });
+    expect(r.stdout).toMatch(/rt: SLO MISSED over the whole run — p95 TPOT a failed request \(\d+ of 20 failed\) > 50 ms/);
+    expect(r.stderr).toMatch(/exit 4 \(--fail-on-slo\): SLO missed by rt \(in all\)/);
   }, 60_000);
 
   describe('a server without usage and a TPOT bound', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { openaiChat } from '../../shared/apis/openai-chat.js';
+import { openaiCompletions } from '../../shared/apis/openai-completions.js';
 import { promptText } from '../../shared/prompt-text.js';
 import { endpointPaths } from './adapter.js';
-import { openaiChat } from './openai-chat.js';
-import { openaiCompletions } from './openai-completions.js';
 
 describe('endpointPaths', () => {
   it('puts both APIs and the warm-up under a real /v1 base (the completions warm-up once asked /models)', () => {

@@ -1,31 +1,20 @@
-// API adapters by the plan's `target.api`.
+// API adapters by the plan's `target.api` (or `class.api`), from the registry of API modules.
+import { apiModule } from '../../shared/apis/registry.js';
 import type { ApiKind, TrafficClass } from '../../shared/plan.js';
 import type { ApiAdapter } from './adapter.js';
-import { openaiChat, openaiChatWith } from './openai-chat.js';
-import { openaiCompletions } from './openai-completions.js';
-import { openaiEmbeddings } from './openai-embeddings.js';
-import { openaiResponses } from './openai-responses.js';
-import { rerank } from './rerank.js';
 
-/** The streamed APIs by their plan name (embeddings depends on the class: adapterFor). */
-export const API_ADAPTERS: Record<Exclude<ApiKind, 'embeddings' | 'rerank'>, ApiAdapter> = {
-  chat: openaiChat,
-  completions: openaiCompletions,
-  responses: openaiResponses,
-};
+export { imageMarker } from '../../shared/apis/openai-chat.js';
 
-/** The adapter of a class's API (class.api, else target.api). */
+/** The adapters of the APIs a class's options do not change, by plan name (the warm-up reads the chat path's base). */
+export const API_ADAPTERS = { chat: apiModule('chat').adapter({ batchSize: 1 }) };
+
+/** The adapter of a class's API (class.api, else target.api) for the class's options. */
 export function adapterFor(api: ApiKind, cls: TrafficClass): ApiAdapter {
-  if (api === 'embeddings') return openaiEmbeddings(cls.prompt.batch_size ?? 1);
-  if (api === 'rerank') return rerank(cls.prompt.batch_size ?? 1);
-  const { tools, images, tool_choice: toolChoice } = cls.prompt;
-  if (api === 'chat' && (tools || images)) {
-    const definitions = tools?.map((t) => ({ type: 'function', function: { parameters: { type: 'object', properties: {} }, ...t } }));
-    return openaiChatWith({
-      ...(definitions && { tools: definitions }),
-      ...(toolChoice !== undefined && { toolChoice }),
-      ...(images && { images: images.count }),
-    });
-  }
-  return API_ADAPTERS[api];
+  const { tools, images, tool_choice: toolChoice, batch_size: batchSize } = cls.prompt;
+  return apiModule(api).adapter({
+    batchSize: batchSize ?? 1,
+    ...(tools && { tools }),
+    ...(toolChoice !== undefined && { toolChoice }),
+    ...(images && { images: images.count }),
+  });
 }

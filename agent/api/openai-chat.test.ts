@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageMarker, openaiChat, openaiChatWith } from './openai-chat.js';
+import { imageMarker, openaiChat, openaiChatWith } from '../../shared/apis/openai-chat.js';
 
 const delta = (d: Record<string, unknown>) => ({ choices: [{ index: 0, delta: d }] });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openaiEmbeddings } from './openai-embeddings.js';
+import { openaiEmbeddings } from '../../shared/apis/openai-embeddings.js';
 
 describe('the embeddings API contract', () => {
   it('sends batch_size inputs that differ only by their head suffix, and reads results and usage from the body', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { openaiResponses } from '../../shared/apis/openai-responses.js';
 import { classifyEvent, EventFlag } from '../sse.js';
-import { openaiResponses } from './openai-responses.js';
 
 const p = openaiResponses.patterns;
 

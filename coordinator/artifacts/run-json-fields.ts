@@ -7,6 +7,7 @@ import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
 import { LOCAL_LAYOUT_DEFINITIONS } from '../local-layout.js';
 import { ADAPTER_DEFINITIONS } from '../lora-tally.js';
 import { MAX_OFF_PLAN } from '../offered-arrivals.js';
+import { PROMPT_EXACTNESS_DEFINITIONS } from '../prompt-exactness.js';
 import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
 import { EMBEDDINGS_DEFINITIONS, EXACT_METHOD_DEFINITIONS } from '../summary.js';
@@ -107,6 +108,7 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
     "how the class's prompts were sized before any load: server-tokenize (the whole request counted by the target's tokenize endpoint), tokenizer-file (counted with the tokenizer file the plan names) or words-unverified (filler words, one per intended token, never counted); a class of identical requests is sized to input_tokens (plan.prompt_calibration holds the sizes and the count), a class whose requests differ is built per request from the target's one-token words (plan.prompt_vocabulary)",
   'classes.<class>.prompt_length_check':
     "before any load, a seeded sample of the class's real request bodies (all of them up to 48, and at most 524,288 planned tokens with at least one body, so long contexts stay bounded) counted on the target: sampled, exact (counted exactly their planned prompt tokens), exact_share, max_abs_difference (largest |counted − planned|) and unreachable (planned above the asked length because the fixed costs alone exceed it); null when nothing could count; sessions count each sampled session's first turn, or a later user message alone",
+  ...PROMPT_EXACTNESS_DEFINITIONS,
   'classes.<class>.prompt_tokens_differ':
     'successful requests whose usage.prompt_tokens is not exactly their planned_prompt_tokens (requests.ndjson), and the largest difference; a session turn after the first holds replies the server re-tokenizes, so it is counted here but judged by request_shape within ±10%',
   'plan.prompt_vocabulary':

@@ -22,6 +22,7 @@ import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { HeadroomReport } from '../headroom/index.js';
 import type { LocalLayout } from '../local-layout.js';
 import { PROBES_AT_JOIN } from '../probe.js';
+import { promptExactness } from '../prompt-exactness.js';
 import type { ClassTiming, RunStatus } from '../run-status.js';
 import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
 import { runSummaryLines } from '../run-summary.js';
@@ -311,6 +312,8 @@ function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, u
       prompt_length_method: cal?.method ?? 'words-unverified',
       calibrated_prompt_tokens: cal?.counted_prompt_tokens ?? null,
       prompt_length_check: cal?.check ?? null,
+      prompt_length_check_error: cal?.check_error ?? null,
+      prompt_exactness: promptExactness(cal, c.shapes.get(cls.name)!.rows),
       prompt_tokens_differ: {
         requests: c.shapes.get(cls.name)!.promptDiffer,
         max_abs_difference: c.shapes.get(cls.name)!.promptMaxDifference,

@@ -21,7 +21,8 @@ const tokens = (text: string): number =>
 
 type Dialect = 'vllm' | 'llama.cpp' | 'none';
 
-function serve(dialect: Dialect): Promise<{ server: Server; base: string; calls: string[] }> {
+/** `failAfter`: tokenize calls answered before every later one gets HTTP 500. */
+function serve(dialect: Dialect, failAfter = Number.POSITIVE_INFINITY): Promise<{ server: Server; base: string; calls: string[] }> {
   const calls: string[] = [];
   const server = createServer((req, res) => {
     let raw = '';
@@ -30,6 +31,7 @@ function serve(dialect: Dialect): Promise<{ server: Server; base: string; calls:
       calls.push(req.url!);
       const body = JSON.parse(raw || '{}');
       const json = (status: number, v: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+      if (req.url === '/tokenize' && calls.filter((c) => c === '/tokenize').length > failAfter) return json(500, { error: 'overloaded' });
       if (dialect === 'vllm' && req.url === '/tokenize') {
         const n = body.messages ? TEMPLATE_TOKENS + tokens(body.messages[0].content) : tokens(body.prompt);
         return json(200, { count: n, max_model_len: 8192, tokens: [] });
@@ -199,5 +201,29 @@ describe('prompt calibration', () => {
     const p = await calibratePlan({ ...p0, target: { ...p0.target!, tokenizer: '/nonexistent/tokenizer.json' } }, 'run-3', () => {});
     expect(p.prompt_calibration!.small!.method).toBe('words-unverified');
     expect(p.prompt_calibration!.small!.note).toMatch(/^cannot read \/nonexistent\/tokenizer\.json: ENOENT.*; no tokenize endpoint/);
+  });
+
+  it('a pre-load sample count that fails is reported on the class, never swallowed', async () => {
+    const load = { model: 'constant-rate' as const, phases: [{ start_s: 0, duration_s: 1, rate_per_s: 8 }] };
+    const classes = [
+      { name: 'ln', prompt: { input_tokens: { distribution: 'uniform' as const, min: 40, max: 120 }, output_tokens: 4 }, load },
+    ];
+    // A healthy server first: how many counts the vocabulary takes before the sample is counted.
+    const healthy = await serve('vllm');
+    const ok = await calibratePlan({ ...plan(healthy.base, 'chat'), classes }, 'run-5', () => {});
+    healthy.server.close();
+    const sampled = ok.prompt_calibration!.ln!.check!.sampled;
+    const before = healthy.calls.filter((c) => c === '/tokenize').length - sampled;
+    expect(sampled).toBeGreaterThan(0);
+    // The same plan against a server that starts failing once the vocabulary is found.
+    const s = await serve('vllm', before);
+    open = s.server;
+    const lines: string[] = [];
+    const p = await calibratePlan({ ...plan(s.base, 'chat'), classes }, 'run-5', (l) => lines.push(l));
+    const c = p.prompt_calibration!.ln!;
+    expect(c.method).toBe('server-tokenize');
+    expect(c.check).toBeUndefined();
+    expect(c.check_error).toMatch(/500/);
+    expect(lines.find((l) => l.startsWith('prompt length of ln'))).toMatch(/the pre-load count of sampled bodies FAILED: .*500/);
   });
 });

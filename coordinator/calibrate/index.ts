@@ -9,7 +9,7 @@
 // The results travel in the plan as run (`prompt_calibration`, `prompt_vocabulary`), so every
 // agent builds exactly the text that was counted.
 
-import { batchedApi, batchInputHead, CHAT_TEMPLATED, classApi } from '../../shared/api-kinds.js';
+import { batchedApi, batchInputHead, chatTemplated, classApi } from '../../shared/api-kinds.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { ApiKind, DatasetRecord, Plan, PromptCalibration, PromptLengthMethod, Target, TrafficClass } from '../../shared/plan.js';
 import { canaryMarker, promptFill, promptHead, promptText, uncalibratedWords } from '../../shared/prompt-text.js';
@@ -53,26 +53,30 @@ export async function calibratePlan(plan: Plan, runId: string, log: (line: strin
     };
     const first = apis[0]!;
     out = { ...plan, prompt_vocabulary: await find(first) };
-    const other = apis.find((api) => CHAT_TEMPLATED[api] !== CHAT_TEMPLATED[first]);
+    const other = apis.find((api) => chatTemplated(api) !== chatTemplated(first));
     if (other) {
       const vocabulary = await find(other);
-      const byApi = Object.fromEntries(apis.filter((api) => CHAT_TEMPLATED[api] === CHAT_TEMPLATED[other]).map((api) => [api, vocabulary]));
+      const byApi = Object.fromEntries(apis.filter((api) => chatTemplated(api) === chatTemplated(other)).map((api) => [api, vocabulary]));
       out = { ...out, prompt_vocabularies: byApi };
     }
   }
   const calibration: Record<string, PromptCalibration> = {};
   for (const cls of plan.classes) {
     if (perRequest(cls)) {
-      const c = await perRequestClass(out, runId, cls, classVocabulary(out, cls)!, counter);
-      calibration[cls.name] = c.calibration;
+      const vocabulary = classVocabulary(out, cls)!;
+      const c = await perRequestClass(out, runId, cls, vocabulary, counter);
+      // A counter that answered the probe yet found no token-exact vocabulary: the count failed.
+      const failed = counter.method !== null && vocabulary.method === 'words-unverified' && c.calibration.method === 'words-unverified';
+      calibration[cls.name] = failed ? { ...c.calibration, count_error: vocabulary.note } : c.calibration;
       if (c.records) out = withRecords(out, cls.name, c.records);
     } else
       calibration[cls.name] =
         counter.method === null
           ? unverified(cls, counter.note)
-          : await countedClass(plan, runId, cls, counter).catch((err: unknown) =>
-              unverified(cls, `calibration failed: ${(err as Error).message}`),
-            );
+          : await countedClass(plan, runId, cls, counter).catch((err: unknown) => ({
+              ...unverified(cls, `calibration failed: ${(err as Error).message}`),
+              count_error: (err as Error).message,
+            }));
   }
   out = dropUnfiltered({ ...out, prompt_calibration: calibration });
   if (counter.method !== null) await checkClasses(out, runId, counter);
@@ -195,15 +199,18 @@ function dropUnfiltered(plan: Plan): Plan {
   return { ...plan, inputs };
 }
 
-// A sample of each class's real bodies, counted: the result joins the class's calibration.
+// A sample of each class's real bodies, counted: the result joins the class's calibration. A count
+// that fails is kept as the class's check_error: request_shape reads it, and without usage a class
+// whose bodies were never counted is not_evaluated rather than passed on nothing.
 async function checkClasses(plan: Plan, runId: string, counter: Working): Promise<void> {
   const schedule = buildSchedule(plan);
   for (const [i, cls] of plan.classes.entries()) {
     const c = plan.prompt_calibration![cls.name]!;
-    const check = await checkClass(plan, runId, cls, schedule.classes[i]!, counter.countFor(classApi(cls, plan.target))).catch(
-      () => undefined,
-    );
-    if (check) c.check = check;
+    try {
+      c.check = await checkClass(plan, runId, cls, schedule.classes[i]!, counter.countFor(classApi(cls, plan.target)));
+    } catch (err) {
+      c.check_error = (err as Error).message;
+    }
   }
 }
 
@@ -219,7 +226,9 @@ function sharedTokens(cls: TrafficClass): number {
 function describe(cls: TrafficClass, c: PromptCalibration): string {
   const check = c.check
     ? `; ${c.check.exact} of ${c.check.sampled} sampled bodies exact on the target, largest difference ${c.check.max_abs_difference}`
-    : '';
+    : c.check_error !== undefined
+      ? `; the pre-load count of sampled bodies FAILED: ${c.check_error}`
+      : '';
   if (perRequest(cls)) return `prompt length of ${cls.name}: ${c.method}, per request${check} (${c.note})`;
   const counted = c.counted_prompt_tokens === null ? 'not counted' : `counted ${c.counted_prompt_tokens} tokens in ${c.attempts} call(s)`;
   return `prompt length of ${cls.name}: ${c.method}, ${c.prefix_words + c.words + c.pad_words} filler words for ${cls.prompt.input_tokens} tokens, ${counted}${check} (${c.note})`;

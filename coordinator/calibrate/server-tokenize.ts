@@ -4,7 +4,7 @@
 // `count` (or `tokens`); llama.cpp's server takes `content` and answers `tokens`, with its chat
 // template applied first by `POST /apply-template`. The dialect is found by asking, once.
 import { request } from 'undici';
-import { CHAT_TEMPLATED } from '../../shared/api-kinds.js';
+import { chatTemplated } from '../../shared/api-kinds.js';
 import type { ApiKind, ChatMessage, Target } from '../../shared/plan.js';
 import { completionPrompt } from '../../shared/request-text.js';
 
@@ -30,7 +30,7 @@ export function promptOf(content: RequestContent): string {
 /**
  * A working counter and how it asks, or why there is none. `count` counts a request of the
  * target's API; `countFor` one of any API (a class may send to another: class.api), each with its
- * chat template or without as that API is served (shared/api-kinds.ts CHAT_TEMPLATED).
+ * chat template or without as that API is served (shared/api-kinds.ts chatTemplated).
  */
 export type ServerCounter = { count: CountText; countFor: (api: ApiKind) => CountText; note: string } | { count: null; note: string };
 
@@ -51,7 +51,7 @@ export async function serverCounter(target: Target, probeText: string): Promise<
   const llamaCpp =
     (api: ApiKind): CountText =>
     async (text) => {
-      const prompt = CHAT_TEMPLATED[api] ? await applyTemplate(root, messagesOf(text), headers) : promptOf(text);
+      const prompt = chatTemplated(api) ? await applyTemplate(root, messagesOf(text), headers) : promptOf(text);
       return countOf(await post(root, '/tokenize', { content: prompt, add_special: true }, headers));
     };
   const tried: string[] = [];
@@ -73,7 +73,7 @@ export async function serverCounter(target: Target, probeText: string): Promise<
 }
 
 function vllmBody(api: ApiKind, model: string, content: RequestContent): Record<string, unknown> {
-  if (!CHAT_TEMPLATED[api]) return { model, prompt: promptOf(content) };
+  if (!chatTemplated(api)) return { model, prompt: promptOf(content) };
   return { model, messages: messagesOf(content), add_generation_prompt: true };
 }
 

@@ -5,11 +5,11 @@ import type { PromptLengthMethod } from '../../shared/plan.js';
 import { parseExposition } from '../scrape/prom-parse.js';
 import { errorText, modelIds, readAnswer } from './answers.js';
 import type { Exchange } from './http.js';
-import type { ApiTry, Observations } from './probes.js';
+import type { ApiName, ApiTry, Observations } from './probes.js';
 
 export const DOCTOR_SCHEMA = 'loadfleet.doctor/v1';
 
-export type ApiName = 'chat' | 'completions';
+export type { ApiName };
 
 /** What one API did with a probe request. */
 export interface ApiReport {

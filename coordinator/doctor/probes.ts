@@ -1,15 +1,23 @@
 // The doctor's few requests, in order, each bounded by a deadline: the models list, one short
-// streamed request per API (again without ignore_eos if the server refuses it), the tokenize
+// streamed request per API whose descriptor asks for a probe (shared/apis/: chat and completions),
+// its body built by that API's own adapter (again without ignore_eos if the server refuses it), the tokenize
 // dialect (coordinator/calibrate's own detection, called as a run would call it), and the metrics
 // endpoints. At most DOCTOR_MAX_REQUESTS calls; an endpoint that cannot be reached, or that
 // refuses the key, stops the session after the first call. What the answers mean is classify.ts.
+import { API_DESCRIPTORS, apiModule } from '../../shared/apis/registry.js';
 import { serverCounter, serverRoot } from '../calibrate/server-tokenize.js';
 import { modelIds } from './answers.js';
 import type { Exchange } from './http.js';
 import { call, doctorDispatcher } from './http.js';
 
-/** The most calls one doctor session makes besides one per extra metrics URL (models 1, two APIs × 2, tokenize 5, metrics 1). */
-export const DOCTOR_MAX_REQUESTS = 11;
+/** The APIs whose answers the doctor's reader (answers.ts) reads: OpenAI-style chunk streams. */
+export type ApiName = 'chat' | 'completions';
+
+/** The APIs the doctor probes, in order (their descriptors ask for it). */
+export const PROBED_APIS = API_DESCRIPTORS.filter((d) => d.doctorProbe);
+
+/** The most calls one doctor session makes besides one per extra metrics URL (models 1, each probed API × 2, tokenize 5, metrics 1). */
+export const DOCTOR_MAX_REQUESTS = 1 + 2 * PROBED_APIS.length + 5 + 1;
 
 /** Output tokens asked of each probe request: enough to see reasoning give way to content. */
 export const PROBE_MAX_TOKENS = 24;
@@ -75,10 +83,10 @@ export async function observe(input: DoctorInput): Promise<Observations> {
     obs.model = input.model ?? modelIds(obs.models.body)[0] ?? null;
     if (obs.model === null) return obs;
     const model = obs.model;
-    for (const api of ['chat', 'completions'] as const) {
-      const url = `${input.baseUrl}/${api === 'chat' ? 'chat/completions' : 'completions'}`;
-      const body = probeBody(api, model, true);
-      const first = await post(url, body);
+    for (const d of PROBED_APIS) {
+      const api = d.name as ApiName;
+      const url = `${input.baseUrl}${d.path}`;
+      const first = await post(url, probeBody(api, model, true));
       const refused = first.status === 400 && /ignore_eos/i.test(first.body);
       obs.apis[api] = { first, withoutIgnoreEos: refused ? await post(url, probeBody(api, model, false)) : null };
     }
@@ -105,14 +113,10 @@ export async function observe(input: DoctorInput): Promise<Observations> {
   }
 }
 
-/** The body of a probe request: what the agent sends (streamed, usage asked), only shorter. */
-export function probeBody(api: 'chat' | 'completions', model: string, ignoreEos: boolean): Record<string, unknown> {
-  return {
-    model,
-    ...(api === 'chat' ? { messages: [{ role: 'user', content: PROBE_PROMPT }] } : { prompt: PROBE_PROMPT }),
-    max_tokens: PROBE_MAX_TOKENS,
-    stream: true,
-    stream_options: { include_usage: true },
-    ...(ignoreEos && { ignore_eos: true }),
-  };
+/** The body of a probe request: what the agent sends (its API's adapter builds it), only shorter. */
+export function probeBody(api: ApiName, model: string, ignoreEos: boolean): Record<string, unknown> {
+  const adapter = apiModule(api).adapter({ batchSize: 1 });
+  return JSON.parse(
+    adapter.bodyFromMessages({ model, maxTokens: PROBE_MAX_TOKENS, ignoreEos }, [{ role: 'user', content: PROBE_PROMPT }]),
+  ) as Record<string, unknown>;
 }

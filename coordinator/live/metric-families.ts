@@ -102,7 +102,7 @@ export function liveFamilies(s: LiveSnapshot): MetricFamily[] {
     ),
     gauge(
       'loadfleet_slo_ttft_breached',
-      `Whether the class's p95 TTFT over the last ${RECENT_S} merged seconds is above its SLO bound (1) or not (0); only for classes that declare a TTFT bound.`,
+      `Whether the class's p95 TTFT over the last ${RECENT_S} merged seconds, each failed request ranked +∞ as the SLO verdict ranks it (more than 5% failed puts it past any bound), is above its SLO bound (1) or not (0); only for classes that declare a TTFT bound.`,
       s.classes.flatMap((c) => (c.sloTtftMs === null ? [] : [{ labels: cls(c.name), value: c.sloBreached ? 1 : 0 }])),
     ),
     ...LIVE_METRICS.map(

@@ -34,6 +34,24 @@ describe('the live SLO view', () => {
     expect(state([30, 40, 60, 90]).snapshot(1, [], null).classes[0]!.sloBreached).toBe(false);
   });
 
+  it('ranks failed requests +∞: fast answers beside 429s are past the bound, a few failures do not decide it', () => {
+    const live = new LiveState(SLO_PLAN, buildSchedule(SLO_PLAN), 'run-slo-failed');
+    // 20 ended in the second: 16 rejected, 4 answered in 30 ms. Successful-only the p95 is 30 ms.
+    live.second(0, 'rt', { issued: 20, completed: 4, failed: 16 }, new Map([['ttft', hist(30, 30, 30, 30)]]));
+    const rt = live.snapshot(1, [], null).classes[0]!;
+    expect(rt).toMatchObject({ sloBreached: true, sloP95RecentMs: null, sloFailuresDecide: { failed: 16, requests: 20 } });
+    expect(rt.ttftP95RecentMs).toBeCloseTo(30, 0);
+    expect(liveBlock(live.snapshot(1, [], null))).toContain(
+      '\x1b[31mSLO rt: MISSED  p95 TTFT 10s a failed request (16 of 20 failed) > 100 ms  goodput 0 requests so far\x1b[0m',
+    );
+    expect(progressLine(live.snapshot(1, [], null))).toContain('SLO-MISSED(p95_ttft_10s failed_16_of_20 > 100ms)');
+    // 1 of 20 failed: the p95 (rank 19 of the 20 ranked) is the slowest success.
+    const few = new LiveState(SLO_PLAN, buildSchedule(SLO_PLAN), 'run-slo-few');
+    few.second(0, 'rt', { issued: 20, completed: 19, failed: 1 }, new Map([['ttft', hist(...Array.from({ length: 19 }, () => 40))]]));
+    expect(few.snapshot(1, [], null).classes[0]).toMatchObject({ sloBreached: false, sloFailuresDecide: null });
+    expect(few.snapshot(1, [], null).classes[0]!.sloP95RecentMs).toBeCloseTo(40, 0);
+  });
+
   it('turns the class row red on the terminal and says MISSED in words too', () => {
     const lines = liveBlock(state([30, 30, 70, 300]).snapshot(1, [], null));
     const rt = lines.find((l) => l.includes('SLO rt:'))!;

@@ -11,6 +11,7 @@ import type { AgentHealth } from '../../shared/protocol.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { arrivalsBetween, concurrencyAt } from '../../shared/schedule.js';
 import type { CollectorListener, SecondCounts } from '../collector.js';
+import { failureRank } from '../failure-rank.js';
 import { meetsSlo } from '../window-stats.js';
 
 /** The latency metrics kept as cumulative live histograms (and exported by /metrics). */
@@ -56,11 +57,19 @@ export interface ClassSnapshot {
   inFlight: number;
   completed: number;
   failed: number;
+  /** p95 TTFT of the successful requests of the last RECENT_S merged seconds (the table's figure). */
   ttftP95RecentMs: number | null;
   ttftP95RunMs: number | null;
+  /**
+   * The same seconds' p95 TTFT with each failed request ranked +∞, as the SLO verdict ranks them:
+   * null when the failures decide it (see sloFailuresDecide) or nothing was measured.
+   */
+  sloP95RecentMs: number | null;
+  /** More than 5% of the recent requests failed, so the recent p95 is +∞ whatever the successes carried. */
+  sloFailuresDecide: { failed: number; requests: number } | null;
   /** The class SLO's p95 TTFT bound in ms (null when it declares none). */
   sloTtftMs: number | null;
-  /** The recent p95 TTFT is past the SLO bound: the live view shows the class in red. */
+  /** The recent p95 TTFT, failures ranked +∞, is past the SLO bound: the live view shows the class in red. */
   sloBreached: boolean;
   /** Requests that succeeded and met every per-request bound of the class SLO (null without an SLO): goodput. */
   good: number | null;
@@ -100,6 +109,8 @@ interface ClassState {
   histograms: Map<LiveMetric, Histogram>;
   /** second → that second's TTFT histograms (several when late data arrived). */
   recentTtft: Map<number, Histogram[]>;
+  /** second → that second's finished requests, ok and failed (summed over late data). */
+  recentEnded: Map<number, { completed: number; failed: number }>;
   outcomes: Map<string, { status: string; httpStatus: number | null; count: number }>;
   good: number;
 }
@@ -133,8 +144,12 @@ export class LiveState implements CollectorListener {
     }
     const ttft = histograms.get('ttft');
     if (ttft) getOrCreate(c.recentTtft, second, () => []).push(ttft);
+    const ended = getOrCreate(c.recentEnded, second, () => ({ completed: 0, failed: 0 }));
+    ended.completed += counts.completed;
+    ended.failed += counts.failed;
     this.mergedS = Math.max(this.mergedS, second + 1);
     for (const s of c.recentTtft.keys()) if (s <= this.mergedS - 1 - RECENT_S) c.recentTtft.delete(s);
+    for (const s of c.recentEnded.keys()) if (s <= this.mergedS - 1 - RECENT_S) c.recentEnded.delete(s);
   }
 
   finished(r: RequestRecord): void {
@@ -167,7 +182,7 @@ export class LiveState implements CollectorListener {
     const sched = this.schedule.classes[index]!;
     const ttft = c.histograms.get('ttft');
     const slo = this.plan.classes[index]!.slo;
-    const recent = this.recentP95Ms(c);
+    const recent = this.recentP95(c);
     const bound = slo?.ttft_p95_ms ?? null;
     return {
       name,
@@ -178,10 +193,12 @@ export class LiveState implements CollectorListener {
       inFlight: c.sent - c.completed - c.failed,
       completed: c.completed,
       failed: c.failed,
-      ttftP95RecentMs: recent,
+      ttftP95RecentMs: recent.successfulMs,
       ttftP95RunMs: ttft ? p95Ms(ttft) : null,
+      sloP95RecentMs: recent.rankedMs,
+      sloFailuresDecide: recent.failuresDecide,
       sloTtftMs: bound,
-      sloBreached: bound !== null && recent !== null && recent > bound,
+      sloBreached: bound !== null && (recent.failuresDecide !== null || (recent.rankedMs !== null && recent.rankedMs > bound)),
       good: slo && !this.sampled ? c.good : null,
       histograms: c.histograms,
       outcomes: [...c.outcomes.values()]
@@ -190,16 +207,44 @@ export class LiveState implements CollectorListener {
     };
   }
 
-  // Merges the last RECENT_S seconds' TTFT histograms into one scratch histogram (never averaging p95s).
-  private recentP95Ms(c: ClassState): number | null {
+  // Merges the last RECENT_S seconds' TTFT histograms into one scratch histogram (never averaging
+  // p95s), and ranks the same seconds' failed requests +∞ above them for the SLO's figure.
+  private recentP95(c: ClassState): {
+    successfulMs: number | null;
+    rankedMs: number | null;
+    failuresDecide: { failed: number; requests: number } | null;
+  } {
     this.scratch.reset();
-    for (const [s, hs] of c.recentTtft) if (s > this.mergedS - 1 - RECENT_S) for (const h of hs) mergeInto(this.scratch, h);
-    return p95Ms(this.scratch);
+    const from = this.mergedS - 1 - RECENT_S;
+    for (const [s, hs] of c.recentTtft) if (s > from) for (const h of hs) mergeInto(this.scratch, h);
+    let requests = 0;
+    let failed = 0;
+    for (const [s, e] of c.recentEnded)
+      if (s > from) {
+        requests += e.completed + e.failed;
+        failed += e.failed;
+      }
+    const measured = this.scratch.totalCount;
+    const at = failureRank({ requests: Math.max(requests, measured + failed), failed, measured });
+    return {
+      successfulMs: p95Ms(this.scratch),
+      rankedMs: at.kind === 'measured' ? nsToMs(percentilesNs(this.scratch, [at.rank / measured])[0]!) : null,
+      failuresDecide: at.kind === 'failures_decide' ? { failed, requests } : null,
+    };
   }
 }
 
 function emptyClass(): ClassState {
-  return { sent: 0, completed: 0, failed: 0, histograms: new Map(), recentTtft: new Map(), outcomes: new Map(), good: 0 };
+  return {
+    sent: 0,
+    completed: 0,
+    failed: 0,
+    histograms: new Map(),
+    recentTtft: new Map(),
+    recentEnded: new Map(),
+    outcomes: new Map(),
+    good: 0,
+  };
 }
 
 function p95Ms(h: Histogram): number | null {

@@ -1,6 +1,7 @@
 // The end of a run: the collector and the scraper closed, run.json written from everything the run
 // holds (its channels included), then report.html as a view of it.
 import { formatError } from '../../shared/errors.js';
+import { writeBenchmarkReports } from '../artifacts/benchmark-report-write.js';
 import { writeRunJson } from '../artifacts/run-json.js';
 import { writeRunReport } from '../report/index.js';
 import type { RunState } from './context.js';
@@ -41,5 +42,6 @@ export async function writeAndSummarize(run: RunState): Promise<RunResult> {
   });
   // The report is a view of the artifacts just written: its failure must never cost the run.
   await writeRunReport(run.dir).catch((err: unknown) => run.opts.log(`report.html not written: ${formatError(err)}`));
+  await writeBenchmarkReports(run.dir).catch((err: unknown) => run.opts.log(`benchmark-report not written: ${formatError(err)}`));
   return { dir: run.dir, status: written.status, summaryLines: written.summaryLines };
 }

@@ -68,6 +68,12 @@ describe('derived server figures', () => {
       vllm_preemptions_delta: 3,
       vllm_prefix_cache_queries_delta: null,
       vllm_prefix_cache_hits_delta: null,
+      vllm_spec_decode_drafts_delta: null,
+      vllm_spec_decode_draft_tokens_delta: null,
+      vllm_spec_decode_accepted_tokens_delta: null,
+      vllm_prefix_cache_hit_rate: null,
+      vllm_spec_decode_acceptance_rate: null,
+      vllm_spec_decode_mean_acceptance_length: null,
       max_epp_queue: 7,
       max_pool_saturation: 1.015625,
       epp_queue_count_delta: 9,
@@ -77,6 +83,23 @@ describe('derived server figures', () => {
       other_epp_queue_mean_ms: null,
       flow_control_materially_engaged: true,
       gateway_restarts: 0,
+    });
+  });
+
+  it("reads the server's prefix-cache hit rate and speculative-decoding acceptance from its counters", () => {
+    const at = (t: number, q: number, h: number, d: number, dt: number, a: number) =>
+      sample(
+        'vllm',
+        t,
+        `vllm:prefix_cache_queries_total ${q}\nvllm:prefix_cache_hits_total ${h}\nvllm:spec_decode_num_drafts_total ${d}\nvllm:spec_decode_num_draft_tokens_total ${dt}\nvllm:spec_decode_num_accepted_tokens_total ${a}`,
+      );
+    // Over the window: 1,000 tokens looked up, 250 hit; 100 drafts of 3 tokens, 180 accepted.
+    const f = deriveFigures([at(0, 500, 100, 10, 30, 20), at(1, 1000, 200, 60, 180, 120), at(2, 1500, 350, 110, 330, 200)], []);
+    expect(f).toMatchObject({
+      vllm_prefix_cache_hit_rate: 0.25,
+      vllm_spec_decode_drafts_delta: 100,
+      vllm_spec_decode_acceptance_rate: 0.6,
+      vllm_spec_decode_mean_acceptance_length: 2.8,
     });
   });
 

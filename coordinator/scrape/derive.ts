@@ -14,6 +14,9 @@ import {
   VLLM_PREFIX_HITS,
   VLLM_PREFIX_QUERIES,
   VLLM_RUNNING,
+  VLLM_SPEC_ACCEPTED,
+  VLLM_SPEC_DRAFT_TOKENS,
+  VLLM_SPEC_DRAFTS,
   VLLM_WAITING,
 } from './names.js';
 import type { PromSample } from './prom-parse.js';
@@ -129,11 +132,15 @@ export function deriveFigures(samples: readonly Sample[], classes: readonly Clas
     vllm_preemptions_delta: counterDelta(samples, (s) => valueIn(s, VLLM_PREEMPTIONS)),
     vllm_prefix_cache_queries_delta: counterDelta(samples, (s) => valueIn(s, VLLM_PREFIX_QUERIES)),
     vllm_prefix_cache_hits_delta: counterDelta(samples, (s) => valueIn(s, VLLM_PREFIX_HITS)),
+    vllm_spec_decode_drafts_delta: counterDelta(samples, (s) => valueIn(s, VLLM_SPEC_DRAFTS)),
+    vllm_spec_decode_draft_tokens_delta: counterDelta(samples, (s) => valueIn(s, VLLM_SPEC_DRAFT_TOKENS)),
+    vllm_spec_decode_accepted_tokens_delta: counterDelta(samples, (s) => valueIn(s, VLLM_SPEC_ACCEPTED)),
     max_epp_queue: maxOfSums(samples, (s) => valueIn(s, EPP_QUEUE_SIZE)),
     max_pool_saturation: saturation,
     epp_queue_count_delta: queueCount,
     epp_queue_seconds_delta: queueSeconds === null ? null : round6(queueSeconds),
   };
+  Object.assign(out, cacheAndSpecRates(out));
   for (const cls of classes) out[`${cls.name}_epp_queue_mean_ms`] = classQueueMeanMs(samples, cls.fairnessId);
   out.flow_control_materially_engaged =
     queueCount === null || queueSeconds === null || saturation === null ? null : queueCount > 0 && queueSeconds > 0 && saturation >= 1;
@@ -141,6 +148,24 @@ export function deriveFigures(samples: readonly Sample[], classes: readonly Clas
   const restarts = restartsBySource(samples);
   out.gateway_restarts = gateways.size === 0 ? null : [...gateways].reduce((n, g) => n + (restarts.get(g) ?? 0), 0);
   return out;
+}
+
+/**
+ * The server's own cache and speculative-decoding rates from the window's counter deltas (both the
+ * held-records path and the streaming summary call this): prefix-cache hits per token looked up,
+ * accepted draft tokens per draft token, and vLLM's mean acceptance length (1 + accepted per draft).
+ */
+export function cacheAndSpecRates(f: ServerFigures): ServerFigures {
+  const ratio = (num: unknown, den: unknown): number | null =>
+    typeof num === 'number' && typeof den === 'number' && den > 0 ? Math.round((num / den) * 1e6) / 1e6 : null;
+  const drafts = f.vllm_spec_decode_drafts_delta;
+  const accepted = f.vllm_spec_decode_accepted_tokens_delta;
+  return {
+    vllm_prefix_cache_hit_rate: ratio(f.vllm_prefix_cache_hits_delta, f.vllm_prefix_cache_queries_delta),
+    vllm_spec_decode_acceptance_rate: ratio(accepted, f.vllm_spec_decode_draft_tokens_delta),
+    vllm_spec_decode_mean_acceptance_length:
+      typeof accepted === 'number' && typeof drafts === 'number' && drafts > 0 ? Math.round((1 + accepted / drafts) * 1e6) / 1e6 : null,
+  };
 }
 
 /** Δsum / Δcount × 1000 of the queue-duration histogram for one fairness id (every outcome and priority). */

@@ -14,6 +14,12 @@ export const VLLM_PREEMPTIONS = ['vllm:num_preemptions_total', 'vllm:num_preempt
 export const VLLM_PREFIX_QUERIES = ['vllm:prefix_cache_queries_total', 'vllm:prefix_cache_queries'];
 /** Prompt tokens found in vLLM's prefix cache (counter). */
 export const VLLM_PREFIX_HITS = ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_hits'];
+/** Speculative-decoding drafts proposed (counter; vLLM V1). */
+export const VLLM_SPEC_DRAFTS = ['vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts'];
+/** Draft tokens proposed by speculative decoding (counter). */
+export const VLLM_SPEC_DRAFT_TOKENS = ['vllm:spec_decode_num_draft_tokens_total', 'vllm:spec_decode_num_draft_tokens'];
+/** Draft tokens the target model accepted (counter). */
+export const VLLM_SPEC_ACCEPTED = ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens'];
 /** Requests queued in the gateway's flow control, by fairness_id and priority (gauge). */
 export const EPP_QUEUE_SIZE = ['llm_d_epp_flow_control_queue_size', 'inference_extension_flow_control_queue_size'];
 /** Time requests spent in flow control (histogram family; `_sum`/`_count` are read). */

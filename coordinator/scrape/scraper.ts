@@ -3,8 +3,8 @@
 // snapshot after the drain. A tick due while the source's previous scrape is still running — or
 // already past when the loop wakes — is skipped and counted, never made up in a burst. Every
 // scrape records its lag and duration and, on failure, its classified error; the run never waits
-// on or fails because of a scrape. Nothing grows with the run's length beyond 16 bytes a tick
-// (issue 23): each scrape's rows are streamed to server-metrics.csv and server-scrapes.csv as it
+// on or fails because of a scrape. Nothing grows with the run's length beyond 16 bytes a tick:
+// each scrape's rows are streamed to server-metrics.csv and server-scrapes.csv as it
 // arrives, and folded into a ScrapeSummary; its parsed series and text are then dropped (unless
 // `keepRecords` asks for every record, as the tests that compare the two paths do).
 import { join } from 'node:path';

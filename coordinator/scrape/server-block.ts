@@ -90,6 +90,17 @@ export function serverDefinitions(classes: readonly ClassFairness[]): Record<str
     vllm_prefix_cache_queries_delta:
       'max(0, last − first) of vllm:prefix_cache_queries_total (prompt tokens looked up in the prefix cache)',
     vllm_prefix_cache_hits_delta: 'max(0, last − first) of vllm:prefix_cache_hits_total (prompt tokens found in the prefix cache)',
+    vllm_prefix_cache_hit_rate:
+      "vllm_prefix_cache_hits_delta / vllm_prefix_cache_queries_delta: the share of prompt tokens looked up that the server's prefix cache held (null when none were looked up)",
+    vllm_spec_decode_drafts_delta:
+      'max(0, last − first) of vllm:spec_decode_num_drafts_total, per source, summed: speculative-decoding drafts proposed',
+    vllm_spec_decode_draft_tokens_delta: 'max(0, last − first) of vllm:spec_decode_num_draft_tokens_total: draft tokens proposed',
+    vllm_spec_decode_accepted_tokens_delta:
+      'max(0, last − first) of vllm:spec_decode_num_accepted_tokens_total: draft tokens the target model accepted',
+    vllm_spec_decode_acceptance_rate:
+      'vllm_spec_decode_accepted_tokens_delta / vllm_spec_decode_draft_tokens_delta (null without speculative decoding)',
+    vllm_spec_decode_mean_acceptance_length:
+      "1 + vllm_spec_decode_accepted_tokens_delta / vllm_spec_decode_drafts_delta: tokens a decode step yields per draft, vLLM's mean acceptance length (null without speculative decoding)",
     max_epp_queue:
       'max over samples of the sum over fairness ids and priorities of llm_d_epp_flow_control_queue_size (older inference_extension_flow_control_queue_size)',
     max_pool_saturation:

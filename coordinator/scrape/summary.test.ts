@@ -62,6 +62,9 @@ function exposition(kind: 'vllm' | 'epp' | 'old', n: number, r: () => number): s
     lines.push(`${kind === 'old' ? 'vllm:num_preemptions' : 'vllm:num_preemptions_total'} ${n * 2 + Math.floor(r() * 3)}`);
     lines.push(`vllm:prefix_cache_queries_total ${n * 100 + 0.5}`);
     lines.push(`vllm:prefix_cache_hits_total ${n * 40 + Math.floor(r() * 7)}`);
+    lines.push(`vllm:spec_decode_num_drafts_total ${n * 10}`);
+    lines.push(`vllm:spec_decode_num_draft_tokens_total ${n * 30}`);
+    lines.push(`vllm:spec_decode_num_accepted_tokens_total ${n * 17 + Math.floor(r() * 5)}`);
   } else {
     lines.push('# TYPE llm_d_epp_flow_control_request_queue_duration_seconds histogram');
     lines.push(`llm_d_epp_flow_control_pool_saturation{pool="p"} ${(r() * 1.3).toFixed(3)}`);

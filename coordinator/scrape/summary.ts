@@ -1,5 +1,5 @@
 // What the end of the run needs from the scrapes, kept as they arrive so memory stays bounded for
-// any run length (issue 23): each good scrape is reduced at once to the few numbers the server
+// any run length: each good scrape is reduced at once to the few numbers the server
 // block reads (derive.ts's readers), and folded into per-window running state — per source the
 // latest gauge value and the first/last counter value, maxima, distinct process start times — in
 // the same time order serverBlock() sorts the kept records into, so the figures are the same to
@@ -12,8 +12,7 @@ import type { Plan } from '../../shared/plan.js';
 
 type PlanWindow = NonNullable<Plan['windows']>[number];
 
-import type { ClassFairness, Sample, ServerFigures } from './derive.js';
-import { maxSeriesIn, valueIn } from './derive.js';
+import { type ClassFairness, cacheAndSpecRates, maxSeriesIn, type Sample, type ServerFigures, valueIn } from './derive.js';
 import {
   EPP_POOL_SATURATION,
   EPP_QUEUE_DURATION,
@@ -24,6 +23,9 @@ import {
   VLLM_PREFIX_HITS,
   VLLM_PREFIX_QUERIES,
   VLLM_RUNNING,
+  VLLM_SPEC_ACCEPTED,
+  VLLM_SPEC_DRAFT_TOKENS,
+  VLLM_SPEC_DRAFTS,
   VLLM_WAITING,
 } from './names.js';
 import type { PromSample } from './prom-parse.js';
@@ -41,7 +43,10 @@ const EPP_Q = 6;
 const SAT = 7;
 const Q_COUNT = 8;
 const Q_SUM = 9;
-const FIXED = 10;
+const SPEC_DRAFTS = 10;
+const SPEC_DRAFT_TOKENS = 11;
+const SPEC_ACCEPTED = 12;
+const FIXED = 13;
 const GAUGES = [RUNNING, WAITING, KV, EPP_Q];
 const FAIRNESS_NAMES = new Set([...EPP_QUEUE_SIZE, ...EPP_QUEUE_DURATION.flatMap((n) => [`${n}_count`, `${n}_sum`, `${n}_bucket`])]);
 
@@ -72,6 +77,9 @@ function reduce(sample: Sample, classes: readonly ClassFairness[]): Omit<Reduced
     maxSeriesIn(sample, EPP_POOL_SATURATION),
     valueIn(sample, EPP_QUEUE_DURATION, '_count'),
     valueIn(sample, EPP_QUEUE_DURATION, '_sum'),
+    valueIn(sample, VLLM_SPEC_DRAFTS),
+    valueIn(sample, VLLM_SPEC_DRAFT_TOKENS),
+    valueIn(sample, VLLM_SPEC_ACCEPTED),
   ];
   for (const c of classes) {
     if (c.fairnessId === null) values.push(null, null);
@@ -156,11 +164,15 @@ class WindowState {
       vllm_preemptions_delta: this.delta(PREEMPT),
       vllm_prefix_cache_queries_delta: this.delta(PREFIX_Q),
       vllm_prefix_cache_hits_delta: this.delta(PREFIX_H),
+      vllm_spec_decode_drafts_delta: this.delta(SPEC_DRAFTS),
+      vllm_spec_decode_draft_tokens_delta: this.delta(SPEC_DRAFT_TOKENS),
+      vllm_spec_decode_accepted_tokens_delta: this.delta(SPEC_ACCEPTED),
       max_epp_queue: this.maxSum[3]!,
       max_pool_saturation: this.saturation,
       epp_queue_count_delta: queueCount,
       epp_queue_seconds_delta: queueSeconds === null ? null : round6(queueSeconds),
     };
+    Object.assign(out, cacheAndSpecRates(out));
     this.classes.forEach((cls, i) => {
       if (cls.fairnessId === null) {
         out[`${cls.name}_epp_queue_mean_ms`] = null;

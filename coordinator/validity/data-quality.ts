@@ -1,5 +1,11 @@
-// Pure: the data-quality gate (domain.md §5), one small function per named check.
-import { PROMPT_TOLERANCE } from '../class-shape.js';
+// Pure: the data-quality gate (domain.md §5), one small function per named check (request_shape
+// and cache_evidence_matches_declaration in their own files).
+
+export { cacheEvidence } from './cache-evidence.js';
+export { requestShape } from './request-shape.js';
+
+import { cacheEvidence } from './cache-evidence.js';
+import { requestShape } from './request-shape.js';
 import type { Check, Gate, ValidityInput } from './types.js';
 import { decide, gate, notApplicable, notEvaluated } from './types.js';
 
@@ -8,23 +14,23 @@ export const SCHEDULE_LIMITS = { start_spread_ms: 50, schedule_lag_p99_ms: 100, 
 
 /** One sentence per check. */
 export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
-  schedule_kept: `every planned open-loop request was dispatched; per class, the spread over agents of their first request's lateness (sent − intended, or sent − phase start in a closed loop) is ≤ ${SCHEDULE_LIMITS.start_spread_ms} ms; per open-loop class the exact schedule lag p99 ≤ ${SCHEDULE_LIMITS.schedule_lag_p99_ms} ms and max ≤ ${SCHEDULE_LIMITS.schedule_lag_max_ms} ms; and the offered schedule hash equals the plan's (with sampled records, plan.records.sample_every, the hash is not recomputed — offered_schedule_matches null, offered_schedule_not_evaluable says why — the dispatched counts come from the agents' own tallies and the schedule lag p99 and max from the merged schedule_lag histogram)`,
+  schedule_kept: `every planned open-loop request was dispatched; per class, the spread over agents of their first request's lateness (sent − intended, or sent − phase start in a closed loop) is ≤ ${SCHEDULE_LIMITS.start_spread_ms} ms; per open-loop class the exact schedule lag p99 ≤ ${SCHEDULE_LIMITS.schedule_lag_p99_ms} ms and max ≤ ${SCHEDULE_LIMITS.schedule_lag_max_ms} ms; and the offered schedule hash equals the plan's (with sampled records, plan.records.sample_every, the hash is not recomputed — offered_schedule_matches null, offered_schedule_not_evaluable says why — the dispatched counts come from the agents' own tallies and the schedule lag p99 and max from the merged schedule_lag histogram); not evaluated when no class sent a request`,
   metric_capture_healthy:
     'every scrape source answered its pre and post snapshots and every interval tick (no scrape errors, no skipped ticks, samples_ok = ticks_due > 0), and no source restarted (process_start_time_seconds never changed); not_applicable when nothing is scraped (the plan has a target and declares no scrape list)',
   headers_honoured:
     "for each class that sends a fairness id header and dispatched requests, the gateway's flow-control series carry that fairness_id with the class's declared priority (or any priority when the class declares none); not_applicable when no class that sent requests carries a fairness id header; not evaluated when one does and no scrape source exposes gateway metrics",
   cache_evidence_matches_declaration:
-    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; with replayed traces (cache "trace") or sessions (cache "sessions", each turn re-sending the previous turn\'s prompt) the hits must instead be within 5% of the queried tokens of implied_prefix_hit_tokens (what the rows\' hash ids imply for a cache that never evicts) when prefix caching is on, and 0 when it is off; not_applicable when a class shares a prefix (hits then depend on server settings the plan does not declare: no claim to prove), or when no scraped source exposes prefix-cache counters and no trace or sessions class claims implied hits (unique prompts are loadfleet\'s own construction, proven only where the server counts its cache hits); not evaluated when a trace or sessions class claims implied hits, sources are scraped, and none exposes the counters',
+    'every class declares unique prompts (cache "unique"), so the prefix cache must find nothing: vllm_prefix_cache_hits_delta = 0 over the run; vllm_prefix_cache_queries_delta shows whether the server looked (prefix caching on) at all; with replayed traces (cache "trace") or sessions (cache "sessions", each turn re-sending the previous turn\'s prompt) the hits must instead be within 5% of the queried tokens of implied_prefix_hit_tokens (what the rows\' hash ids imply for a cache that never evicts) when prefix caching is on, and 0 when it is off; not_applicable when a class shares a prefix (hits then depend on server settings the plan does not declare: no claim to prove) or nothing is scraped (the plan declares no server-side evidence); not evaluated when sources are scraped and none exposes the prefix-cache counters (the claim stands unproven)',
   stream_integrity:
-    'no HTTP 200 ended without a clean stream ([DONE], and usage where target.require_usage is true), and every successful request of an ignore_eos class whose server reported usage returned exactly its output_tokens as completion_tokens (a tokenizer re-count or a chunk count cannot prove an output length)',
+    'no HTTP 200 ended without a clean stream ([DONE], and usage where target.require_usage is true), and every successful request of an ignore_eos class whose server reported usage returned exactly its output_tokens as completion_tokens (a tokenizer re-count or a chunk count cannot prove an output length: completion_tokens_unverified counts the successful requests of an ignore_eos class left unproven so)',
   request_shape:
-    "every successful request's prompt tokens are as planned: for a class sized on the target's tokenizer (prompt_length_method server-tokenize or tokenizer-file) the server's usage.prompt_tokens equals the request's planned_prompt_tokens exactly (a session's later turns hold the server's re-tokenized replies, which no client can plan: they are reported as later_turns_outside_tolerance, ±10%, not judged), without usage the count made before the run (the calibrated count, or the sampled bodies of prompt_length_check) stands in; for a class sized in words, within ±10% of input_tokens; not evaluated when a prompt was neither reported nor counted",
+    "every successful request's prompt tokens are as planned: for a class sized on the target's tokenizer (prompt_length_method server-tokenize or tokenizer-file) the server's usage.prompt_tokens equals the request's planned_prompt_tokens exactly (a session's later turns hold the server's re-tokenized replies, which no client can plan: they are reported as later_turns_outside_tolerance, ±10%, not judged), without usage the count made before the run (the calibrated count, or the sampled bodies of prompt_length_check) stands in; for a class sized in words, within ±10% of input_tokens; not evaluated when a prompt was neither reported nor counted: no usage and a class sized in words, or no usage and no body counted before load (prompt_length_check_error says why the count failed). Its evidence states per class the rows it could not send exact and why (prompt_exactness: the template floor, a failed count) beside the rows it did",
   output_token_counts:
     'states per class how many successful requests took completion_tokens from usage, from a tokenizer over the streamed text, or from chunk counts, and the share estimated from chunks; it passes when every successful request has a count, since chunk estimates never enter tpot, ntpot or decode_tok_s (they enter throughput_tok_s only); not evaluated without a successful request',
   clock_residual:
     "present only when the coordinator steered agents' drifting clocks during the run (basis steered), or checked agents of a declared common clock domain that it does not steer against the domain's reference, the median agent (basis declared-domain: a domain other than the coordinator's own host, two or more agents): every such agent's largest residual (run.json agents[].clock_residual_max_ns; for a steered agent after its first 10 s of steering), less its offset uncertainty (the residual is measured through the same probes), is within --clock-tolerance-ms, so a declared domain that stops holding during the run fails here instead of being trusted; not evaluated for an agent steered less than 10 s",
   request_canaries:
-    'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
+    'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked in every such class (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
 };
 
 /** All planned requests dispatched, start spread, schedule lag, offered schedule hash. */
@@ -52,14 +58,19 @@ export function scheduleKept(input: ValidityInput): Check {
   const unjudged = input.offeredScheduleNotEvaluable;
   const matches = unjudged === undefined ? input.offeredScheduleSha256 === input.scheduleSha256 : null;
   if (matches === false) problems.push('the offered schedule hash differs from the plan schedule hash');
-  return decide('schedule_kept', problems, {
+  const evidence = {
     classes,
     limits: SCHEDULE_LIMITS,
     schedule_sha256: input.scheduleSha256,
     offered_schedule_sha256: input.offeredScheduleSha256,
     offered_schedule_matches: matches,
     ...(unjudged !== undefined && { offered_schedule_not_evaluable: unjudged }),
-  });
+  };
+  // Nothing planned and nothing sent (a closed loop that never started): no schedule was shown kept.
+  const sent = input.classes.reduce((n, c) => n + c.dispatched + Object.values(c.statusCounts).reduce((a, b) => a + b, 0), 0);
+  if (problems.length === 0 && sent === 0)
+    return notEvaluated('schedule_kept', 'no class sent a request: nothing shows the schedule was kept', evidence);
+  return decide('schedule_kept', problems, evidence);
 }
 
 /** No scrape errors or skipped ticks, every source sampled every tick, no restart. */
@@ -136,64 +147,6 @@ export function headersHonoured(input: ValidityInput): Check {
   return decide(name, problems, evidence);
 }
 
-/** Unique prompts declared ⇒ the prefix cache found nothing. */
-export function cacheEvidence(input: ValidityInput): Check {
-  const name = 'cache_evidence_matches_declaration';
-  const queries = input.server.vllm_prefix_cache_queries_delta ?? null;
-  const hits = input.server.vllm_prefix_cache_hits_delta ?? null;
-  const evidence = {
-    declared: Object.fromEntries(input.classes.map((c) => [c.name, c.cache])),
-    vllm_prefix_cache_queries_delta: queries,
-    vllm_prefix_cache_hits_delta: hits,
-    prefix_caching_inferred: typeof queries === 'number' ? (queries > 0 ? 'on' : 'off') : null,
-  };
-  const shared = input.classes.filter((c) => c.cache === 'shared').map((c) => c.name);
-  if (shared.length > 0)
-    return notApplicable(
-      name,
-      `class(es) ${shared.join(', ')} share a prefix; their hits depend on server settings the plan does not declare, so there is no cache claim to prove`,
-      evidence,
-    );
-  const traces = input.classes.filter((c) => typeof c.impliedPrefixHitTokens === 'number');
-  if (typeof hits !== 'number') {
-    // An implied-hits claim is what trace and sessions classes are run for: with sources scraped, its missing counters keep the gate open.
-    if (traces.length > 0 && input.sources.length > 0)
-      return notEvaluated(
-        name,
-        `class(es) ${traces.map((c) => c.name).join(', ')} imply prefix-cache hits, and no scraped source exposes vllm:prefix_cache_hits_total`,
-        evidence,
-      );
-    return notApplicable(
-      name,
-      input.sources.length === 0
-        ? 'nothing was scraped: the plan declares no server-side evidence to prove its cache declaration with'
-        : 'every class declares unique prompts (loadfleet builds them so) and no scraped source exposes vllm:prefix_cache_hits_total to prove it with',
-      evidence,
-    );
-  }
-  if (traces.length > 0) return traceCacheEvidence(name, hits, typeof queries === 'number' ? queries : 0, traces, evidence);
-  return decide(name, hits === 0 ? [] : [`${hits} prompt tokens hit the prefix cache although every prompt was declared unique`], evidence);
-}
-
-/** Measured hits may fall short of the implied ones by this share of the queried tokens (concurrent prefills, eviction). */
-const TRACE_HIT_TOLERANCE = 0.05;
-
-// Replayed traces share exactly what their hash ids say; the other classes' unique prompts add none.
-function traceCacheEvidence(name: string, hits: number, queries: number, traces: ValidityInput['classes'], evidence: object): Check {
-  const implied = traces.reduce((s, c) => s + (c.impliedPrefixHitTokens ?? 0), 0);
-  const full = { ...evidence, implied_prefix_hit_tokens: implied, tolerance_share_of_queries: TRACE_HIT_TOLERANCE };
-  // A server without prefix caching queries nothing: then nothing may hit.
-  if (queries === 0) return decide(name, hits === 0 ? [] : [`${hits} prefix-cache hits with no queries`], full);
-  const off = Math.abs(hits - implied);
-  const problems =
-    off <= TRACE_HIT_TOLERANCE * queries
-      ? []
-      : [
-          `${hits} prompt tokens hit the prefix cache; the replayed trace or sessions imply ${implied} (off by ${off}, more than 5% of ${queries} queried)`,
-        ];
-  return decide(name, problems, full);
-}
-
 /** Every 200 is a clean stream with exactly the requested output (ignore_eos). */
 export function streamIntegrity(input: ValidityInput): Check {
   const problems: string[] = [];
@@ -208,6 +161,8 @@ export function streamIntegrity(input: ValidityInput): Check {
       output_tokens: c.outputTokens,
       completion_tokens_mismatch: c.ignoreEos ? c.completionMismatch : null,
       completion_tokens_from_usage: c.outputSources.usage,
+      // Only usage proves an output length: the rest of an ignore_eos class's successes are unproven.
+      completion_tokens_unverified: c.ignoreEos ? c.ok - c.outputSources.usage : null,
       usage_required: c.requireUsage,
     };
     if (c.http200NotOk > 0) problems.push(`${c.name}: ${c.http200NotOk} HTTP 200 response(s) without a clean stream`);
@@ -216,69 +171,6 @@ export function streamIntegrity(input: ValidityInput): Check {
   }
   if (http200 === 0) return notEvaluated('stream_integrity', 'no request got HTTP 200', { classes });
   return decide('stream_integrity', problems, { classes });
-}
-
-/**
- * Prompt tokens as planned. A class sized on the target's tokenizer is held to its plan exactly:
- * every request with usage must count its planned tokens (a session's later turns, which hold
- * replies the server re-tokenizes, are reported only). A class sized in words is held within ±10% of its
- * input_tokens (per input for embeddings), as is a request without usage against the count made at calibration.
- */
-export function requestShape(input: ValidityInput): Check {
-  const problems: string[] = [];
-  const unverifiable: string[] = [];
-  const classes: Record<string, unknown> = {};
-  for (const c of input.classes) {
-    const counted = c.calibratedPromptTokens;
-    const exact = c.promptLengthMethod !== 'words-unverified';
-    // A class whose requests differ has no one target to hold a calibrated count against.
-    const target = typeof c.inputTokens === 'number' ? c.inputTokens : null;
-    const countedInside = counted !== null && target !== null && Math.abs(counted - target) <= PROMPT_TOLERANCE * target;
-    classes[c.name] = {
-      input_tokens: c.inputTokens,
-      successful: c.ok,
-      prompt_length_method: c.promptLengthMethod,
-      compared: exact ? 'exactly' : 'within ±10%',
-      calibrated_prompt_tokens: counted,
-      prompt_length_check: c.promptLengthCheck ?? null,
-      prompt_tokens_min: c.promptTokensMin,
-      prompt_tokens_max: c.promptTokensMax,
-      planned_exactly: c.promptExactPlanned ?? null,
-      differ_from_planned: c.promptDifferExact ?? null,
-      max_abs_difference: c.promptMaxDifference ?? null,
-      outside_tolerance: c.promptOutside,
-      later_turns_outside_tolerance: c.promptOutsideInexact ?? null,
-      prompt_tokens_unreported: c.promptUnreported,
-    };
-    // A session's later turn holds the server's reply as it re-tokenizes the text: no client can
-    // plan that count, so those turns are reported, not judged (their new message was counted
-    // before load, prompt_length_check).
-    if (exact) {
-      if ((c.promptDifferExact ?? 0) > 0)
-        problems.push(
-          `${c.name}: ${c.promptDifferExact} of ${c.promptExactPlanned} request(s) differ from their planned prompt tokens (by up to ${c.promptMaxDifference})`,
-        );
-    } else if (c.promptOutside > 0)
-      problems.push(`${c.name}: ${c.promptOutside} request(s) with prompt tokens outside ±10% of ${c.inputTokens}`);
-    if (c.promptUnreported === 0) continue;
-    if (counted === null && !exact)
-      unverifiable.push(`${c.name}: ${c.promptUnreported} request(s) without usage and a prompt length never counted (words-unverified)`);
-    else if (counted === null) {
-      const check = c.promptLengthCheck;
-      if (check && check.exact < check.sampled)
-        problems.push(
-          `${c.name}: ${c.promptUnreported} request(s) without usage; ${check.sampled - check.exact} of ${check.sampled} sampled bodies differed from their plan on the target`,
-        );
-    } else if (!countedInside)
-      problems.push(
-        `${c.name}: the target's tokenizer counted ${counted} prompt tokens for ${c.promptUnreported} request(s) without usage, outside ±10% of ${c.inputTokens}`,
-      );
-  }
-  if (input.classes.every((c) => c.ok === 0))
-    return notEvaluated('request_shape', 'no successful request reported its prompt tokens', { classes });
-  if (problems.length === 0 && unverifiable.length > 0)
-    return notEvaluated('request_shape', unverifiable.join('; '), { classes, tolerance: PROMPT_TOLERANCE });
-  return decide('request_shape', problems, { classes, tolerance: PROMPT_TOLERANCE });
 }
 
 /** Where completion counts came from, and how many are estimates. */
@@ -310,6 +202,10 @@ export function requestCanaries(input: ValidityInput): Check {
   const problems = declared
     .filter((c) => c.canaryPassed < c.canarySamples)
     .map((c) => `${c.name}: ${c.canarySamples - c.canaryPassed} of ${c.canarySamples} canaries failed`);
+  // A canary class none of whose responses was checked shows nothing, whatever the others showed.
+  const unchecked = declared.filter((c) => c.canarySamples === 0).map((c) => c.name);
+  if (problems.length === 0 && unchecked.length > 0)
+    return notEvaluated('request_canaries', `no response of canary class(es) ${unchecked.join(', ')} was checked`, { classes });
   return decide('request_canaries', problems, { classes });
 }
 
@@ -372,7 +268,7 @@ export function appliesBecause(input: ValidityInput): Record<string, string> {
     cache_evidence_matches_declaration:
       implied.length > 0
         ? `class(es) ${names(implied)} imply prefix-cache hits`
-        : 'every class declares unique prompts and a scraped source exposes vllm:prefix_cache_hits_total',
+        : 'every class declares unique prompts and the plan scrapes the server',
     stream_integrity: 'every run streams its responses',
     request_shape: 'every class sizes its prompts',
     output_token_counts: 'every run counts output tokens',

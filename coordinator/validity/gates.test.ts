@@ -114,7 +114,7 @@ describe('data quality', () => {
     expect(Object.keys(g.definitions)).toEqual(g.checks.map((c) => c.name));
   });
 
-  it('is valid against engine-sim without a gateway when no class sends a fairness header (issue 22: 45,018 of 45,018 ok)', () => {
+  it('is valid against engine-sim without a gateway when no class sends a fairness header (45,018 of 45,018 ok)', () => {
     const sim = input({
       classes: [
         cls({
@@ -137,7 +137,7 @@ describe('data quality', () => {
     expect(g.applied).not.toContain('headers_honoured');
     expect(g.applies_because).toMatchObject({
       metric_capture_healthy: '1 scrape source(s): engine-sim',
-      cache_evidence_matches_declaration: 'every class declares unique prompts and a scraped source exposes vllm:prefix_cache_hits_total',
+      cache_evidence_matches_declaration: 'every class declares unique prompts and the plan scrapes the server',
     });
     expect(dataQuality(input()).applies_because.headers_honoured).toBe('class(es) realtime send a fairness id header');
     expect(gateLine('data quality', g)).toBe(
@@ -214,7 +214,7 @@ describe('data quality', () => {
     expect(open.reason).toMatch(/^class\(es\) realtime send a fairness id header, and no scrape source exposes gateway/);
   });
 
-  it('cache evidence: hits with unique prompts fail; shared prompts and missing counters are not applicable, a trace without counters not evaluated', () => {
+  it('cache evidence: hits with unique prompts fail; shared prompts or nothing scraped are not applicable; scraped sources without the counters leave it not evaluated', () => {
     expect(
       cacheEvidence(input({ server: { vllm_prefix_cache_queries_delta: 9000, vllm_prefix_cache_hits_delta: 0 } })).evidence
         .prefix_caching_inferred,
@@ -223,9 +223,11 @@ describe('data quality', () => {
     expect(hit.status).toBe('fail');
     expect(hit.reason).toMatch(/^64 prompt tokens hit/);
     expect(cacheEvidence(input({ classes: [cls({ cache: 'shared' })] })).status).toBe('not_applicable');
+    // Sources scraped, no prefix-cache counter among them: the unique-prompt claim is unproven, not inapplicable.
     expect(cacheEvidence(input({ server: {} }))).toMatchObject({
-      status: 'not_applicable',
-      reason: expect.stringMatching(/unique prompts/),
+      status: 'not_evaluated',
+      reason:
+        'every class declares unique prompts (the prefix cache must find nothing), and no scraped source (vllm, epp) exposes vllm:prefix_cache_hits_total to prove it with',
     });
     expect(cacheEvidence(input({ server: {}, sources: [] })).reason).toMatch(/^nothing was scraped/);
     const trace = cls({ name: 'trace', cache: 'trace', impliedPrefixHitTokens: 7000 });
@@ -275,6 +277,8 @@ describe('data quality', () => {
         outside_tolerance: 0,
         later_turns_outside_tolerance: 0,
         prompt_tokens_unreported: 0,
+        prompt_length_check_error: null,
+        prompt_exactness: null,
       },
     });
     // Sized in words: within ±10% of input_tokens.
@@ -311,6 +315,61 @@ describe('data quality', () => {
     expect(outputTokenCounts(input({ classes: [cls({ ok: 0 })] })).status).toBe('not_evaluated');
   });
 
+  it('a server without usage: no body counted before load, or a failed count, leaves request_shape not evaluated', () => {
+    const noUsage = { promptUnreported: 100, promptTokensMin: null, promptTokensMax: null, calibratedPromptTokens: null };
+    // A class whose requests differ (no one calibrated count): only the pre-load sample can stand in for usage.
+    const perRequest = { ...noUsage, inputTokens: "each request's own (lognormal)" };
+    const failed = requestShape(
+      input({ classes: [cls({ ...perRequest, promptLengthCheck: null, promptLengthCheckError: 'tokenize: HTTP 500' })] }),
+    );
+    expect(failed).toMatchObject({
+      status: 'not_evaluated',
+      reason: 'realtime: 100 request(s) without usage, and the pre-load count of sampled bodies failed (tokenize: HTTP 500)',
+    });
+    expect(failed.evidence.classes).toMatchObject({ realtime: { prompt_length_check_error: 'tokenize: HTTP 500' } });
+    const never = requestShape(input({ classes: [cls({ ...perRequest, promptLengthCheck: null })] }));
+    expect(never).toMatchObject({
+      status: 'not_evaluated',
+      reason: 'realtime: 100 request(s) without usage, and no body was counted before load',
+    });
+    const empty = { sampled: 0, exact: 0, exact_share: 1, max_abs_difference: 0, unreachable: 0 };
+    expect(requestShape(input({ classes: [cls({ ...perRequest, promptLengthCheck: empty })] })).status).toBe('not_evaluated');
+    // The sample was counted and exact: it stands in for usage.
+    expect(requestShape(input({ classes: [cls(perRequest)] })).status).toBe('pass');
+    // A class whose count failed says so where it is judged.
+    const countFailed = cls({
+      ...noUsage,
+      promptLengthMethod: 'words-unverified',
+      promptExactness: {
+        rows: 100,
+        exact_rows: 0,
+        not_exact: [
+          { reason: 'count_failed', rows: 100, first_request_indices: null, why: 'counting on the target failed before load (x)' },
+        ],
+      },
+    });
+    expect(requestShape(input({ classes: [countFailed] })).reason).toBe(
+      'realtime: 100 request(s) without usage and a prompt length never counted (counting on the target failed before load (x))',
+    );
+  });
+
+  it('stream integrity says how many outputs of an ignore_eos class no usage proved', () => {
+    const partly = streamIntegrity(input({ classes: [cls({ outputSources: { usage: 60, tokenizer: 0, chunks: 40 } })] }));
+    expect(partly.evidence.classes).toMatchObject({ realtime: { completion_tokens_unverified: 40 } });
+    const free = streamIntegrity(input({ classes: [cls({ ignoreEos: false })] }));
+    expect(free.evidence.classes).toMatchObject({ realtime: { completion_tokens_unverified: null } });
+  });
+
+  it('schedule kept is not evaluated when no class sent a request', () => {
+    const idle = cls({ planned: null, openLoop: false, dispatched: 0, statusCounts: {}, startSpreadMs: null, scheduleLagP99Ms: null });
+    expect(scheduleKept(input({ classes: [idle] }))).toMatchObject({
+      status: 'not_evaluated',
+      reason: 'no class sent a request: nothing shows the schedule was kept',
+    });
+    // Planned and never sent is a failure, not a lack of evidence.
+    expect(scheduleKept(input({ classes: [cls({ dispatched: 0, statusCounts: {} })] })).status).toBe('fail');
+  });
+
   it('checks canaries only where a class declares them', () => {
     const g = dataQuality(input({ classes: [cls({ canary: true, canarySamples: 100, canaryPassed: 97 })] }));
     const c = g.checks.find((x) => x.name === 'request_canaries')!;
@@ -318,6 +377,16 @@ describe('data quality', () => {
     expect(Object.keys(g.definitions)).toEqual(g.checks.map((x) => x.name));
     expect(dataQuality(input({ classes: [cls({ canary: true, canarySamples: 5, canaryPassed: 5 })] })).valid).toBe(true);
     expect(dataQuality(input()).checks.some((x) => x.name === 'request_canaries')).toBe(false);
+    // One canary class checked, another never: the second shows nothing, so the check is not evaluated.
+    const unchecked = dataQuality(
+      input({
+        classes: [
+          cls({ canary: true, canarySamples: 5, canaryPassed: 5 }),
+          cls({ name: 'batch', canary: true, canarySamples: 0, canaryPassed: 0 }),
+        ],
+      }),
+    ).checks.find((x) => x.name === 'request_canaries')!;
+    expect(unchecked).toMatchObject({ status: 'not_evaluated', reason: 'no response of canary class(es) batch was checked' });
   });
 });
 
@@ -364,6 +433,48 @@ describe('slo proof', () => {
       { name: 'open_loop_arrivals', reason: 'no class declares an SLO' },
       { name: 'declared_slos_evaluated', reason: 'no class declares an SLO' },
     ]);
+  });
+
+  it('reads the SLO verdict: a not_evaluable verdict leaves declared_slos_evaluated not evaluated, and its figures rank failures +∞', () => {
+    const criteria = (met: boolean | null, figure: number | null, on_failure = false) => [
+      { criterion: 'ttft_p95_ms' as const, figure, bound: 250, comparison: '<=' as const, met, on_failure, reason: null },
+    ];
+    const window = (verdict: 'met' | 'missed' | 'not_evaluable', c: ReturnType<typeof criteria>, reason: string | null = null) => ({
+      verdict,
+      requests: 100,
+      criteria: c,
+      reason,
+    });
+    const missedOnFailures = cls({
+      slo: { ttft_p95_ms: 250 },
+      sloVerdict: {
+        verdict: 'missed',
+        missed_in: ['all'],
+        not_evaluable_in: [],
+        windows: { all: window('missed', criteria(false, null, true)), surge: window('met', criteria(true, 200)) },
+      },
+    });
+    const judged = declaredSlosEvaluated(input({ classes: [missedOnFailures] }));
+    expect(judged.status).toBe('pass');
+    // The successful-only p95 of window all (900 ms) is not what decided: the verdict's figure and met are.
+    expect((judged.evidence.classes as any).realtime.windows.all).toMatchObject({
+      verdict: 'missed',
+      ttft_p95_ms: null,
+      ttft_p95_met: false,
+    });
+    const open = cls({
+      slo: { ttft_p95_ms: 250 },
+      sloVerdict: {
+        verdict: 'not_evaluable',
+        missed_in: [],
+        not_evaluable_in: ['all'],
+        windows: { all: window('not_evaluable', criteria(null, null), 'p95 TTFT: no successful request had a first content token') },
+      },
+    });
+    expect(declaredSlosEvaluated(input({ classes: [open] }))).toMatchObject({
+      status: 'not_evaluated',
+      reason: 'realtime: SLO not evaluable in all (p95 TTFT: no successful request had a first content token)',
+    });
   });
 
   it('checks flow control only when an expectation is declared', () => {

@@ -1,7 +1,7 @@
 // Gathers what the validity gates read from the run's collector, schedule, summaries and scrapes
 // into one plain ValidityInput, so the gates themselves stay pure and testable with known numbers.
 
-import { API_METRICS, classApi } from '../../shared/api-kinds.js';
+import { apiMetrics, classApi } from '../../shared/api-kinds.js';
 import { describeLength, isFixedLength } from '../../shared/lengths.js';
 import type { Plan, TrafficClass } from '../../shared/plan.js';
 import { isClosedLoop, TRACE_DEFAULTS } from '../../shared/plan.js';
@@ -10,7 +10,9 @@ import type { GlobalSchedule } from '../../shared/schedule.js';
 import type { Collector } from '../collector.js';
 import { exactQuantile } from '../exact/rank-select.js';
 import { histogramRankSummary } from '../histogram-ranks.js';
+import { promptExactness } from '../prompt-exactness.js';
 import { classFairness } from '../scrape/server-block.js';
+import type { ClassVerdict } from '../slo-verdict.js';
 import type { ClassEvidence, ClockResidualBasis, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
 
 /** The run facts the gates need beyond the collector. */
@@ -46,7 +48,7 @@ export function validityInput(f: RunFacts): ValidityInput {
         f.collector.sampleEvery === null
           ? all.exact.get('schedule_lag')
           : (histogramRankSummary(f.collector.mergedHistogram(cls.name, 'all', 'schedule_lag'), 0) ?? undefined);
-      const summary = f.classes[cls.name] as { windows: Record<string, Record<string, unknown>> };
+      const summary = f.classes[cls.name] as { windows: Record<string, Record<string, unknown>>; slo_verdict?: ClassVerdict };
       const evidence: ClassEvidence = {
         name: cls.name,
         openLoop: !isClosedLoop(cls),
@@ -66,10 +68,10 @@ export function validityInput(f: RunFacts): ValidityInput {
           : `each request's own (${describeLength(cls.prompt.input_tokens)})`,
         outputTokens: isFixedLength(cls.prompt.output_tokens)
           ? cls.prompt.output_tokens
-          : cls.prompt.output_tokens === undefined && !API_METRICS[classApi(cls, f.plan.target)].streamed
+          : cls.prompt.output_tokens === undefined && !apiMetrics(classApi(cls, f.plan.target)).streamed
             ? 'none (the API generates no tokens)'
             : `each request's own (${describeLength(cls.prompt.output_tokens)})`,
-        generates: API_METRICS[classApi(cls, f.plan.target)].streamed,
+        generates: apiMetrics(classApi(cls, f.plan.target)).streamed,
         ignoreEos: cls.prompt.ignore_eos ?? true,
         cache: cls.load.model === 'trace' || cls.load.model === 'sessions' ? cls.load.model : (cls.prompt.cache ?? 'unique'),
         impliedPrefixHitTokens: f.collector.sessionTurns.get(cls.name)?.impliedHitTokens() ?? impliedHitsOf(f.plan, cls),
@@ -83,6 +85,8 @@ export function validityInput(f: RunFacts): ValidityInput {
         promptMaxDifference: shape.promptMaxDifference,
         promptOutsideInexact: shape.promptOutsideInexact,
         promptLengthCheck: f.plan.prompt_calibration?.[cls.name]?.check ?? null,
+        promptLengthCheckError: f.plan.prompt_calibration?.[cls.name]?.check_error ?? null,
+        promptExactness: promptExactness(f.plan.prompt_calibration?.[cls.name], shape.rows),
         promptLengthMethod: f.plan.prompt_calibration?.[cls.name]?.method ?? 'words-unverified',
         calibratedPromptTokens: f.plan.prompt_calibration?.[cls.name]?.counted_prompt_tokens ?? null,
         completionMismatch: shape.completionMismatch,
@@ -93,6 +97,7 @@ export function validityInput(f: RunFacts): ValidityInput {
         canaryPassed: shape.canaryPassed,
         http200NotOk: shape.http200NotOk,
         slo: cls.slo ?? null,
+        sloVerdict: summary.slo_verdict ?? null,
         windows: Object.fromEntries(Object.entries(summary.windows).map(([w, m]) => [w, windowEvidence(m)])),
       };
       return evidence;

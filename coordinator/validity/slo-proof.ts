@@ -11,7 +11,7 @@ export const SLO_PROOF_DEFINITIONS: Record<string, string> = {
   no_safety_ceiling_hit:
     "the run was not aborted, no agent was lost, no request ended at the client's timeout_s ceiling (status timeout), and no agent was client-limited (schedule lag or event-loop delay p99 above 50 ms)",
   declared_slos_evaluated:
-    "every class's declared SLO was evaluated over its requests: per window the p95 of each bounded metric against its bound, the success rate (completed / attempted; 429, 5xx and timeouts count as misses) against success_rate_min, and slo_attainment (the share of attempted requests that succeeded and met every bound); fails when a class declaring an SLO sent no request",
+    "every class's declared SLO was evaluated over its requests: per window the verdict's p95 of each bounded metric (failed requests ranked +∞, the figure and met of slo_verdict) against its bound, the success rate (completed / attempted; 429, 5xx and timeouts count as misses) against success_rate_min, and slo_attainment (the share of attempted requests that succeeded and met every bound); fails when a class declaring an SLO sent no request; not evaluated when a class's slo_verdict is not_evaluable (the reason says which bound and why)",
   flow_control_as_expected:
     'present only when the run declares an expectation: the server block flow_control_materially_engaged (window all) equals it',
 };
@@ -46,11 +46,21 @@ export function noSafetyCeilingHit(input: ValidityInput): Check {
 
 /** Every declared SLO evaluated, with per-class attainment as evidence. */
 export function declaredSlosEvaluated(input: ValidityInput): Check {
+  const name = 'declared_slos_evaluated';
   const slo = input.classes.filter((c) => c.slo !== null);
   const classes = Object.fromEntries(slo.map((c) => [c.name, sloEvidence(c)]));
-  if (slo.length === 0) return notApplicable('declared_slos_evaluated', 'no class declares an SLO');
+  if (slo.length === 0) return notApplicable(name, 'no class declares an SLO');
   const problems = slo.filter((c) => (c.windows.all?.requests ?? 0) === 0).map((c) => `${c.name} declares an SLO but sent no request`);
-  return decide('declared_slos_evaluated', problems, { classes });
+  // A verdict that could not be judged is an SLO not evaluated: the check never passes on it.
+  const open = slo
+    .filter((c) => c.sloVerdict?.verdict === 'not_evaluable' && (c.windows.all?.requests ?? 0) > 0)
+    .map((c) => {
+      const v = c.sloVerdict!;
+      const w = v.not_evaluable_in[0] ?? 'all';
+      return `${c.name}: SLO not evaluable in ${v.not_evaluable_in.join(', ')} (${v.windows[w]?.reason ?? 'nothing to judge'})`;
+    });
+  if (problems.length === 0 && open.length > 0) return notEvaluated(name, open.join('; '), { classes });
+  return decide(name, problems, { classes });
 }
 
 // Per window: each declared bound against the window's p95, the success rate, and slo_attainment.
@@ -59,10 +69,14 @@ function sloEvidence(c: ClassEvidence): Record<string, unknown> {
   const windows: Record<string, unknown> = {};
   for (const [w, m] of Object.entries(c.windows)) {
     const row: Record<string, unknown> = { requests: m.requests, slo_attainment: m.slo_attainment };
+    // The verdict's own figures (failures ranked +∞) where there is a verdict: one answer to whether a bound was met.
+    const verdict = c.sloVerdict?.windows[w];
+    if (verdict) row.verdict = verdict.verdict;
     const bound = (key: string, p95: number | null, limit: number | undefined): void => {
       if (limit === undefined) return;
-      row[`${key}_p95_ms`] = p95;
-      row[`${key}_p95_met`] = p95 === null ? null : p95 <= limit;
+      const judged = verdict?.criteria.find((x) => x.criterion === `${key}_p95_ms`);
+      row[`${key}_p95_ms`] = judged ? judged.figure : p95;
+      row[`${key}_p95_met`] = judged ? judged.met : p95 === null ? null : p95 <= limit;
     };
     bound('ttft', m.ttft_p95_ms, slo.ttft_p95_ms);
     bound('tpot', m.tpot_p95_ms, slo.tpot_p95_ms);

@@ -5,6 +5,8 @@
 // vLLM, llama.cpp or a provider, and a gate that cannot pass is never one users learn to ignore.
 import type { OutputTokenSource } from '../../shared/metrics.js';
 import type { PromptLengthCheck, PromptLengthMethod, Slo } from '../../shared/plan.js';
+import type { PromptExactness } from '../prompt-exactness.js';
+import type { ClassVerdict } from '../slo-verdict.js';
 
 /** Why an agent's clock residual was measured: it was steered, or it declared a common clock domain. */
 export type ClockResidualBasis = 'steered' | 'declared-domain';
@@ -80,6 +82,10 @@ export interface ClassEvidence {
   promptOutsideInexact?: number;
   /** The sample of real bodies counted before load (null: not counted). */
   promptLengthCheck?: PromptLengthCheck | null;
+  /** Why that count failed (null: it did not, or nothing could count). */
+  promptLengthCheckError?: string | null;
+  /** Which requests were built exact on the target and which not, and why (null: never meant to be exact). */
+  promptExactness?: PromptExactness | null;
   /** Successful requests whose server reported no prompt_tokens. */
   promptUnreported: number;
   /** How the class's prompts were sized, and what the target's tokenizer counted (null: not counted). */
@@ -96,6 +102,8 @@ export interface ClassEvidence {
   canaryPassed: number;
   http200NotOk: number;
   slo: Slo | null;
+  /** run.json's classes.<c>.slo_verdict (null without an SLO; absent where not computed). */
+  sloVerdict?: ClassVerdict | null;
   /** `all` and every plan window. */
   windows: Record<string, WindowEvidence>;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { usageOf } from './openai.js';
-import { ResponsesStream } from './responses.js';
+import { usageOf } from './contract.js';
+import { ResponsesStream } from './openai-responses.js';
 
 const who = { endpoint: 'responses' as const, id: 'resp-sim1', created: 1, model: 'm' };
 

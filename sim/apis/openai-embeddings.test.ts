@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EMBEDDING_DIMS, embeddingsBody, embeddingsJob, parseEmbeddingsRequest } from './embeddings.js';
-import type { ApiError } from './openai.js';
+import type { ApiError } from '../openai.js';
+import { embeddingsJob } from '../prefill-job.js';
+import { EMBEDDING_DIMS, embeddingsBody, parseEmbeddingsRequest } from './openai-embeddings.js';
 
 const served = { model: 'm', maxModelLen: 8 };
 

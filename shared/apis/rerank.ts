@@ -3,19 +3,51 @@
 // `results` hold one relevance score per document and whose usage has total_tokens (every
 // (query, document) pair as the server scored it). The query is fixed (RERANK_QUERY); the
 // documents differ by their head's suffix, as embeddings' inputs do, so none answers another.
-import { API_METRICS, batchInputHead, RERANK_QUERY } from '../../shared/api-kinds.js';
-import type { ApiAdapter } from './adapter.js';
-import { HEAD_MARK, numberOrNull, objectOf, splitTemplate } from './adapter.js';
+import type { ApiAdapter, ApiDescriptor, ApiModule } from './contract.js';
+import {
+  batchInputHead,
+  bearerAuth,
+  HEAD_MARK,
+  NEVER,
+  numberOrNull,
+  ONE_BODY_NOT_APPLICABLE,
+  objectOf,
+  splitTemplate,
+} from './contract.js';
 
-// No event of a JSON body is ever classified; these patterns never match.
-const NEVER = /(?!)/;
+/**
+ * The query of every rerank request: fixed, so each (query, document) pair costs the document's
+ * tokens plus the same few (the server's pair template, separators included, is its own).
+ */
+export const RERANK_QUERY = 'Which passage is most relevant?';
+
+const descriptor: ApiDescriptor = {
+  name: 'rerank',
+  order: 4,
+  summary: "`rerank` (/rerank: vLLM's and Jina's query + documents, where the server has it)",
+  path: '/rerank',
+  metrics: {
+    streamed: false,
+    notApplicable: ONE_BODY_NOT_APPLICABLE,
+    note: 'a rerank request (a query and a batch of documents) is answered in one JSON body of relevance scores: it has no first token and generates none, so only e2e, e2e_from_intended and schedule_lag exist (with documents and scored tokens per second as its throughput)',
+  },
+  chatTemplated: false,
+  batched: true,
+  perRequest: false,
+  sessions: false,
+  tools: false,
+  images: false,
+  doctorProbe: false,
+  authHeaders: bearerAuth,
+};
 
 /** The rerank API for requests of `batchSize` documents. */
 export function rerank(batchSize: number): ApiAdapter {
   return {
-    path: '/rerank',
-    patterns: { content: NEVER, reasoning: null, done: NEVER, usage: NEVER },
-    metrics: API_METRICS.rerank,
+    descriptor,
+    path: descriptor.path,
+    patterns: { content: NEVER, reasoning: null, usage: NEVER },
+    metrics: descriptor.metrics,
     batchSize,
     bodyTemplate: (input) =>
       splitTemplate((text) => {
@@ -37,3 +69,6 @@ export function rerank(batchSize: number): ApiAdapter {
     },
   };
 }
+
+/** The rerank API in the registry. */
+export const api: ApiModule = { descriptor, adapter: (o) => rerank(o.batchSize) };

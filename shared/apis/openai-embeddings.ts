@@ -2,19 +2,47 @@
 // (never streamed) whose `data` holds one vector per input and whose usage has prompt_tokens
 // (and total_tokens), no completion. The inputs of one request differ by their head's suffix
 // (`-0`, `-1`, …), so no server can answer one from another.
-import { API_METRICS, batchInputHead } from '../../shared/api-kinds.js';
-import type { ApiAdapter } from './adapter.js';
-import { HEAD_MARK, numberOrNull, objectOf, splitTemplate } from './adapter.js';
+import type { ApiAdapter, ApiDescriptor, ApiModule } from './contract.js';
+import {
+  batchInputHead,
+  bearerAuth,
+  HEAD_MARK,
+  NEVER,
+  numberOrNull,
+  ONE_BODY_NOT_APPLICABLE,
+  objectOf,
+  splitTemplate,
+} from './contract.js';
 
-// No event of a JSON body is ever classified; these patterns never match.
-const NEVER = /(?!)/;
+const descriptor: ApiDescriptor = {
+  name: 'embeddings',
+  order: 3,
+  summary: '`embeddings` (/embeddings)',
+  path: '/embeddings',
+  metrics: {
+    streamed: false,
+    notApplicable: ONE_BODY_NOT_APPLICABLE,
+    note: 'an embeddings request is answered in one JSON body: it has no first token and generates none, so only e2e, e2e_from_intended and schedule_lag exist (with inputs and input tokens per second as its throughput)',
+  },
+  chatTemplated: false,
+  batched: true,
+  // A request is a batch of inputs that differ by their head, which a per-request body (one
+  // conversation, counted whole) has no place for.
+  perRequest: false,
+  sessions: false,
+  tools: false,
+  images: false,
+  doctorProbe: false,
+  authHeaders: bearerAuth,
+};
 
 /** The embeddings API for requests of `batchSize` inputs. */
 export function openaiEmbeddings(batchSize: number): ApiAdapter {
   return {
-    path: '/embeddings',
-    patterns: { content: NEVER, reasoning: null, done: NEVER, usage: NEVER },
-    metrics: API_METRICS.embeddings,
+    descriptor,
+    path: descriptor.path,
+    patterns: { content: NEVER, reasoning: null, usage: NEVER },
+    metrics: descriptor.metrics,
     batchSize,
     bodyTemplate: (input) =>
       splitTemplate((text) => {
@@ -36,3 +64,6 @@ export function openaiEmbeddings(batchSize: number): ApiAdapter {
     },
   };
 }
+
+/** The embeddings API in the registry. */
+export const api: ApiModule = { descriptor, adapter: (o) => openaiEmbeddings(o.batchSize) };

@@ -2,12 +2,13 @@
 // with one relevance score per document. Cost model (stated in PROFILE.md and docs/apis.md): a
 // cross-encoder scores each (query, document) pair as one sequence, so a request is one engine
 // job that prefills every pair's tokens (query + document, once per document) and finishes in the
-// step that completes the prefill, as an embeddings request does (embeddings.ts), on the same
+// step that completes the prefill, as an embeddings request does (openai-embeddings.ts), on the same
 // engine as generation. usage.total_tokens is that sum, as vLLM reports it. Scores are derived
 // from each pair's text hash (deterministic, in [0, 1)); results are sorted by score, best first.
-import type { ServedModel } from './openai.js';
-import { ApiError } from './openai.js';
-import { countTokens, fnv1a32 } from './tokenizer.js';
+import type { ServedModel } from '../openai.js';
+import { ApiError } from '../openai.js';
+import { countTokens, fnv1a32 } from '../tokenizer.js';
+import type { SimPoolingApi } from './contract.js';
 
 /** A validated rerank request. */
 export interface RerankRequest {
@@ -61,3 +62,17 @@ export function rerankBody(request: RerankRequest, model: string, id: string): o
   scored.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
   return { id, model, usage: { total_tokens: request.promptTokens }, results: scored.slice(0, request.topN) };
 }
+
+let rerankIds = 0;
+
+/** The rerank API (vLLM serves it at all three paths). */
+export const api: SimPoolingApi = {
+  kind: 'pooling',
+  name: 'rerank',
+  paths: ['/v1/rerank', '/rerank', '/v2/rerank'],
+  read: (body, served) => {
+    const request = parseRerankRequest(body, served);
+    const id = `rerank-sim${String(++rerankIds).padStart(6, '0')}`;
+    return { promptTokens: request.promptTokens, answer: () => rerankBody(request, served.model, id) };
+  },
+};

@@ -1,24 +1,40 @@
 // POST {base}/chat/completions with one user message (or a conversation); text arrives in
 // delta.content and, on reasoning models, delta.reasoning_content (or delta.reasoning on some
 // servers); the stream ends with `data: [DONE]` and usage comes in its own chunk before it.
-import { API_METRICS } from '../../shared/api-kinds.js';
-import type { ChatMessage } from '../../shared/plan.js';
-import type { ApiAdapter } from './adapter.js';
-import { commonFields, firstChoice, objectOf, openaiUsage, splitTemplate, textOf } from './adapter.js';
+import type { AdapterOptions, ApiAdapter, ApiDescriptor, ApiModule, BodyFields, ChatMessage } from './contract.js';
+import { bearerAuth, firstChoice, objectOf, STREAMED, splitTemplate, textOf } from './contract.js';
+import { openaiFields, openaiUsage } from './openai-fields.js';
+
+const descriptor: ApiDescriptor = {
+  name: 'chat',
+  order: 0,
+  summary: '`chat` (/chat/completions)',
+  path: '/chat/completions',
+  metrics: STREAMED,
+  chatTemplated: true,
+  batched: false,
+  perRequest: true,
+  sessions: true,
+  tools: true,
+  images: true,
+  doctorProbe: true,
+  authHeaders: bearerAuth,
+};
 
 /** The chat completions API. */
 export const openaiChat: ApiAdapter = {
-  path: '/chat/completions',
+  descriptor,
+  path: descriptor.path,
   patterns: {
     content: /"content":\s*"[^"]/,
     reasoning: /"(?:reasoning_content|reasoning)":\s*"[^"]/,
     toolCall: /"tool_calls":\s*\[\s*\{/,
-    done: '[DONE]',
+    terminator: '[DONE]',
     usage: /"usage":\s*\{/,
   },
-  metrics: API_METRICS.chat,
-  bodyTemplate: (input) => splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: text }] }), input),
-  bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages }),
+  metrics: descriptor.metrics,
+  bodyTemplate: (input) => splitTemplate((text) => ({ ...openaiFields(input), messages: [{ role: 'user', content: text }] }), input),
+  bodyFromMessages: (input, messages) => JSON.stringify({ ...openaiFields(input), messages }),
   deltaText: (event) => {
     const delta = (firstChoice(event).delta ?? {}) as Record<string, unknown>;
     // Some servers send the same text under both names: counted once, or tokenizer-counted output doubles.
@@ -63,7 +79,22 @@ export function openaiChatWith(extra: { tools?: readonly object[]; toolChoice?: 
   return {
     ...openaiChat,
     bodyTemplate: (input) =>
-      splitTemplate((text) => ({ ...commonFields(input), messages: [{ role: 'user', content: content(text) }], ...fields }), input),
-    bodyFromMessages: (input, messages) => JSON.stringify({ ...commonFields(input), messages: withImages(messages), ...fields }),
+      splitTemplate((text) => ({ ...openaiFields(input), messages: [{ role: 'user', content: content(text) }], ...fields }), input),
+    bodyFromMessages: (input: BodyFields, messages) =>
+      JSON.stringify({ ...openaiFields(input), messages: withImages(messages), ...fields }),
   };
 }
+
+// Tools are offered as OpenAI function tools: a plan's { name, description?, parameters? } each.
+function chatAdapter(o: AdapterOptions): ApiAdapter {
+  if (!o.tools && !o.images) return openaiChat;
+  const tools = o.tools?.map((t) => ({ type: 'function', function: { parameters: { type: 'object', properties: {} }, ...t } }));
+  return openaiChatWith({
+    ...(tools && { tools }),
+    ...(o.toolChoice !== undefined && { toolChoice: o.toolChoice }),
+    ...(o.images !== undefined && { images: o.images }),
+  });
+}
+
+/** The chat completions API in the registry. */
+export const api: ApiModule = { descriptor, adapter: chatAdapter };

@@ -4,11 +4,12 @@
 // "token", never streamed), on the same engine and under the same scheduler as generation — as
 // vLLM runs a pooling model's requests — so a batch of embeddings takes slots and prefill budget
 // from concurrent chat and shows up in its TTFT. Each input's vector is derived from its text's
-// hash (deterministic, unit length), EMBEDDING_DIMS floats, as floats or base64 float32.
-import type { EngineJob, SimEngine } from './job.js';
-import type { ServedModel } from './openai.js';
-import { ApiError } from './openai.js';
-import { countTokens, fnv1a32 } from './tokenizer.js';
+// hash (deterministic, unit length), EMBEDDING_DIMS floats, as floats or base64 float32. The
+// engine job is prefill-job.ts's.
+import type { ServedModel } from '../openai.js';
+import { ApiError } from '../openai.js';
+import { countTokens, fnv1a32 } from '../tokenizer.js';
+import type { SimPoolingApi } from './contract.js';
 
 /** Length of every embedding vector engine-sim returns. */
 export const EMBEDDING_DIMS = 64;
@@ -80,34 +81,13 @@ export function embeddingsBody(request: EmbeddingsRequest, model: string): objec
   };
 }
 
-/** The engine job of one embeddings request: its whole prefill, then one step; `done` answers. */
-export function embeddingsJob(request: { promptTokens: number }, priority: number, done: () => void): EngineJob {
-  return {
-    promptTokens: request.promptTokens,
-    outputTokens: 1,
-    finishReason: 'stop',
-    priority,
-    onToken: () => {},
-    onFinish: done,
-  };
-}
-
-/** Submits the job and answers when it is done; a client that leaves frees its slot. */
-export function serveEmbeddings(
-  engine: SimEngine,
-  request: { promptTokens: number },
-  priority: number,
-  answer: () => void,
-  onClose: (cb: () => void) => void,
-): void {
-  let settled = false;
-  const ticket = engine.submit(
-    embeddingsJob(request, priority, () => {
-      settled = true;
-      answer();
-    }),
-  );
-  onClose(() => {
-    if (!settled) engine.cancel(ticket, 'client_disconnect');
-  });
-}
+/** The embeddings API. */
+export const api: SimPoolingApi = {
+  kind: 'pooling',
+  name: 'embeddings',
+  paths: ['/v1/embeddings'],
+  read: (body, served) => {
+    const request = parseEmbeddingsRequest(body, served);
+    return { promptTokens: request.promptTokens, answer: () => embeddingsBody(request, served.model) };
+  },
+};

@@ -3,9 +3,11 @@
 // item whose summary streams as response.reasoning_summary_text.delta, then the message whose
 // text streams as response.output_text.delta), and last response.completed, or response.incomplete
 // when max_output_tokens cut it short, carrying usage (input_tokens, output_tokens). Each event is
-// written as `event: <type>` + `data: <json>`, as OpenAI does. Pure string building; no I/O.
-import type { FinishReason } from './metrics.js';
-import type { ResponseIdentity, Usage } from './openai.js';
+// written as `event: <type>` + `data: <json>`, as OpenAI does. Its body: `input` (a string or a
+// conversation), `instructions`, max_output_tokens; usage is always reported. Pure string building.
+import type { FinishReason } from '../metrics.js';
+import { invalid } from '../openai.js';
+import type { ResponseIdentity, SimGenerationApi, SimStream, Usage } from './contract.js';
 
 /** The Responses API's usage object. */
 interface ResponsesUsage {
@@ -63,7 +65,7 @@ export function responseObject(
 }
 
 /** Writes one response's event stream; call start, then token per token, then finish. */
-export class ResponsesStream {
+export class ResponsesStream implements SimStream {
   private seq = 0;
   private readonly text: ResponseText = { content: '', reasoning: '' };
   private reasoningOpen = false;
@@ -198,4 +200,52 @@ export class ResponsesStream {
   private event(type: string, fields: object): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`;
   }
+}
+
+/** The Responses API. */
+export const api: SimGenerationApi = {
+  kind: 'generation',
+  name: 'responses',
+  paths: ['/v1/responses'],
+  idPrefix: 'resp',
+  reasoning: true,
+  read: (body) => {
+    const instructions = body['instructions'];
+    if (instructions !== undefined && instructions !== null && typeof instructions !== 'string')
+      throw invalid('instructions must be a string', 'instructions');
+    return {
+      texts: [...(instructions ? [instructions] : []), ...responsesInput(body['input'])],
+      imageTokens: 0,
+      promptParam: 'input',
+      maxTokens: body['max_output_tokens'],
+      // The Responses API always reports usage (in response.completed).
+      includeUsage: true,
+      toolName: null,
+    };
+  },
+  stream: (who, _request, write) => new ResponsesStream(who, write),
+  body: (who, _request, text, end) =>
+    responseObject(who, text, { finish: end.finish, usage: end.usage, reasoningTokens: end.reasoningTokens }),
+};
+
+// The Responses API's `input`: a string, or a list of messages whose content is a string or a
+// list of input_text parts.
+function responsesInput(input: unknown): string[] {
+  if (typeof input === 'string') return [input];
+  if (!Array.isArray(input) || input.length === 0) throw invalid('input must be a string or a non-empty array of messages', 'input');
+  return input.map((m: unknown, i) => {
+    const msg = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+    if (typeof msg['role'] !== 'string') throw invalid(`input[${i}].role must be a string`, `input[${i}].role`);
+    const content = msg['content'];
+    if (typeof content === 'string') return content;
+    if (!Array.isArray(content)) throw invalid(`input[${i}].content must be a string or an array of parts`, `input[${i}].content`);
+    return content
+      .map((part: unknown, j) => {
+        const p = (typeof part === 'object' && part !== null ? part : {}) as Record<string, unknown>;
+        if (typeof p['text'] !== 'string')
+          throw invalid(`input[${i}].content[${j}].text must be a string`, `input[${i}].content[${j}].text`);
+        return p['text'];
+      })
+      .join('\n');
+  });
 }

@@ -3,13 +3,29 @@
 // response.reasoning_summary_text.delta (OpenAI) or response.reasoning_text.delta (vLLM's raw
 // reasoning); the stream ends with response.completed — or response.incomplete when
 // max_output_tokens cut it short, the normal end of a fixed-length request — whose response
-// carries usage as input_tokens/output_tokens. There is no [DONE].
-import { API_METRICS } from '../../shared/api-kinds.js';
-import type { ApiAdapter, BodyFields } from './adapter.js';
-import { numberOrNull, objectOf, splitTemplate, textOf } from './adapter.js';
+// carries usage as input_tokens/output_tokens.
+import type { ApiAdapter, ApiDescriptor, ApiModule, BodyFields } from './contract.js';
+import { bearerAuth, numberOrNull, objectOf, STREAMED, splitTemplate, textOf } from './contract.js';
 
 const OUTPUT_TEXT = 'response.output_text.delta';
 const REASONING_TEXT = /^response\.reasoning(?:_summary)?_text\.delta$/;
+
+const descriptor: ApiDescriptor = {
+  name: 'responses',
+  order: 2,
+  summary: '`responses` (/responses, the Responses API)',
+  path: '/responses',
+  metrics: STREAMED,
+  // Its `input` is a conversation, rendered through the chat template.
+  chatTemplated: true,
+  batched: false,
+  perRequest: true,
+  sessions: true,
+  tools: false,
+  images: false,
+  doctorProbe: false,
+  authHeaders: bearerAuth,
+};
 
 // Fields beside the input: streamed, max_output_tokens, and exactly that many with ignore_eos
 // (a vLLM sampling extension, as for chat).
@@ -19,16 +35,19 @@ function fields(input: BodyFields): Record<string, unknown> {
 
 /** The Responses API. */
 export const openaiResponses: ApiAdapter = {
-  path: '/responses',
+  descriptor,
+  path: descriptor.path,
   patterns: {
     // The event's type and a non-empty delta, in either order (servers differ in key order).
     content: /^(?=.*"type":\s*"response\.output_text\.delta")(?=.*"delta":\s*"[^"])/,
     reasoning: /^(?=.*"type":\s*"response\.reasoning(?:_summary)?_text\.delta")(?=.*"delta":\s*"[^"])/,
-    done: /"type":\s*"response\.(?:completed|incomplete)"/,
+    doneEvent: /"type":\s*"response\.(?:completed|incomplete)"/,
+    // Some servers still send [DONE] after response.completed.
+    terminator: '[DONE]',
     usage: /"usage":\s*\{/,
     error: /"type":\s*"(?:error|response\.failed)"/,
   },
-  metrics: API_METRICS.responses,
+  metrics: descriptor.metrics,
   bodyTemplate: (input) => splitTemplate((text) => ({ ...fields(input), input: text }), input),
   bodyFromMessages: (input, messages) => JSON.stringify({ ...fields(input), input: messages }),
   deltaText: (event) => {
@@ -47,3 +66,6 @@ export const openaiResponses: ApiAdapter = {
     };
   },
 };
+
+/** The Responses API in the registry. */
+export const api: ApiModule = { descriptor, adapter: () => openaiResponses };
