@@ -12,17 +12,18 @@ import { clockFromAnchor } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
+import type { CurrentRun } from './current-run.js';
+import { newRun } from './current-run.js';
 import { awaitFinalAck } from './hand-over.js';
 import { offerSpool } from './leftover.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
-import type { RunEvent, RunPhase } from './run-phase.js';
+import type { RunEvent } from './run-phase.js';
 import { holdsLoad, runNext } from './run-phase.js';
 import { createRunner } from './runner.js';
 import type { SessionOptions } from './session-options.js';
 import { helloOf, probeReply } from './session-options.js';
-import type { ShareRunner } from './share-runner.js';
 import { findSpools, keepSpools, removeSpools, setAside } from './spool.js';
 import { trackRun } from './terminate.js';
 
@@ -61,32 +62,6 @@ export async function runSession(opts: SessionOptions): Promise<number> {
     opts.log('joining as a new agent');
   }
   return new Member(opts).serve();
-}
-
-/** The run this agent is in, from `welcome` until it handed over (or gave up). */
-interface CurrentRun {
-  runId: string;
-  graceMs: number;
-  /** Where the run is (run-phase.ts): the only record of it. */
-  phase: RunPhase;
-  runner?: ShareRunner;
-  /** The load and its hand-over, once armed (a release waits for it). */
-  handOver?: Promise<void>;
-  /** Resolves once an ack covers `final` (set when the runner put it in the outbox). */
-  finalAcked?: Promise<void>;
-  /** Sampled records (plan.records.sample_every): the spool is the only copy of most records, so it is kept. */
-  keepRecords?: boolean;
-  /** Acks heard in this run, and those that did not advance the mark (each answers a resent duplicate). */
-  acks: { heard: number; repeated: number; mark: number };
-  /** Resolves when the run is given up (the coordinator refused it or stayed away past the grace). */
-  gaveUp: Promise<void>;
-  giveUp: () => void;
-}
-
-function newRun(runId: string, graceMs: number): CurrentRun {
-  let giveUp = (): void => {};
-  const gaveUp = new Promise<void>((r) => (giveUp = r));
-  return { runId, graceMs, phase: 'welcomed', gaveUp, giveUp, acks: { heard: 0, repeated: 0, mark: 0 } };
 }
 
 // One coordinator's member: every run it sends, until it releases us or goes away.
