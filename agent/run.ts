@@ -8,7 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { perfOffsetToHrtime } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import { newHistogram, nsToMs, percentilesNs, recordNs } from '../shared/histogram.js';
-import { adapterPicker } from '../shared/lora.js';
+import { loraPicker } from '../shared/lora.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan, Target, TrafficClass } from '../shared/plan.js';
 import { PLAN_DEFAULTS } from '../shared/plan.js';
@@ -160,7 +160,7 @@ export class AgentRun implements ShareRunner {
         variesPerRequest(cls)
           ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, classApi(cls, this.target), model))
           : new PromptBuilder(runId, cls, adapter, model, plan.seed, plan.prompt_calibration?.[cls.name]);
-      const picker = adapterPicker(plan.seed, cls);
+      const picker = loraPicker(plan.seed, cls);
       if (!picker) return { ...runtime, prompts: withImages(plan.seed, cls, build(this.target.model)) };
       const builders = picker.adapters.map((a) => build(a.model));
       const prompts: RequestPrompts = withImages(plan.seed, cls, {

@@ -5,7 +5,7 @@ import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
 import { LOCAL_LAYOUT_DEFINITIONS } from '../local-layout.js';
-import { ADAPTER_DEFINITIONS } from '../lora-tally.js';
+import { LORA_DEFINITIONS } from '../lora-tally.js';
 import { MAX_OFF_PLAN } from '../offered-arrivals.js';
 import { PROMPT_EXACTNESS_DEFINITIONS } from '../prompt-exactness.js';
 import { SESSION_DEFINITIONS } from '../session-turns.js';
@@ -96,7 +96,7 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
   ...CACHE_RESET_DEFINITIONS,
-  ...ADAPTER_DEFINITIONS,
+  ...LORA_DEFINITIONS,
   ...TOOL_DEFINITIONS,
   'metric_population.not_applicable':
     'per class whose API cannot have them, the latency metrics left out of its figures (absent, never zero) and why (an embeddings request has no first token)',

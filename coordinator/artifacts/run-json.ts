@@ -108,7 +108,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
   const { plan } = input;
   const runSeconds = Number(input.finishedNs - input.startNs) / 1e9;
   const classes = withTokenProvenance(plan, c, classSummaries(plan, c, runSeconds));
-  for (const [name, tally] of c.adapterTallies) Object.assign(classes[name] as object, { adapters: tally.summary() });
+  for (const [name, tally] of c.loraTallies) Object.assign(classes[name] as object, { adapters: tally.summary() });
   for (const [name, tally] of c.toolTallies) Object.assign(classes[name] as object, { tool_calls: tally.summary() });
   const population: Record<string, unknown> = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
   const attempted = population.attempted_requests as number;
