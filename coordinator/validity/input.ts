@@ -11,7 +11,7 @@ import type { Collector } from '../collector.js';
 import { exactQuantile } from '../exact/rank-select.js';
 import { histogramRankSummary } from '../histogram-verdict.js';
 import { classFairness } from '../scrape/server-block.js';
-import type { ClassEvidence, ClockResidualBasis, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
+import type { ClassEvidence, ClockResidualEntry, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
 
 /** The run facts the gates need beyond the collector. */
 export interface RunFacts {
@@ -29,7 +29,7 @@ export interface RunFacts {
   server: { sources: unknown[]; windows: Record<string, unknown> };
   fairnessSeen: Map<string, Set<string>>;
   expectFlowControlEngaged?: boolean;
-  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number; basis?: ClockResidualBasis }[];
+  clockResiduals?: ClockResidualEntry[];
   clockToleranceNs?: number;
 }
 
