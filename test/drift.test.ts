@@ -211,7 +211,6 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     // of them proves it beyond the tolerance; the gate says the same.
     expect(ag.clock_residual_probes).toBeGreaterThanOrEqual(5);
     expect(figures.clock_residual_proven_max_ms).toBeLessThan(toleranceMs);
-    expect(figures.clock_residual_p50_ms).toBeLessThan(toleranceMs);
     const check = run.data_quality.checks.find((c: any) => c.name === 'clock_residual');
     expect(check?.status, JSON.stringify(check)).toBe('pass');
     expect(check.evidence.agents.fast.heldout_probes).toBe(ag.clock_residual_probes);

@@ -14,7 +14,7 @@ import { fitOffsetLine, slewStep } from '../clock-slew.js';
 import { probeLanes, probeOnce } from '../probe.js';
 import type { AgentConn } from '../server.js';
 import { heldOutResidual, isHeldOut } from './held-out.js';
-import { PRE_START_INTERVAL_MS, PRE_START_MAX_WAIT_MS, PRE_START_PROBES, startOffsetNs } from './pre-start.js';
+import { driftKnown, PRE_START_INTERVAL_MS, PRE_START_MAX_WAIT_MS, startOffsetNs } from './pre-start.js';
 
 /** Sequence numbers of pre-start probes (the join's are 0–31, the in-run ones from 1,000,000). */
 const PRE_START_SEQ = 100_000;
@@ -54,8 +54,9 @@ export class ClockSteering {
 
   /**
    * Probes the steered agents every PRE_START_INTERVAL_MS (their probes one after another, a few
-   * agents at a time as at join) until `preparing` settles and each has PRE_START_PROBES, or
-   * PRE_START_MAX_WAIT_MS after it settled; stops at once if it rejects. Returns each agent's
+   * agents at a time as at join) until `preparing` settles and each one's drift is known
+   * (pre-start.ts driftKnown), or PRE_START_MAX_WAIT_MS after it settled; stops at once if it
+   * rejects. Returns each agent's
    * probes by index (none for agents not steered).
    */
   async probeBeforeStart(agents: readonly AgentConn[], preparing: Promise<unknown>): Promise<ProbeSample[][]> {
@@ -87,7 +88,7 @@ export class ClockSteering {
         }
       };
       await Promise.all(Array.from({ length: lanes }, lane));
-      const enough = targets.every((a) => a.closed || out[a.index]!.length >= PRE_START_PROBES);
+      const enough = targets.every((a) => a.closed || driftKnown(out[a.index]!));
       if (failed || (readyAt !== null && (enough || Date.now() - readyAt > PRE_START_MAX_WAIT_MS))) return out;
       await new Promise((r) => setTimeout(r, Math.max(0, PRE_START_INTERVAL_MS - (Date.now() - began))));
     }
