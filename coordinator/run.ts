@@ -45,7 +45,7 @@ import type { LocalSim } from './local.js';
 import { startLocalSim } from './local.js';
 import type { LocalLayout } from './local-layout.js';
 import { embeddedSimArgs, planAsRun, shareFor } from './plan.js';
-import { probeAll, probeOnce } from './probe.js';
+import { probeAll } from './probe.js';
 import { writeRunReport } from './report/index.js';
 import type { RunStatus } from './run-status.js';
 import { agentLoss } from './run-status.js';
@@ -513,10 +513,7 @@ class RunSession implements RunHandle {
       }
       if (s.index % turns !== turn) continue;
       // Each probe its own number: a late reply must not complete a later probe.
-      probeOnce(s.conn, this.clock, 1_000_000 + this.probeSeq++).then(
-        (p) => this.steering!.probed(s, p, this.states),
-        () => void this.probeFailures++,
-      );
+      this.steering!.probe(s, () => 1_000_000 + this.probeSeq++, this.states).catch(() => void this.probeFailures++);
     }
   }
 

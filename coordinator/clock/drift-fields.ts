@@ -7,7 +7,7 @@ import type { ProbeSample } from '../../shared/clock.js';
 import { probeOffset } from '../../shared/clock.js';
 import type { AgentState } from '../agent-state.js';
 import type { ClockResidualEntry } from '../validity/types.js';
-import { HOLD_OUT_EVERY, summarizeResiduals } from './held-out.js';
+import { HELD_OUT_BURST, HOLD_OUT_EVERY, summarizeResiduals } from './held-out.js';
 
 /**
  * How the offset moved over the run: a least-squares line through the lowest-delay quarter of the
@@ -136,7 +136,7 @@ export const DRIFT_FIELD_DEFINITIONS: Record<string, string> = {
     "the largest distance between the agent's raw offset in those probes and its join offset: how far its raw clock moved from the offset measured at join (its slewed timeline's distance is clock_residual_max_ns)",
   'agents[].clock_slew_steps':
     "how many times the coordinator told the agent the rate to slew its run timeline at (at its first request, then at each in-run probe that was not held out), so that a drifting clock still sends on the global schedule and stamps on the coordinator's timeline",
-  'agents[].clock_residual_probes': `a steered agent: its held-out probes answered from its first request to its end (one in-run probe in ${HOLD_OUT_EVERY}, kept out of the drift fit and taking no steering step), each measuring its run timeline against the coordinator's: its raw offset less start_offset_ns and less the correction its reply said it had applied; null for an agent not steered`,
+  'agents[].clock_residual_probes': `a steered agent: its held-out probes answered from its first request to its end (every ${HOLD_OUT_EVERY}th in-run probe, sent as a burst of ${HELD_OUT_BURST} with the shortest round trip kept, never in the drift fit and taking no steering step), each measuring its run timeline against the coordinator's: its raw offset less start_offset_ns and less the correction its reply said it had applied at that instant; null for an agent not steered`,
   'agents[].clock_residual_p50_ns':
     'a steered agent: the median over its held-out probes of |run timeline − coordinator timeline| (each within ± half that probe’s round trip of the truth); null otherwise',
   'agents[].clock_residual_p99_ns': 'the same p99 (nearest rank)',

@@ -9,6 +9,8 @@ import { probeOffset } from '../../shared/clock.js';
 
 /** One in-run probe in this many is held out of the fit (the rest steer). */
 export const HOLD_OUT_EVERY = 4;
+/** A held-out probe is this many probes one after another, the shortest round trip kept (a loaded machine stalls most single ones). */
+export const HELD_OUT_BURST = 4;
 
 /** Whether an agent's `k`-th in-run probe (0-based, its own count) is held out: the 4th, 8th, … */
 export function isHeldOut(k: number): boolean {

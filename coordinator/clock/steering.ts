@@ -6,14 +6,14 @@
 // domain are never steered; their declaration is checked each second instead.
 
 import type { Clock, ProbeSample } from '../../shared/clock.js';
-import { hostClockDomain } from '../../shared/clock.js';
+import { hostClockDomain, probeOffset } from '../../shared/clock.js';
 import type { AgentState } from '../agent-state.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { domainResidualNs } from '../clock-policy.js';
 import { fitOffsetLine, slewStep } from '../clock-slew.js';
 import { probeLanes, probeOnce } from '../probe.js';
 import type { AgentConn } from '../server.js';
-import { heldOutResidual, isHeldOut } from './held-out.js';
+import { HELD_OUT_BURST, heldOutResidual, isHeldOut } from './held-out.js';
 import { driftKnown, PRE_START_INTERVAL_MS, PRE_START_MAX_WAIT_MS, startOffsetNs } from './pre-start.js';
 
 /** Sequence numbers of pre-start probes (the join's are 0–31, the in-run ones from 1,000,000). */
@@ -35,8 +35,8 @@ export class ClockSteering {
   /** Pre-start probes that got no answer in time (in-run ones are counted by the run). */
   probeFailures = 0;
   private seq = 0;
-  /** In-run probes answered per agent index (which of them are held out). */
-  private readonly answered = new Map<number, number>();
+  /** In-run probes sent per agent index (which of them are held out). */
+  private readonly sent = new Map<number, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -105,20 +105,34 @@ export class ClockSteering {
     this.step(s, states, null);
   }
 
-  /** An in-run probe of `s` was answered: held out (a residual measured), or into the fit and a step. */
-  probed(s: AgentState, p: ProbeSample, states: readonly AgentState[]): void {
-    const k = this.answered.get(s.index) ?? 0;
-    this.answered.set(s.index, k + 1);
-    if (this.steers(s.conn) && isHeldOut(k)) {
-      const r = heldOutResidual(p, s.startOffsetNs ?? s.offset.offset_ns, this.startNs());
-      if (r && s.firstSendErrorNs !== null) {
-        s.heldOut ??= [];
-        s.heldOut.push(r);
-      }
+  /**
+   * Sends the agent's next in-run probe (the run numbers it with `nextSeq`). A held-out one (a
+   * steered agent's every HOLD_OUT_EVERY-th) is a burst of HELD_OUT_BURST probes one after
+   * another, the one with the shortest round trip kept, as at join: a loaded machine stalls most
+   * single probes past any tolerance, and a stalled probe can judge nothing. It measures a residual
+   * and steers nothing; any other probe enters the fit and steps the agent. Rejects when no probe
+   * was answered.
+   */
+  async probe(s: AgentState, nextSeq: () => number, states: readonly AgentState[]): Promise<void> {
+    const k = this.sent.get(s.index) ?? 0;
+    this.sent.set(s.index, k + 1);
+    if (!(this.steers(s.conn) && isHeldOut(k))) {
+      const p = await probeOnce(s.conn, this.clock, nextSeq());
+      s.runProbes.push(p);
+      this.step(s, states, p);
       return;
     }
-    s.runProbes.push(p);
-    this.step(s, states, p);
+    let best: ProbeSample | null = null;
+    for (let i = 0; i < HELD_OUT_BURST; i++) {
+      const p = await probeOnce(s.conn, this.clock, nextSeq()).catch(() => null);
+      if (p && (best === null || probeOffset(p).delayNs < probeOffset(best).delayNs)) best = p;
+    }
+    if (best === null) throw new Error(`agent ${s.conn.hello.agent_id} answered none of a held-out probe burst`);
+    const r = heldOutResidual(best, s.startOffsetNs ?? s.offset.offset_ns, this.startNs());
+    if (r && s.firstSendErrorNs !== null) {
+      s.heldOut ??= [];
+      s.heldOut.push(r);
+    }
   }
 
   /**
