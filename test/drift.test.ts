@@ -1,7 +1,7 @@
 // A drifting agent clock, end to end: an agent in a network namespace of its own runs under
 // faketime at 1.0005× (500 ppm fast, exaggerated so a short run shows it) against a coordinator
 // and a target in another namespace, beside a control agent in the same namespace under faketime
-// at the true rate (it pays faketime's own cost, without the drift). The coordinator fits the
+// at 0.1 ppm (it pays faketime's own cost, hosts/faketime.ts, without the drift). The coordinator fits the
 // drift from probes taken while the agents prepare and steers from the first request on; the
 // agent slews its run timeline onto the coordinator's, so its real sends (stamped by a proxy in
 // front of the target, on the true clock) follow the global schedule and its recorded send times
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nearestRank } from '../shared/histogram.js';
 import type { Plan } from '../shared/plan.js';
 import { onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
-import { FAST_CLOCK, faketimeUnavailable, TRUE_RATE_CLOCK } from './hosts/faketime.js';
+import { FAST_CLOCK, faketimeUnavailable, CONTROL_CLOCK } from './hosts/faketime.js';
 import { netnsUnavailable } from './hosts/netns.js';
 import { collectStamps } from './hosts/stamps.js';
 import { skipFor } from './require.js';
@@ -103,12 +103,12 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
       { LOADFLEET_TOKEN: TOKEN },
       ['ip', 'netns', 'exec', NS.a, 'faketime', '-f', FAST_CLOCK],
     );
-    // The control: the same namespace, faketime at the true rate, a clock domain of its own (steered too).
+    // The control: the same namespace, faketime at 0.1 ppm (its cost, not a drift), a clock domain of its own (steered too).
     const control = startNode(
       'agent/main.js',
       ['--coordinator', `ws://${IP.c}:7000`, '--id', 'control', '--clock-domain', 'lab:control'],
       { LOADFLEET_TOKEN: TOKEN },
-      ['ip', 'netns', 'exec', NS.a, 'faketime', '-f', TRUE_RATE_CLOCK],
+      ['ip', 'netns', 'exec', NS.a, 'faketime', '-f', CONTROL_CLOCK],
     );
     // A third agent on the coordinator's host keeps the run in measured offsets (several clock domains).
     const steadyAgent = startNode(
