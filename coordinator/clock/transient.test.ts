@@ -130,7 +130,7 @@ describe('the first-fit transient', () => {
     expect(sim.trueMax).toBeGreaterThan(3 * TOLERANCE);
     expect(oldGatePasses(sim.steps)).toBe(true);
     const { check, fields } = newGate(sim);
-    console.log(`transient, no pre-start fit: true max ${sim.trueMax / 1e6} ms; held-out ${JSON.stringify(fields)}`);
+    console.log(`transient, no pre-start fit: true max ${sim.trueMax / 1e6} ms; ${check.reason}; held-out ${JSON.stringify(fields)}`);
     expect(check.status).toBe('fail');
     expect(check.reason).toMatch(/^fast: a held-out probe at t=\d+(\.\d+)? s measured its run timeline at least \d+\.\d+ ms off/);
     expect(fields.clock_residual_max_ns!).toBeGreaterThan(TOLERANCE);
