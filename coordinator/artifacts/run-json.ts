@@ -16,7 +16,7 @@ import type { AgentState } from '../agent-state.js';
 import type { CacheReset } from '../cache-reset.js';
 import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
 import type { ClassShape } from '../class-shape.js';
-import { clockResidualEntries, DRIFT_FIELD_DEFINITIONS, driftFields } from '../clock/drift-fields.js';
+import { clockResidualEntries, DRIFT_FIELD_DEFINITIONS, driftFields, OFFSET_MODEL } from '../clock/drift-fields.js';
 import type { ClockDecision } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
@@ -315,7 +315,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     clock: {
       clock_domain_id: input.decision.domainId,
       alignment: input.decision.alignment,
-      offset_model: 'constant offset per agent, measured at join',
+      offset_model: OFFSET_MODEL,
       max_abs_offset_ns: Math.max(0, ...states.map((s) => Math.abs(s.offset.offset_ns))),
       max_offset_uncertainty_ns: Math.max(0, ...states.map((s) => s.offset.uncertainty_ns)),
       coordinator_anchor_uncertainty_ns: input.coordinatorAnchorUncertaintyNs,
@@ -325,6 +325,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         offset_uncertainty_ns: 'half the largest round trip among the probes used: the bound on the offset error for any path asymmetry',
         start_skew_ns:
           'max minus min over agents of the delay between the shared start instant and the moment each agent began sending, each on its own clock',
+        offset_model: 'how agent times were mapped onto the run timeline (agents[].start_offset_ns, requests.ndjson clock_correction_ns)',
       },
     },
     agents: states.map((s) => {

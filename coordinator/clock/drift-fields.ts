@@ -124,6 +124,10 @@ export function clockResidualEntries(states: readonly AgentState[], toleranceNs:
     });
 }
 
+/** run.json clock.offset_model. */
+export const OFFSET_MODEL =
+  "a steered agent (measured offsets, not the coordinator's host): its offset at the start instant from a line through probes taken while it prepared, then its run timeline slewed during the run at the drift its in-run probes fit (the correction on each record); any other agent: a constant offset measured at join (none in a declared common clock domain)";
+
 /** run.json field_definitions of these fields. */
 export const DRIFT_FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].run_probes':
