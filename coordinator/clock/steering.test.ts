@@ -1,5 +1,5 @@
 // The steering's I/O against agents that answer probes in-process (a clock 500 ppm fast, a
-// symmetric 0.2 ms round trip): who is probed before the start and for how long, the offset each
+// symmetric round trip): who is probed before the start and for how long, the offset each
 // starts on, and that held-out probes measure a residual without steering.
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../shared/clock.js';
@@ -21,7 +21,7 @@ const clock: Clock = {
 };
 const T0 = clock.nowNs();
 
-/** An agent whose clock runs PPM fast and AHEAD ahead, answering each probe after 0.1 ms each way. */
+/** An agent whose clock runs PPM fast and AHEAD ahead, answering each probe on the next timer. */
 function fakeAgent(index: number, domain: string, correction: () => number | undefined = () => undefined) {
   const handlers = new Set<(m: AgentMessage) => void>();
   const sent: CoordinatorMessage[] = [];
@@ -38,7 +38,8 @@ function fakeAgent(index: number, domain: string, correction: () => number | und
       sent.push(m);
       if (m.type !== 'probe') return;
       setTimeout(() => {
-        const at = clock.nowNs();
+        // Read at the round trip's midpoint: symmetric legs, however late this timer fires.
+        const at = m.t1_ns + (clock.nowNs() - m.t1_ns) / 2n;
         const t2 = at + BigInt(Math.round(AHEAD + Number(at - T0) * PPM * 1e-6));
         const c = correction();
         const reply = {
