@@ -235,7 +235,17 @@ class Member {
         return;
       case 'probe': {
         const t2 = this.clock.nowNs();
-        this.link?.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: t2, t3_ns: this.clock.nowNs() });
+        // The run timeline's correction read with T2: the coordinator measures the slewed timeline
+        // the records are stamped on, not only the raw clock it steers from.
+        const correction = this.run?.runner?.clockCorrectionNs();
+        this.link?.send({
+          type: 'probe_reply',
+          seq: m.seq,
+          t1_ns: m.t1_ns,
+          t2_ns: t2,
+          t3_ns: this.clock.nowNs(),
+          ...(correction !== undefined && { clock_correction_ns: Math.round(correction) }),
+        });
         return;
       }
       case 'plan':

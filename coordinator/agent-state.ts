@@ -4,6 +4,7 @@
 import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import type { AgentHealth } from '../shared/protocol.js';
 import type { AgentChannel } from './channel.js';
+import type { HeldOutResidual } from './clock/held-out.js';
 import type { OffsetLine } from './clock-slew.js';
 import type { AgentConn } from './server.js';
 
@@ -51,6 +52,13 @@ export interface AgentState {
    * domain's reference (clock-policy.ts domainResidualNs), with its drift against our clock.
    */
   domainSteps: { t_s: number; drift_ppm: number; error_ns: number }[];
+  /**
+   * The offset the agent started and is aligned with (agent clock minus ours at the start instant):
+   * for a steered agent its pre-start line's value there (clock/pre-start.ts), else offset_ns.
+   */
+  startOffsetNs?: number;
+  /** A steered agent's held-out probes after its start: its run timeline measured by probes that did not steer (clock/held-out.ts). */
+  heldOut?: HeldOutResidual[];
   /** Records a restarted process of a lost agent handed over from its spool. */
   recoveredRecords: number;
   /** The restarted process's `final` (its rebuilt histograms) is merged: a second one is not. */

@@ -64,7 +64,13 @@ export function probeOnce(agent: AgentConn, clock: Clock, seq: number): Promise<
       clearTimeout(timer);
       off();
       offClose();
-      resolve({ t1: m.t1_ns, t2: m.t2_ns, t3: m.t3_ns, t4 });
+      resolve({
+        t1: m.t1_ns,
+        t2: m.t2_ns,
+        t3: m.t3_ns,
+        t4,
+        ...(m.clock_correction_ns !== undefined && { correctionNs: m.clock_correction_ns }),
+      });
     });
     agent.send({ type: 'probe', seq, t1_ns: clock.nowNs() });
   });

@@ -31,9 +31,9 @@ import type { CacheReset } from './cache-reset.js';
 import { resetServerCache } from './cache-reset.js';
 import { calibratePlan } from './calibrate/index.js';
 import { AgentChannel } from './channel.js';
+import { ClockSteering } from './clock/steering.js';
 import type { ClockDecision, OnClockMismatch } from './clock-policy.js';
-import { decideAlignment, domainResidualNs } from './clock-policy.js';
-import { fitOffsetLine, slewStep } from './clock-slew.js';
+import { decideAlignment } from './clock-policy.js';
 import { Collector } from './collector.js';
 import type { FleetOptions, HandedOver, RunHandle } from './fleet.js';
 import { Fleet } from './fleet.js';
@@ -46,7 +46,7 @@ import type { LocalSim } from './local.js';
 import { startLocalSim } from './local.js';
 import type { LocalLayout } from './local-layout.js';
 import { embeddedSimArgs, planAsRun, shareFor } from './plan.js';
-import { probeAll, probeOnce } from './probe.js';
+import { probeAll } from './probe.js';
 import { writeRunReport } from './report/index.js';
 import type { RunStatus } from './run-status.js';
 import { agentLoss } from './run-status.js';
@@ -229,6 +229,8 @@ class RunSession implements RunHandle {
   localLayout: LocalLayout | null = null;
   private readonly runEvents: string[] = [];
   private decision: ClockDecision | undefined;
+  /** The steering of drifting agents' clocks (clock/steering.ts), from the alignment decision on. */
+  private steering: ClockSteering | undefined;
   private wake: () => void = () => {};
   /** The watchdog's time base, which does not count this process's own stalls as an agent's silence. */
   private stallClock = new StallClock(EVERY_SECOND_MS);
@@ -301,7 +303,18 @@ class RunSession implements RunHandle {
     this.decision = decision;
     if (decision.note) this.runEvents.push(decision.note);
     const explicit = decision.alignment === 'explicit-common-clock-domain';
-    const prepMs = await this.beforeStart(() => this.prepareAll());
+    const steering = new ClockSteering(
+      this.clock,
+      decision,
+      () => this.startNs,
+      () => this.elapsedS(),
+    );
+    this.steering = steering;
+    // Steered agents are probed while they prepare, so their drift is fitted before the start.
+    const preparing = this.prepareAll();
+    const preStart = steering.probeBeforeStart(this.agents, preparing);
+    const prepMs = await this.beforeStart(() => preparing);
+    const preStartProbes = await preStart;
     this.agents.forEach((_conn, i) => {
       const channel = this.channels[i]!;
       this.states.push({
@@ -327,7 +340,7 @@ class RunSession implements RunHandle {
         health: null,
         terminated: null,
         failure: null,
-        runProbes: [],
+        runProbes: preStartProbes[i]!,
         clockCorrectionNs: null,
         slewSteps: [],
         offsetLine: null,
@@ -339,13 +352,14 @@ class RunSession implements RunHandle {
     });
     const worstRtt = Math.max(...offsets.map((o) => o.rtt_ns));
     this.startNs = chooseStartNs(this.clock.nowNs(), worstRtt, Math.max(...prepMs));
+    steering.placeStart(this.states, this.startNs);
     // Each agent hears the start instant in its own clock: the common domain's, or its measured one.
-    for (const s of this.states) s.startLocalNs = this.startNs + BigInt(explicit ? decision.domainOffsetNs : s.offset.offset_ns);
+    for (const s of this.states) s.startLocalNs = this.startNs + BigInt(explicit ? decision.domainOffsetNs : s.startOffsetNs!);
     this.scraper.setRunStart(this.startNs, this.runStartNs() - this.startNs);
     const timebases: AgentTimebase[] = this.states.map((s) => ({
       agentId: s.conn.hello.agent_id,
       startLocalNs: s.startLocalNs,
-      alignNs: explicit ? 0n : BigInt(s.offset.offset_ns),
+      alignNs: explicit ? 0n : BigInt(s.startOffsetNs!),
     }));
     const live = new LiveMonitor(
       this.plan,
@@ -500,52 +514,8 @@ class RunSession implements RunHandle {
       }
       if (s.index % turns !== turn) continue;
       // Each probe its own number: a late reply must not complete a later probe.
-      probeOnce(s.conn, this.clock, 1_000_000 + this.probeSeq++).then(
-        (p) => {
-          s.runProbes.push(p);
-          this.steer(s);
-        },
-        () => void this.probeFailures++,
-      );
+      this.steering!.probe(s, () => 1_000_000 + this.probeSeq++, this.states).catch(() => void this.probeFailures++);
     }
-  }
-
-  /**
-   * Keeps a drifting agent on our timeline (clock-slew.ts): once the load is under way, each new
-   * probe refits its drift and the agent is told the rate to slew at. Agents of an explicit common
-   * clock domain are not steered: their clocks are disciplined by the domain's sync (chrony, PTP),
-   * finer than our probes can measure, and steering them onto ours would also carry our own drift
-   * into a domain we may not be in. Their declaration is checked instead, each second (checkDomain).
-   */
-  private steer(s: AgentState): void {
-    s.offsetLine = fitOffsetLine(s.runProbes);
-    if (s.firstSendErrorNs === null || s.channel.done) return;
-    if (this.decision?.alignment === 'explicit-common-clock-domain') {
-      this.checkDomain(s);
-      return;
-    }
-    // An agent of our own host and boot reads our clock through our anchor: its offset is zero by
-    // construction, and steering it would only feed it the probes' noise (seen: 1–5 ms early on).
-    if (s.conn.hello.clock_domain_id === hostClockDomain()) return;
-    const step = slewStep(s.runProbes, s.offset.offset_ns, this.clock.nowNs(), s.clockCorrectionNs ?? 0);
-    if (!step) return;
-    s.conn.send({ type: 'slew', rate_ppm: step.ratePpm });
-    s.slewSteps.push({ t_s: this.elapsedS(), drift_ppm: step.driftPpm, error_ns: step.errorNs });
-  }
-
-  /**
-   * An agent of a declared common clock domain: how far it sits from the domain's reference now
-   * (clock-policy.ts), for the clock_residual check, so a declaration that stops holding during the
-   * run is caught rather than trusted. The coordinator's own host domain reads one clock.
-   */
-  private checkDomain(s: AgentState): void {
-    if (this.decision!.domainId === hostClockDomain() || !s.offsetLine) return;
-    const residual = domainResidualNs(
-      this.states.map((x) => (x.lost ? null : x.offsetLine)),
-      s.index,
-      this.clock.nowNs(),
-    );
-    if (residual !== null) s.domainSteps.push({ t_s: this.elapsedS(), drift_ppm: s.offsetLine.slope * 1e6, error_ns: residual });
   }
 
   /**
@@ -754,6 +724,7 @@ class RunSession implements RunHandle {
       case 'started':
         s.firstSendErrorNs = m.first_send_error_ns;
         if (s.channel.phase === 'armed') s.channel.move('live');
+        this.steering?.started(s, this.states);
         return;
       case 'heartbeat':
         s.health = m.health;

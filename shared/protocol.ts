@@ -82,7 +82,18 @@ export type AgentMessage =
       /** The secret the fleet issued at join (`joined`): proves a rejoin or resume is the same process. */
       secret?: string;
     }
-  | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
+  | {
+      type: 'probe_reply';
+      seq: number;
+      t1_ns: bigint;
+      t2_ns: bigint;
+      t3_ns: bigint;
+      /**
+       * How far the agent's run timeline was slewed back from its raw clock at t2 (ns), once a run
+       * has armed: with it a probe measures the run timeline itself, not only the raw clock.
+       */
+      clock_correction_ns?: number;
+    }
   | { type: 'prepared'; prep_ms: number; planned_requests: number }
   | { type: 'armed'; start_local_ns: bigint }
   | { type: 'started'; first_send_error_ns: number; rseq?: number }

@@ -16,9 +16,8 @@ import type { AgentState } from '../agent-state.js';
 import type { CacheReset } from '../cache-reset.js';
 import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
 import type { ClassShape } from '../class-shape.js';
+import { clockResidualEntries, DRIFT_FIELD_DEFINITIONS, driftFields, OFFSET_MODEL } from '../clock/drift-fields.js';
 import type { ClockDecision } from '../clock-policy.js';
-import { fitDrift } from '../clock-policy.js';
-import { SLEW_HORIZON_S } from '../clock-slew.js';
 import type { Collector } from '../collector.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import type { HeadroomReport } from '../headroom/index.js';
@@ -110,16 +109,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     'the largest class ttft_uncertainty_p99_ms; a class whose figure exceeds the larger of limits.ttft_uncertainty_p99_floor_ms and limits.ttft_uncertainty_p99_share_of_ttft_p50 × its TTFT p50 makes the run client_limited',
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
-  'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
-  'agents[].drift_ppm':
-    "the slope of the agent's raw clock against the coordinator's over the run (ppm; positive: it runs fast), a least-squares line through the lowest-delay quarter of its run probes; null with fewer than 4; stated for every agent, steered or not",
-  'agents[].offset_max_deviation_ns':
-    "the largest distance between the agent's raw offset in those probes and its join offset: how far its raw clock moved from the offset measured at join (its slewed timeline's distance is clock_residual_max_ns)",
-  'agents[].clock_slew_steps':
-    "how many times the coordinator told the agent the rate to slew its run timeline at (once a probe, after the start), so that a drifting clock still sends on the global schedule and stamps on the coordinator's timeline",
-  'agents[].clock_residual_max_ns':
-    "a steered agent: after the first two slew horizons (10 s), the largest distance between its slewed run timeline and the coordinator's, as the fitted probes measured it each second; an agent of a declared common clock domain (never steered; checked when the domain is not the coordinator's host and two or more agents have fits): the largest distance, each second, between its fitted offset and the median agent's, the domain's reference at join too; null otherwise; the clock_residual check fails when it exceeds --clock-tolerance-ms beyond the agent's offset uncertainty",
-  'agents[].clock_residual_end_ns': "the same distance at the agent's last steering step or domain check (null without one)",
+  ...DRIFT_FIELD_DEFINITIONS,
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   ...EXACT_METHOD_DEFINITIONS,
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
@@ -145,7 +135,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
   'plan.prompt_vocabularies':
     "present when the plan's per-request classes send to APIs counted differently (chat and responses with the chat template, completions and embeddings without): the vocabulary found on each API counted unlike the first per-request class's (plan.prompt_vocabulary holds that one), so each class's text is exact on its own API",
   'requests.ndjson <stamp>_local_ns':
-    "written when alignment moved the row's times (measured-offsets): each stamp on the agent's run timeline (its own clock, as slewed) before the agent's offset was taken off; <stamp>_unix_ns = <stamp>_local_ns − agents[].offset_ns",
+    "written when alignment moved the row's times (measured-offsets): each stamp on the agent's run timeline (its own clock, as slewed) before the agent's offset was taken off; <stamp>_unix_ns = <stamp>_local_ns − agents[].start_offset_ns",
   'requests.ndjson clock_correction_ns':
     "how far the agent had slewed its run timeline back from its raw clock at the request's send (0 when it was never steered; null from older agents): sent_local_ns (sent_unix_ns in a row without it) + clock_correction_ns is the agent's raw clock reading at the send (intended_unix_ns is a schedule instant, not a reading)",
   'requests.ndjson clock_correction_done_ns':
@@ -299,14 +289,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     server,
     fairnessSeen: input.scrapes?.fairnessPriorities() ?? new Map(),
     ...(input.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: input.expectFlowControlEngaged }),
-    clockResiduals: states
-      .filter((s) => (s.slewSteps ?? []).length > 0 || (s.domainSteps ?? []).length > 0)
-      .map((s) => ({
-        agentId: s.conn.hello.agent_id,
-        residualMaxNs: driftFields(s).clock_residual_max_ns,
-        uncertaintyNs: s.offset.uncertainty_ns,
-        basis: (s.slewSteps ?? []).length > 0 ? ('steered' as const) : ('declared-domain' as const),
-      })),
+    clockResiduals: clockResidualEntries(states, input.clockToleranceNs ?? 0),
     clockToleranceNs: input.clockToleranceNs ?? 0,
   });
   const run = {
@@ -334,7 +317,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     clock: {
       clock_domain_id: input.decision.domainId,
       alignment: input.decision.alignment,
-      offset_model: 'constant offset per agent, measured at join',
+      offset_model: OFFSET_MODEL,
       max_abs_offset_ns: Math.max(0, ...states.map((s) => Math.abs(s.offset.offset_ns))),
       max_offset_uncertainty_ns: Math.max(0, ...states.map((s) => s.offset.uncertainty_ns)),
       coordinator_anchor_uncertainty_ns: input.coordinatorAnchorUncertaintyNs,
@@ -344,6 +327,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         offset_uncertainty_ns: 'half the largest round trip among the probes used: the bound on the offset error for any path asymmetry',
         start_skew_ns:
           'max minus min over agents of the delay between the shared start instant and the moment each agent began sending, each on its own clock',
+        offset_model: 'how agent times were mapped onto the run timeline (agents[].start_offset_ns, requests.ndjson clock_correction_ns)',
       },
     },
     agents: states.map((s) => {
@@ -486,38 +470,6 @@ function outputTokenSources(plan: Plan, c: Collector): Record<string, number> {
   const total: Record<string, number> = { usage: 0, tokenizer: 0, chunks: 0 };
   for (const cls of plan.classes) for (const [k, n] of Object.entries(c.shapes.get(cls.name)!.outputSources)) total[k]! += n;
   return total;
-}
-
-function driftFields(s: AgentState): {
-  run_probes: number;
-  drift_ppm: number | null;
-  offset_max_deviation_ns: number | null;
-  clock_slew_steps: number;
-  clock_residual_max_ns: number | null;
-  clock_residual_end_ns: number | null;
-} {
-  const fit = fitDrift(s.runProbes, s.offset.offset_ns);
-  const steps = s.slewSteps ?? [];
-  // A steered agent's residual counts once steering has settled; a declared domain's from the first check.
-  const settled = steps.length > 0 ? steps.filter((x) => x.t_s - steps[0]!.t_s >= 2 * SLEW_HORIZON_S) : [];
-  const domain = s.domainSteps ?? [];
-  if (steps.length === 0 && domain.length > 0)
-    return {
-      run_probes: fit.samples,
-      drift_ppm: fit.drift_ppm,
-      offset_max_deviation_ns: fit.max_deviation_ns,
-      clock_slew_steps: 0,
-      clock_residual_max_ns: Math.round(Math.max(...domain.map((x) => Math.abs(x.error_ns)))),
-      clock_residual_end_ns: Math.round(Math.abs(domain.at(-1)!.error_ns)),
-    };
-  return {
-    run_probes: fit.samples,
-    drift_ppm: fit.drift_ppm,
-    offset_max_deviation_ns: fit.max_deviation_ns,
-    clock_slew_steps: steps.length,
-    clock_residual_max_ns: settled.length > 0 ? Math.round(Math.max(...settled.map((x) => Math.abs(x.error_ns)))) : null,
-    clock_residual_end_ns: steps.length > 0 ? Math.round(Math.abs(steps.at(-1)!.error_ns)) : null,
-  };
 }
 
 // The schedule hash recomputed from what the agents actually dispatched (their records); null
