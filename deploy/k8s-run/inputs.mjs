@@ -48,7 +48,7 @@ export async function readInputs(o) {
       await load[o.mode](inputPath);
       validated = true;
     } catch (err) {
-      throw new UsageError(`${o.input} is not a valid ${o.mode}:\n${err.message}`);
+      throw new UsageError([`${o.input} is not a valid ${o.mode}: ${err.message}`, ...(err.details ?? []).map((d) => `  ${d}`)].join('\n'));
     }
   }
   if (o.mode !== 'plan') {
@@ -83,6 +83,11 @@ export async function readInputs(o) {
   const size = Object.values(files).reduce((n, t) => n + Buffer.byteLength(t), 0);
   if (size > 900 * 1024)
     throw new UsageError(`the input files are ${Math.round(size / 1024)} KiB, too much for a ConfigMap (1 MiB): put traces and datasets on --workload-claim`);
-  const targetPort = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
-  return { files, target, targetPort, planS, validated };
+  const portOf = (u) => Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
+  // The plan's scrape sources are reached through the same target rule (same server, other port).
+  const scrapePorts = (Array.isArray(plan.value?.scrape) ? plan.value.scrape : [])
+    .map((s) => URL.canParse?.(s?.url) && new URL(s.url))
+    .filter(Boolean)
+    .map(portOf);
+  return { files, target, targetPort: portOf(target), scrapePorts, planS, validated };
 }
