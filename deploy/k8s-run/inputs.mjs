@@ -82,7 +82,9 @@ export async function readInputs(o) {
     );
   const size = Object.values(files).reduce((n, t) => n + Buffer.byteLength(t), 0);
   if (size > 900 * 1024)
-    throw new UsageError(`the input files are ${Math.round(size / 1024)} KiB, too much for a ConfigMap (1 MiB): put traces and datasets on --workload-claim`);
+    throw new UsageError(
+      `the input files are ${Math.round(size / 1024)} KiB, too much for a ConfigMap (1 MiB): put traces and datasets on --workload-claim`,
+    );
   const portOf = (u) => Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
   // The plan's scrape sources are reached through the same target rule (same server, other port).
   const scrapePorts = (Array.isArray(plan.value?.scrape) ? plan.value.scrape : [])

@@ -34,7 +34,10 @@ function selectorPeer(selector, namespace) {
   // matchExpressions: kustomize would add the run's label to a matchLabels here.
   const podSelector = { matchExpressions: Object.entries(selector).map(([key, v]) => ({ key, operator: 'In', values: [v] })) };
   if (namespace === undefined) return { podSelector };
-  return { podSelector, namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [namespace] }] } };
+  return {
+    podSelector,
+    namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [namespace] }] },
+  };
 }
 
 /** The target rule: the server (by selector and/or CIDR) on its ports, then any extra CIDRs on 443. */
@@ -112,7 +115,9 @@ export function runKustomization(o, inputs, paths) {
     for (const name of ['loadfleet-agents', 'loadfleet-coordinator'])
       patches.push(
         smp('Job', 'batch/v1', name, {
-          spec: { template: { spec: { volumes: [{ name: 'workload', persistentVolumeClaim: { claimName: o.workloadClaim, readOnly: true } }] } } },
+          spec: {
+            template: { spec: { volumes: [{ name: 'workload', persistentVolumeClaim: { claimName: o.workloadClaim, readOnly: true } }] } },
+          },
         }),
       );
   if (o.serviceMonitor)

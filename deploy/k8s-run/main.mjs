@@ -54,7 +54,8 @@ async function main(argv) {
     o.namespace = o.namespace ?? currentNamespace(k);
     const { work, inputs } = await prepare(o);
     try {
-      if (!inputs.validated) warn('loadfleet-k8s: the repository is not built (npm ci && npm run build): the input files were not validated');
+      if (!inputs.validated)
+        warn('loadfleet-k8s: the repository is not built (npm ci && npm run build): the input files were not validated');
       if (command === 'render') {
         const r = k.run(['kustomize', work]);
         if (r.code !== 0) throw new Error(r.stderr);
@@ -77,7 +78,9 @@ async function main(argv) {
       return r.code;
     }
     // The reader runs the run's own image when it is still known from its coordinator Job.
-    const image = raw.image ?? k.run(['get', 'job', `loadfleet-coordinator-${run}`, '-o', 'jsonpath={.spec.template.spec.containers[0].image}']).stdout.trim();
+    const image =
+      raw.image ??
+      k.run(['get', 'job', `loadfleet-coordinator-${run}`, '-o', 'jsonpath={.spec.template.spec.containers[0].image}']).stdout.trim();
     if (!image) throw new UsageError(`the run's coordinator Job is gone: give --image REF for the reader pod`);
     const o = { run, out: raw.out ?? './runs', tolerations: [], coordinatorTolerations: [] };
     const r = fetchResults(k, o, image, warn);

@@ -87,7 +87,8 @@ export function durationS(text, what) {
 function integer(text, what, min, max) {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!/^\d+$/.test(String(text)) || n < min || n > max) throw new UsageError(`${what} must be a whole number from ${min} to ${max}, not '${text}'`);
+  if (!/^\d+$/.test(String(text)) || n < min || n > max)
+    throw new UsageError(`${what} must be a whole number from ${min} to ${max}, not '${text}'`);
   return n;
 }
 
@@ -121,7 +122,8 @@ function tolerations(items, what) {
 
 function cidr(text, what) {
   const m = CIDR.exec(text);
-  if (!m || m.slice(1, 5).some((o) => Number(o) > 255) || Number(m[5]) > 32) throw new UsageError(`${what} '${text}' is not an IPv4 CIDR (a.b.c.d/n)`);
+  if (!m || m.slice(1, 5).some((o) => Number(o) > 255) || Number(m[5]) > 32)
+    throw new UsageError(`${what} '${text}' is not an IPv4 CIDR (a.b.c.d/n)`);
   return text;
 }
 
@@ -146,7 +148,9 @@ export function runOptions(raw) {
   const agents = integer(raw.agents ?? '2', '--agents', 1, 1000);
   const maxAgentLoss = integer(raw.maxAgentLoss ?? '0', '--max-agent-loss', 0, 1000);
   if (maxAgentLoss >= agents)
-    throw new UsageError(`--max-agent-loss ${maxAgentLoss} must be below --agents ${agents}: a run that may lose every agent measures nothing`);
+    throw new UsageError(
+      `--max-agent-loss ${maxAgentLoss} must be below --agents ${agents}: a run that may lose every agent measures nothing`,
+    );
   const cpus = integer(raw.cpus ?? '2', '--cpus', 2, 256);
   const coordinatorCpus = integer(raw.coordinatorCpus ?? '2', '--coordinator-cpus', 1, 256);
   for (const [flag, v] of [
@@ -155,7 +159,8 @@ export function runOptions(raw) {
   ])
     if (v !== undefined && !MEMORY.test(v)) throw new UsageError(`${flag} '${v}' must be a whole quantity in Ki, Mi, Gi or Ti (e.g. 2Gi)`);
   const deadlineS = durationS(raw.deadline ?? (mode === 'plan' ? '2h' : '24h'), '--deadline');
-  if (deadlineS <= JOIN_TIMEOUT_S) throw new UsageError(`--deadline ${deadlineS} s leaves no time after the agents' ${JOIN_TIMEOUT_S} s join timeout`);
+  if (deadlineS <= JOIN_TIMEOUT_S)
+    throw new UsageError(`--deadline ${deadlineS} s leaves no time after the agents' ${JOIN_TIMEOUT_S} s join timeout`);
   const cleanup = raw.cleanup ?? 'post';
   if (!['post', 'never'].includes(cleanup)) throw new UsageError(`--cleanup '${cleanup}' must be post or never`);
 

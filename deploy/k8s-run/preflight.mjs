@@ -3,7 +3,21 @@
 // coordinator off their pool, and does the namespace's quota allow it. Pure over the cluster's
 // answers, so it is tested on recorded `kubectl get -o json`; gather() asks the questions.
 
-const UNITS = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const UNITS = {
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
 
 /** A Kubernetes quantity ("500m", "2", "1Gi", "1e3") as a number (cores or bytes). */
 export function quantity(text) {
@@ -83,15 +97,25 @@ export function preflight(o, seen) {
   const pool = free.filter((f) => usable(f.node, o.nodeSelector, agentTolerations));
   const roomy = pool.filter((f) => f.cpu >= o.cpus && f.memory >= memory);
   const slots = pool.reduce((n, f) => n + Math.max(0, Math.min(Math.floor(f.cpu / o.cpus), Math.floor(f.memory / memory))), 0);
-  const poolText = Object.keys(o.nodeSelector).length > 0 ? `nodes with ${Object.entries(o.nodeSelector).map(([k, v]) => `${k}=${v}`).join(',')}` : 'schedulable nodes';
+  const poolText =
+    Object.keys(o.nodeSelector).length > 0
+      ? `nodes with ${Object.entries(o.nodeSelector)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',')}`
+      : 'schedulable nodes';
   if (seen.pods === null) warnings.push('cannot list pods in every namespace: free CPU not checked, only node count and allocatable');
   notes.push(`${pool.length} ${poolText}; ${roomy.length} with ${o.cpus} CPUs and ${o.memory} free for an agent`);
   if (slots < o.agents)
-    errors.push(`${o.agents} agents need ${o.cpus} CPUs and ${o.memory} each; the ${poolText} have room for ${slots}: agents would stay Pending`);
+    errors.push(
+      `${o.agents} agents need ${o.cpus} CPUs and ${o.memory} each; the ${poolText} have room for ${slots}: agents would stay Pending`,
+    );
   else if (roomy.length < o.agents)
-    warnings.push(`only ${roomy.length} ${poolText} have room for an agent: ${o.agents} agents will share nodes (placement is printed and in placement.json)`);
+    warnings.push(
+      `only ${roomy.length} ${poolText} have room for an agent: ${o.agents} agents will share nodes (placement is printed and in placement.json)`,
+    );
 
-  const offPool = (n) => Object.keys(o.nodeSelector).length === 0 || !Object.entries(o.nodeSelector).some(([k, v]) => n.metadata?.labels?.[k] === v);
+  const offPool = (n) =>
+    Object.keys(o.nodeSelector).length === 0 || !Object.entries(o.nodeSelector).some(([k, v]) => n.metadata?.labels?.[k] === v);
   const coordinatorNodes = free.filter(
     (f) =>
       usable(f.node, o.coordinatorNodeSelector, o.coordinatorTolerations) &&
@@ -99,9 +123,12 @@ export function preflight(o, seen) {
       f.cpu >= o.coordinatorCpus &&
       f.memory >= quantity(o.coordinatorMemory),
   );
-  if (coordinatorNodes.length === 0) errors.push(`no node off the agents' pool has ${o.coordinatorCpus} CPUs and ${o.coordinatorMemory} free for the coordinator`);
+  if (coordinatorNodes.length === 0)
+    errors.push(`no node off the agents' pool has ${o.coordinatorCpus} CPUs and ${o.coordinatorMemory} free for the coordinator`);
   else if (Object.keys(o.nodeSelector).length === 0 && roomy.length < o.agents + 1)
-    warnings.push(`${roomy.length} nodes with room for ${o.agents} agents and the coordinator: the coordinator will share a node with an agent (give --node-selector for a pool of its own)`);
+    warnings.push(
+      `${roomy.length} nodes with room for ${o.agents} agents and the coordinator: the coordinator will share a node with an agent (give --node-selector for a pool of its own)`,
+    );
 
   const need = {
     'requests.cpu': o.agents * o.cpus + o.coordinatorCpus,

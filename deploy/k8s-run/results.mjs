@@ -19,7 +19,11 @@ export function readerPod(o, image) {
       enableServiceLinks: false,
       automountServiceAccountToken: false,
       securityContext: { runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } },
-      tolerations: [...o.tolerations, ...o.coordinatorTolerations, { key: 'loadfleet.io/loadgen', operator: 'Exists', effect: 'NoSchedule' }],
+      tolerations: [
+        ...o.tolerations,
+        ...o.coordinatorTolerations,
+        { key: 'loadfleet.io/loadgen', operator: 'Exists', effect: 'NoSchedule' },
+      ],
       containers: [
         {
           name: 'reader',
@@ -73,10 +77,12 @@ export function fetchResults(k, o, image, say, attempts = 3) {
       const cp = k.run(['cp', '--retries=10', `${pod}:/results/${o.run}`, target]);
       const local = localSizes(target);
       missing = [...remote].filter(([f, size]) => local.get(f) !== size).map(([f]) => f);
-      if (missing.length > 0) say(`fetch attempt ${attempt}: ${missing.length} file(s) incomplete${cp.code !== 0 ? ` (${cp.stderr.trim()})` : ''}`);
+      if (missing.length > 0)
+        say(`fetch attempt ${attempt}: ${missing.length} file(s) incomplete${cp.code !== 0 ? ` (${cp.stderr.trim()})` : ''}`);
     }
     const bytes = [...remote.values()].reduce((a, b) => a + b, 0);
-    if (missing.length > 0) return { ok: false, files: remote.size, bytes, problem: `incomplete after ${attempts} attempts: ${missing.join(', ')}` };
+    if (missing.length > 0)
+      return { ok: false, files: remote.size, bytes, problem: `incomplete after ${attempts} attempts: ${missing.join(', ')}` };
     return { ok: true, files: remote.size, bytes };
   } finally {
     k.run(['delete', 'pod', pod, '--wait=false', '--ignore-not-found']);

@@ -61,8 +61,11 @@ export async function runCommand(k, o, workDir, say, warn) {
     warn(`run ${o.run}: apply failed; what was created is deleted again`);
     return 1;
   }
-  if (!ownObjects(k, o, applied.stdout.split('\n').filter(Boolean))) warn(`run ${o.run}: could not set owner references; delete it with: loadfleet-k8s delete ${o.run}`);
-  say(`run ${o.run} started in namespace ${o.namespace}: ${o.agents} agents (may lose ${o.maxAgentLoss}), ${o.mode}, deadline ${o.deadlineS} s`);
+  if (!ownObjects(k, o, applied.stdout.split('\n').filter(Boolean)))
+    warn(`run ${o.run}: could not set owner references; delete it with: loadfleet-k8s delete ${o.run}`);
+  say(
+    `run ${o.run} started in namespace ${o.namespace}: ${o.agents} agents (may lose ${o.maxAgentLoss}), ${o.mode}, deadline ${o.deadlineS} s`,
+  );
 
   let interrupted = false;
   const onSignal = () => {
@@ -88,7 +91,9 @@ export async function runCommand(k, o, workDir, say, warn) {
         }
       // The coordinator's own live view, streamed while its pod runs (a retried experiment
       // coordinator is a new pod: follow that one).
-      const coordinator = last.pods.find((p) => p.metadata.labels?.['app.kubernetes.io/component'] === 'coordinator' && p.status?.phase === 'Running');
+      const coordinator = last.pods.find(
+        (p) => p.metadata.labels?.['app.kubernetes.io/component'] === 'coordinator' && p.status?.phase === 'Running',
+      );
       if (coordinator && coordinator.metadata.name !== logPod) {
         logs?.kill();
         logPod = coordinator.metadata.name;
@@ -125,13 +130,19 @@ export async function runCommand(k, o, workDir, say, warn) {
     fetched = fetchResults(k, o, o.image, (l) => warn(`run ${o.run}: ${l}`));
     const dir = join(o.out, o.run);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'placement.json'), `${JSON.stringify({ run: o.run, namespace: o.namespace, pods: placement(last.pods) }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, 'placement.json'),
+      `${JSON.stringify({ run: o.run, namespace: o.namespace, pods: placement(last.pods) }, null, 2)}\n`,
+    );
     if (fetched.ok) say(`results: ${dir} (${fetched.files} files, ${fetched.bytes} bytes, placement.json)`);
     else warn(`run ${o.run}: results not fetched: ${fetched.problem} (loadfleet-k8s fetch ${o.run} retries)`);
   }
   if (o.cleanup === 'post' && (fetched.ok || !ran)) {
     deleteRun(k, o.run);
     say(`run ${o.run}: its objects are deleted (--cleanup post); the results volume stays`);
-  } else say(`run ${o.run}: left in place (${o.cleanup === 'never' ? '--cleanup never' : 'results not fetched'}); loadfleet-k8s delete ${o.run} removes it`);
+  } else
+    say(
+      `run ${o.run}: left in place (${o.cleanup === 'never' ? '--cleanup never' : 'results not fetched'}); loadfleet-k8s delete ${o.run} removes it`,
+    );
   return outcome === 'complete' && fetched.ok ? 0 : 1;
 }

@@ -15,6 +15,22 @@ export function makeSecrets(dir, run, namespace) {
   ssl(['req', ...ec, '-subj', `/CN=${service}`, '-keyout', 'tls.key', '-out', 'tls.csr']);
   const names = [service, `${service}.${namespace}`, `${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`];
   writeFileSync(join(dir, 'san.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\nextendedKeyUsage=serverAuth\n`);
-  ssl(['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-extfile', 'san.ext', '-out', 'tls.crt']);
+  ssl([
+    'x509',
+    '-req',
+    '-in',
+    'tls.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '30',
+    '-extfile',
+    'san.ext',
+    '-out',
+    'tls.crt',
+  ]);
   for (const f of ['ca.key', 'tls.csr', 'ca.srl', 'san.ext']) rmSync(join(dir, f), { force: true });
 }

@@ -10,7 +10,14 @@ const INDEX = 'batch.kubernetes.io/job-completion-index';
 /** Waiting reasons that no amount of waiting fixes. */
 const HOPELESS = ['InvalidImageName'];
 /** Waiting reasons of a container that cannot start. */
-const STUCK = ['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError'];
+const STUCK = [
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+];
 const MOUNT_EVENTS = ['FailedMount', 'FailedAttachVolume'];
 
 const roleOf = (pod) => pod.metadata?.labels?.['app.kubernetes.io/component'] ?? 'pod';
@@ -69,12 +76,19 @@ export function assess(seen, now, bounds) {
           lines,
         };
       if (!why && ageS >= bounds.startTimeoutS)
-        return { outcome: 'failed', reason: `${who(pod)} is still Pending after ${ageS} s (kubectl describe pod ${pod.metadata.name})`, lines };
+        return {
+          outcome: 'failed',
+          reason: `${who(pod)} is still Pending after ${ageS} s (kubectl describe pod ${pod.metadata.name})`,
+          lines,
+        };
       if (why) lines.push(`${who(pod)} not started yet: ${why}`);
     } else if (phase === 'Failed') {
       lines.push(`${who(pod)} ended: ${whyFailed(pod)}`);
-    } else if (phase === 'Running' && pod.metadata?.deletionTimestamp) {
-      lines.push(`${who(pod)} is terminating on ${pod.spec?.nodeName ?? 'its node'}`);
+    } else if (pod.metadata?.deletionTimestamp) {
+      // A pod on a node that stopped answering stays Running and Terminating until the node is
+      // back or removed; the coordinator has long counted its agent lost by then.
+      const disrupted = condition(pod, 'DisruptionTarget');
+      lines.push(`${who(pod)} is being removed from node ${pod.spec?.nodeName ?? '?'}${disrupted ? `: ${whyFailed(pod)}` : ''}`);
     }
   }
 
