@@ -176,6 +176,38 @@ describe('deploy/Dockerfile', () => {
   });
 });
 
+describe('deploy/bin/build-image', () => {
+  // A stand-in docker that records its calls and knows one digest: the script's own logic runs.
+  const fakeDocker = (dir: string) => {
+    writeFileSync(
+      join(dir, 'docker'),
+      `#!/bin/sh\necho "$*" >>"${dir}/calls"\n[ "$1 $2 $3" = "buildx imagetools inspect" ] && echo '"sha256:${'ab'.repeat(32)}"'\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    return { PATH: `${dir}:/usr/bin:/bin` };
+  };
+
+  it('builds on the base pinned by digest and, with --push, pushes the tag the cluster pulls', () => {
+    const dir = tempDir('loadfleet-build-image-');
+    const out = spawnSync(join(DEPLOY, 'bin/build-image'), ['--push', 'registry.example.com/loadfleet:0.1.0'], {
+      encoding: 'utf8',
+      env: { ...process.env, ...fakeDocker(dir) },
+    });
+    expect(out.status, out.stderr).toBe(0);
+    const calls = readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n');
+    expect(calls[1]).toMatch(
+      new RegExp(
+        `^build -f .*deploy/Dockerfile --build-arg NODE_IMAGE=node:[\\d.]+-bookworm-slim@sha256:${'ab'.repeat(32)} -t registry.example.com/loadfleet:0.1.0 `,
+      ),
+    );
+    expect(calls[2]).toBe('push registry.example.com/loadfleet:0.1.0');
+    // Without --push nothing leaves the machine.
+    writeFileSync(join(dir, 'calls'), '');
+    spawnSync(join(DEPLOY, 'bin/build-image'), ['registry.example.com/loadfleet:0.1.0'], { env: { ...process.env, ...fakeDocker(dir) } });
+    expect(readFileSync(join(dir, 'calls'), 'utf8')).not.toMatch(/^push/m);
+  });
+});
+
 describe('deploy/bin/loadfleet (the image entry point)', () => {
   const entry = join(DEPLOY, 'bin/loadfleet');
   // A fake install whose entry points print the arguments they were given.
