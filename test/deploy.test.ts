@@ -1,13 +1,13 @@
 // Offline checks of deploy/ beyond the Kubernetes manifests (those are in deploy-k8s*.test.ts):
 // the systemd units (systemd-analyze verify and security), the Dockerfile's structure, and the
 // image's entry point run for real.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../shared/errors.js';
-import { tempDir } from './harness.js';
+import { tempDir, waitFor } from './harness.js';
 import { skipFor } from './require.js';
 
 const DEPLOY = fileURLToPath(new URL('../deploy/', import.meta.url));
@@ -265,6 +265,28 @@ describe('deploy/bin/loadfleet (the image entry point)', () => {
     expect(JSON.parse(out.stdout)).toEqual(['tok-27', 'sk-27', 'aws-27']);
     const set = spawnSync(entry, ['agent'], { encoding: 'utf8', env: env({ LOADFLEET_TOKEN: 'from-env' }) });
     expect(JSON.parse(set.stdout)[0]).toBe('from-env');
+  });
+
+  it("passes the container's stop signal (SIGINT) to an agent as the one SIGTERM its hand-over answers", async () => {
+    // A fake agent that reports every signal it gets and leaves as the real one does (130).
+    const home2 = tempDir('loadfleet-deploy-signal-');
+    mkdirSync(join(home2, 'dist/agent'), { recursive: true });
+    writeFileSync(
+      join(home2, 'dist/agent/main.js'),
+      `for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => { console.log(s); setTimeout(() => process.exit(130), 200); });
+       console.log('ready'); setInterval(() => {}, 1000);\n`,
+    );
+    const child = spawn(entry, ['agent'], {
+      env: { ...process.env, LOADFLEET_CLOCK_DOMAIN: '', LOADFLEET_HOME: home2 },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    await waitFor(child.stdout, /ready/);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(out.trim().split('\n')).toEqual(['ready', 'SIGTERM']);
+    expect(code).toBe(130);
   });
 
   it('turns a non-empty LOADFLEET_CLOCK_DOMAIN into --clock-domain for agents only, before explicit arguments', () => {
