@@ -126,7 +126,12 @@ async function main(): Promise<number> {
   if (!token)
     throw new LoadfleetError(ErrorCode.USAGE, `no token: pass --token or set $${TOKEN_ENV}`, { exitCode: ExitCode.INVALID_INPUT });
   // SIGTERM (a pod's eviction or deletion, `systemctl stop`): hand over what was measured, then go.
-  process.once('SIGTERM', () => {
+  // A second SIGTERM while handing over changes nothing (a supervisor may signal both the entry
+  // script, which passes it on, and this process); SIGKILL at the end of the grace period still ends it.
+  let terminating = false;
+  process.on('SIGTERM', () => {
+    if (terminating) return;
+    terminating = true;
     log('SIGTERM: stopping the load and handing every finished request to the coordinator');
     void terminateRuns('the agent was terminated (SIGTERM)').then(({ runs, handedOver }) => {
       if (runs > 0)

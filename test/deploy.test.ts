@@ -267,7 +267,7 @@ describe('deploy/bin/loadfleet (the image entry point)', () => {
     expect(JSON.parse(set.stdout)[0]).toBe('from-env');
   });
 
-  it("passes the container's stop signal (SIGINT) to an agent as the one SIGTERM its hand-over answers", async () => {
+  it("passes the container's stop signal (SIGINT), or a SIGTERM, to an agent as the SIGTERM its hand-over answers", async () => {
     // A fake agent that reports every signal it gets and leaves as the real one does (130).
     const home2 = tempDir('loadfleet-deploy-signal-');
     mkdirSync(join(home2, 'dist/agent'), { recursive: true });
@@ -287,6 +287,17 @@ describe('deploy/bin/loadfleet (the image entry point)', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(out.trim().split('\n')).toEqual(['ready', 'SIGTERM']);
     expect(code).toBe(130);
+    // A supervisor that signals only the script (SIGTERM) reaches the agent too.
+    const again = spawn(entry, ['agent'], {
+      env: { ...process.env, LOADFLEET_CLOCK_DOMAIN: '', LOADFLEET_HOME: home2 },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out2 = '';
+    again.stdout.on('data', (c: Buffer) => (out2 += c.toString()));
+    await waitFor(again.stdout, /ready/);
+    again.kill('SIGTERM');
+    expect(await new Promise<number | null>((resolve) => again.on('exit', resolve))).toBe(130);
+    expect(out2.trim().split('\n')).toEqual(['ready', 'SIGTERM']);
   });
 
   it('turns a non-empty LOADFLEET_CLOCK_DOMAIN into --clock-domain for agents only, before explicit arguments', () => {
