@@ -102,7 +102,7 @@ export const WRAPPED: Record<string, string[]> = {
 };
 export const runKustomizations = ['base', ...overlays, ...Object.keys(WRAPPED)];
 /** Kustomizations that are not a run: applied once per namespace. */
-export const standing = ['results', 'results-reader', 'engine-sim'];
+export const standing = ['results', 'results-reader', 'engine-sim', 'grafana'];
 const rendered = new Map<string, K8sObject[]>();
 /** The run name the wrapper renders with in these tests. */
 export const WRAPPED_RUN = 'r27';

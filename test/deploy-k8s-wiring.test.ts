@@ -5,8 +5,9 @@
 // selector; results go to the standing volume; the plan comes from a valid ConfigMap; cert-manager
 // and the wrapper each give a run a CA of its own.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyPeer';
@@ -257,6 +258,17 @@ describe.skipIf(skipFor('the Kubernetes wiring tests', HAS_KUBECTL ? null : 'kub
         }
       },
     );
+
+    it('the Grafana board is a ConfigMap the dashboard sidecar loads, and plots only metrics the coordinator serves', () => {
+      const board = onlyOne(ofKind(render('grafana'), ConfigMap.is), 'dashboard ConfigMaps');
+      expect(board.metadata?.labels?.['grafana_dashboard']).toBe('1');
+      const text = board.data?.['loadfleet-live.dashboard.json'] ?? '';
+      expect((JSON.parse(text) as { panels: unknown[] }).panels.length).toBeGreaterThan(0);
+      const served = readFileSync(fileURLToPath(new URL('../coordinator/live/metric-families.ts', import.meta.url)), 'utf8');
+      const plotted = [...new Set([...text.matchAll(/loadfleet_[a-z0-9_]+/g)].map((m) => m[0].replace(/_bucket$/, '')))];
+      expect(plotted.length).toBeGreaterThan(5);
+      for (const metric of plotted) expect(served, metric).toContain(`'${metric}'`);
+    });
 
     it('overlays/cert-manager: a CA issuer of its own issues the TLS Secret the pods mount, for the name agents dial', () => {
       const objects = render('overlays/cert-manager');
