@@ -151,7 +151,9 @@ async function main(): Promise<number> {
         coordinatorUrl: coordinator,
         token,
         agentId,
-        host: hostname(),
+        // In a container the hostname is the pod's: LOADFLEET_NODE_NAME (the Kubernetes manifests set
+        // it from spec.nodeName) names the machine too, so run.json shows which agents shared one.
+        host: process.env['LOADFLEET_NODE_NAME'] ? `${process.env['LOADFLEET_NODE_NAME']}/${hostname()}` : hostname(),
         clockDomainId: o.clockDomain ?? hostClockDomain(),
         clockDomainDeclared: o.clockDomain !== undefined,
         clock,

@@ -210,6 +210,11 @@ export class AgentRun implements ShareRunner {
     return this.timeline.correctionAtRaw(performance.now() * 1e6 - this.startPerfNs);
   }
 
+  /** The correction applied so far, once the run has armed (a probe reply carries it). */
+  clockCorrectionNs(): number | undefined {
+    return this.recorder === undefined ? undefined : this.correctionNs();
+  }
+
   /** Slews from now on at `ratePpm` (the correction is continuous where the rate changes). */
   slew(ratePpm: number): void {
     if (this.recorder === undefined) return; // the run's clock starts at start()

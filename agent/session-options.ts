@@ -54,8 +54,23 @@ export function helloOf(opts: SessionOptions): Hello {
   };
 }
 
-/** The answer to a clock probe: T2 when it was read, T3 just before it goes out. */
-export function probeReply(m: Extract<CoordinatorMessage, { type: 'probe' }>, clock: Clock): AgentMessage {
+/**
+ * The answer to a clock probe: T2 when it was read, T3 just before it goes out, and (once a run
+ * has armed) how far the run timeline was slewed back at T2 (`correctionNs`).
+ */
+export function probeReply(
+  m: Extract<CoordinatorMessage, { type: 'probe' }>,
+  clock: Clock,
+  correctionNs: () => number | undefined = () => undefined,
+): AgentMessage {
   const t2 = clock.nowNs();
-  return { type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: t2, t3_ns: clock.nowNs() };
+  const correction = correctionNs();
+  return {
+    type: 'probe_reply',
+    seq: m.seq,
+    t1_ns: m.t1_ns,
+    t2_ns: t2,
+    t3_ns: clock.nowNs(),
+    ...(correction !== undefined && { clock_correction_ns: Math.round(correction) }),
+  };
 }

@@ -126,7 +126,9 @@ class Member {
         this.welcome(m);
         return;
       case 'probe':
-        this.link?.send(probeReply(m, this.clock));
+        // The run timeline's correction read with T2: the coordinator measures the slewed timeline
+        // the records are stamped on, not only the raw clock it steers from.
+        this.link?.send(probeReply(m, this.clock, () => this.run?.runner?.clockCorrectionNs()));
         return;
       case 'plan':
         this.plan(m);

@@ -25,5 +25,7 @@ export interface ShareRunner {
   linkLost(reason: string): void;
   /** Slews the run timeline back at `ratePpm` from now on (continuously: no step). */
   slew(ratePpm: number): void;
+  /** How far the run timeline is slewed back from the raw clock now (ns); undefined before the run armed. */
+  clockCorrectionNs(): number | undefined;
   discardSpool(): Promise<void>;
 }

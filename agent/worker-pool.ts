@@ -13,6 +13,7 @@ import { mergeTallies } from '../shared/record-tally.js';
 import type { Share } from '../shared/shares.js';
 import { subShare } from '../shared/shares.js';
 import type { ShareRunner, SpoolTarget } from './share-runner.js';
+import { SlewTimeline } from './slew-timeline.js';
 import type { ThreadCommand, ThreadEvent, ThreadInit } from './thread-messages.js';
 import { combineHealth, mergeIntervals, mergeRunWindows } from './worker-merge.js';
 
@@ -25,6 +26,7 @@ export class WorkerPool implements ShareRunner {
   /** Why the process ended this run early (SIGTERM), if it did. */
   private terminated: string | undefined;
   private readonly threads: Worker[];
+  private readonly clock: Clock;
   private readonly waiters: ((e: ThreadEvent) => void)[][];
   private readonly seconds = new Map<number, Map<number, Record<string, IntervalClass>>>();
   /** The last second each thread sent; Infinity once it sent `final` (it sends no more). */
@@ -35,6 +37,13 @@ export class WorkerPool implements ShareRunner {
   private planned = 0;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private failed = false;
+  /**
+   * The threads' run timeline, mirrored on this thread from the same slew commands (each thread
+   * applies a command within a message hop of this one), so a clock probe answered here can say
+   * how far the run timeline is slewed back. Its origin: the start instant in hrtime.
+   */
+  private readonly timeline = new SlewTimeline();
+  private startHr: bigint | undefined;
 
   constructor(
     runId: string,
@@ -44,6 +53,7 @@ export class WorkerPool implements ShareRunner {
     private readonly send: (m: AgentMessage) => void,
     parts: number,
   ) {
+    this.clock = clock;
     this.lastSecond = new Array<number>(parts).fill(-1);
     this.starts = new Array(parts).fill(undefined);
     this.heartbeats = new Array(parts).fill(undefined);
@@ -69,6 +79,7 @@ export class WorkerPool implements ShareRunner {
   }
 
   async start(startLocalNs: bigint): Promise<void> {
+    this.startHr = process.hrtime.bigint() + (startLocalNs - this.clock.nowNs());
     this.heartbeatTimer = setInterval(() => this.heartbeat(), 1000);
     try {
       await this.each({ cmd: 'start', startLocalNs }, 'ended');
@@ -90,7 +101,12 @@ export class WorkerPool implements ShareRunner {
   }
 
   slew(ratePpm: number): void {
+    if (this.startHr !== undefined) this.timeline.slew(Number(process.hrtime.bigint() - this.startHr), ratePpm);
     this.broadcast({ cmd: 'slew', ratePpm });
+  }
+
+  clockCorrectionNs(): number | undefined {
+    return this.startHr === undefined ? undefined : this.timeline.correctionAtRaw(Number(process.hrtime.bigint() - this.startHr));
   }
 
   linkLost(reason: string): void {

@@ -1,8 +1,9 @@
 // What the coordinator knows of one agent during a run: kept by the agent's channel (channel.ts,
 // which implements it), read by run.json (artifacts/run-json.ts) and the status policy, in a
 // module of its own so they do not import each other.
-import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
+import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import type { AgentHealth } from '../shared/protocol.js';
+import type { HeldOutResidual } from './clock/held-out.js';
 import type { OffsetLine } from './clock-slew.js';
 import type { AgentPhase } from './phases.js';
 import type { AgentConn } from './server.js';
@@ -21,7 +22,14 @@ export interface AgentState {
   /** Position in agents[] (the collector's and the share's index); kept across reconnects. */
   readonly index: number;
   /** The run's channel to the agent (its phase is the truth the three flags below read). */
-  readonly channel: { readonly phase: AgentPhase; readonly done: boolean; readonly epoch: string | undefined; readonly hwm: number };
+  readonly channel: {
+    readonly phase: AgentPhase;
+    readonly done: boolean;
+    readonly epoch: string | undefined;
+    readonly hwm: number;
+    /** One clock probe through the channel (its own number `seq`): the run's only way to probe the agent. */
+    probe(clock: Clock, seq: number): Promise<ProbeSample>;
+  };
   /** The agent's current link (the channel's). */
   readonly conn: AgentConn;
   /** The link is down and the agent is within its grace: not lost, not live. */
@@ -51,6 +59,13 @@ export interface AgentState {
    * domain's reference (clock-policy.ts domainResidualNs), with its drift against our clock.
    */
   domainSteps: { t_s: number; drift_ppm: number; error_ns: number }[];
+  /**
+   * The offset the agent started and is aligned with (agent clock minus ours at the start instant):
+   * for a steered agent its pre-start line's value there (clock/pre-start.ts), else offset_ns.
+   */
+  startOffsetNs?: number;
+  /** A steered agent's held-out probes after its start: its run timeline measured by probes that did not steer (clock/held-out.ts). */
+  heldOut?: HeldOutResidual[];
   /** Records a restarted process of a lost agent handed over from its spool. */
   recoveredRecords: number;
   /** The restarted process's `final` (its rebuilt histograms) is merged: a second one is not. */

@@ -12,6 +12,7 @@ import { SEQUENCED_TYPES, SeqReceiver } from '../shared/delivery.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentHealth, AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import type { AgentState, Outage } from './agent-state.js';
+import type { HeldOutResidual } from './clock/held-out.js';
 import type { OffsetLine } from './clock-slew.js';
 import type { AgentEvent, AgentPhase } from './phases.js';
 import { agentStep, eventOf, TERMINAL_PHASES } from './phases.js';
@@ -66,6 +67,8 @@ export class AgentChannel implements AgentState {
   slewSteps: { t_s: number; drift_ppm: number; error_ns: number }[] = [];
   offsetLine: OffsetLine | null = null;
   domainSteps: { t_s: number; drift_ppm: number; error_ns: number }[] = [];
+  startOffsetNs?: number;
+  heldOut?: HeldOutResidual[];
   recoveredRecords = 0;
   spoolHandedOver = false;
   lastHeardMs = Date.now();
@@ -155,7 +158,14 @@ export class AgentChannel implements AgentState {
     return this.await(
       (m, done) => {
         if (m.type !== 'probe_reply' || m.seq !== seq) return;
-        done.resolve({ t1: m.t1_ns, t2: m.t2_ns, t3: m.t3_ns, t4: clock.nowNs() });
+        const t4 = clock.nowNs();
+        done.resolve({
+          t1: m.t1_ns,
+          t2: m.t2_ns,
+          t3: m.t3_ns,
+          t4,
+          ...(m.clock_correction_ns !== undefined && { correctionNs: m.clock_correction_ns }),
+        });
       },
       {
         ms: PROBE_TIMEOUT_MS,

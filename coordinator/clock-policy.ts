@@ -1,8 +1,7 @@
 // Pure: which timeline a run may claim. A declared common clock domain is trusted only after the
 // probes agree with it; otherwise agent times are mapped into the coordinator's clock with the
 // measured offsets, and the artifacts say so.
-import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
-import { probeOffset } from '../shared/clock.js';
+import type { OffsetEstimate } from '../shared/clock.js';
 import type { OffsetLine } from './clock-slew.js';
 
 /** What the user asked for when a declared domain turns out to be false. */
@@ -67,36 +66,6 @@ export function decideAlignment(
   const what = `the agents declare clock domain ${domain}, but ${detail}, beyond the ${(toleranceNs / 1e6).toFixed(3)} ms tolerance`;
   if (onMismatch === 'align') return measured(`${what}; aligned with measured offsets instead (--on-clock-mismatch=align)`);
   return { ...measured(null), refusal: `${what}; fix the clock sync or pass --on-clock-mismatch=align` };
-}
-
-/**
- * How the offset moved over the run: a least-squares line through the lowest-delay quarter of the
- * probes (at least 4), as at join and in the steering (a loaded machine stalls many probes).
- */
-export interface DriftFit {
-  samples: number;
-  drift_ppm: number | null;
-  /** Largest |offset − join offset| among the probes used. */
-  max_deviation_ns: number | null;
-}
-
-/** Fits offset drift from probes taken during the run (the join offset is what aligned the records). */
-export function fitDrift(probes: readonly ProbeSample[], joinOffsetNs: number): DriftFit {
-  if (probes.length < 4) return { samples: probes.length, drift_ppm: null, max_deviation_ns: null };
-  const measured = probes
-    .map((s) => ({ t: Number(s.t1 - probes[0]!.t1), ...probeOffset(s) }))
-    .sort((a, b) => a.delayNs - b.delayNs)
-    .slice(0, Math.max(4, Math.ceil(probes.length / 4)));
-  const n = measured.length;
-  const mt = measured.reduce((s, m) => s + m.t, 0) / n;
-  const mo = measured.reduce((s, m) => s + m.offsetNs, 0) / n;
-  const sxx = measured.reduce((s, m) => s + (m.t - mt) ** 2, 0);
-  const sxy = measured.reduce((s, m) => s + (m.t - mt) * (m.offsetNs - mo), 0);
-  return {
-    samples: probes.length,
-    drift_ppm: sxx > 0 ? Math.round((sxy / sxx) * 1e6 * 1000) / 1000 : null,
-    max_deviation_ns: Math.max(...measured.map((m) => Math.abs(m.offsetNs - joinOffsetNs))),
-  };
 }
 
 /**

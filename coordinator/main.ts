@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
-import { loadPlanFile } from '../shared/plan-read.js';
+import { loadPlanFile } from '../shared/plan-load.js';
 import { analyzeCommand } from './analysis/command.js';
 import { runDirsUnder, writeBenchmarkReports } from './artifacts/benchmark-report-write.js';
 import { addVersionAndExamples } from './cli-help.js';

@@ -3,7 +3,6 @@
 // at a time (a few at a time in fleets of hundreds or more: probeLanes) so the coordinator's own
 // event loop (which stamps T4) is as idle as it gets.
 import type { Clock, OffsetEstimate } from '../shared/clock.js';
-import type { AgentChannel } from './channel.js';
 
 /** Probes per agent at join; the lowest-delay quarter is kept. */
 export const PROBES_AT_JOIN = 32;
@@ -24,8 +23,13 @@ export function probeLanes(agents: number): number {
   return Math.min(MAX_PROBE_LANES, Math.max(1, Math.ceil(agents / AGENTS_PER_PROBE_LANE)));
 }
 
+/** What probeAll probes: an agent's channel (channel.ts). */
+export interface JoinProbed {
+  probeAtJoin(clock: Clock, count: number): Promise<OffsetEstimate>;
+}
+
 /** Probes every agent through its channel, probeLanes(n) agents at a time (each agent's probes one after another). */
-export async function probeAll(channels: readonly AgentChannel[], clock: Clock): Promise<OffsetEstimate[]> {
+export async function probeAll(channels: readonly JoinProbed[], clock: Clock): Promise<OffsetEstimate[]> {
   const out = new Array<OffsetEstimate>(channels.length);
   let next = 0;
   const lane = async (): Promise<void> => {

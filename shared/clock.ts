@@ -97,6 +97,8 @@ export interface ProbeSample {
   t2: bigint;
   t3: bigint;
   t4: bigint;
+  /** The agent's run-timeline correction at T2 (ns), when a run was armed (probe_reply clock_correction_ns). */
+  correctionNs?: number;
 }
 
 /** A measured clock relation: agent clock − coordinator clock, with its error bound. */

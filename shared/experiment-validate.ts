@@ -2,7 +2,7 @@
 // `<json path>: <what is wrong>`, unknown keys are errors. Two pure steps: the document alone (its
 // shape from the definition in experiment.ts, then its names: arms unique, compared arms real),
 // then the arms against the plan they vary (validateArms), where each arm's effective plan must
-// itself be a valid plan. Reading the plan file is experiment-read.ts.
+// itself be a valid plan. Reading the plan file is experiment-load.ts.
 import { comparableColumns, figureColumns } from './analysis-figures.js';
 import type { Arm, Compare, Experiment } from './experiment.js';
 import { EXPERIMENT_DEFAULTS, ExperimentFile } from './experiment.js';

@@ -1,7 +1,7 @@
 // The `loadfleet.experiment/v1` file format (../shared/spec/plan.md, "Experiment"), defined once:
 // one plan, arms that vary it, repeats of each, and the comparison the analysis answers. The types,
 // the published JSON Schema and the shape check come from this definition; the rules across fields
-// are experiment-validate.ts, the file loading experiment-read.ts.
+// are experiment-validate.ts, the file loading experiment-load.ts.
 import { type Static, Type } from '@sinclair/typebox';
 import type { Plan } from './plan.js';
 import { nameField } from './plan-schema.js';

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { loadExperimentFile } from './experiment-read.js';
+import { loadExperimentFile } from './experiment-load.js';
 import { validateExperimentDoc } from './experiment-validate.js';
 import { schemaFiles } from './file-schemas.js';
-import { loadPlanFile } from './plan-read.js';
+import { loadPlanFile } from './plan-load.js';
 import { validatePlan } from './plan-validate.js';
-import { loadSweepFile } from './sweep-read.js';
+import { loadSweepFile } from './sweep-load.js';
 import { validateSweep } from './sweep-validate.js';
 
 const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));

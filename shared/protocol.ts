@@ -83,7 +83,18 @@ export type AgentMessage =
       secret?: string;
     }
   /** `seq`: the probe's own number (its `probe`'s), not a sequence number of the run. */
-  | { type: 'probe_reply'; seq: number; t1_ns: bigint; t2_ns: bigint; t3_ns: bigint }
+  | {
+      type: 'probe_reply';
+      seq: number;
+      t1_ns: bigint;
+      t2_ns: bigint;
+      t3_ns: bigint;
+      /**
+       * How far the agent's run timeline was slewed back from its raw clock at t2 (ns), once a run
+       * has armed: with it a probe measures the run timeline itself, not only the raw clock.
+       */
+      clock_correction_ns?: number;
+    }
   | { type: 'prepared'; prep_ms: number; planned_requests: number }
   | { type: 'armed'; start_local_ns: bigint }
   | { type: 'started'; first_send_error_ns: number; rseq?: number }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from './plan.js';
 import { validatePlan } from './plan-validate.js';
 import { SWEEP_SCHEMA } from './sweep.js';
-import { loadSweepFile, parseSweepText } from './sweep-read.js';
+import { loadSweepFile, parseSweepText } from './sweep-load.js';
 import { checkSweepAgainstPlan, validateSweep } from './sweep-validate.js';
 
 const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));

@@ -10,7 +10,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPlanFile } from '../shared/plan-read.js';
+import { loadPlanFile } from '../shared/plan-load.js';
 import { CLONE_LOADFLEET, freePort, loadfleet, onlyRunDir, readRunJson, startSim, tempDir } from './harness.js';
 
 async function doctorJson(

@@ -1,6 +1,8 @@
 // A drifting agent clock, end to end: an agent in a network namespace of its own runs under
 // faketime at 1.0005× (500 ppm fast, exaggerated so a short run shows it) against a coordinator
-// and a target in another namespace. The coordinator fits the drift from its in-run probes and the
+// and a target in another namespace, beside a control agent in the same namespace under faketime
+// at 0.1 ppm (it pays faketime's own cost, hosts/faketime.ts, without the drift). The coordinator fits the
+// drift from probes taken while the agents prepare and steers from the first request on; the
 // agent slews its run timeline onto the coordinator's, so its real sends (stamped by a proxy in
 // front of the target, on the true clock) follow the global schedule and its recorded send times
 // agree with those stamps; without the correction both would drift by 500 ppm of the elapsed time.
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nearestRank } from '../shared/histogram.js';
 import type { Plan } from '../shared/plan.js';
 import { onlyRunDir, readRequests, readRunJson, startNode, tempDir, writePlan } from './harness.js';
-import { FAST_CLOCK, faketimeUnavailable } from './hosts/faketime.js';
+import { CONTROL_CLOCK, FAST_CLOCK, faketimeUnavailable } from './hosts/faketime.js';
 import { netnsUnavailable } from './hosts/netns.js';
 import { collectStamps } from './hosts/stamps.js';
 import { skipFor } from './require.js';
@@ -21,7 +23,8 @@ const TOKEN = 'drift-token';
 // Namespaces of this test alone (issue 23's prefix), joined by one veth pair.
 const NS = { c: 'lf23d-c', a: 'lf23d-a' };
 const IP = { c: '10.223.23.1', a: '10.223.23.2' };
-const DURATION_S = 30;
+// LOADFLEET_DRIFT_S makes the first case a longer measurement (docs/reliability.md quotes both).
+const DURATION_S = Number(process.env.LOADFLEET_DRIFT_S ?? 30);
 const RATE = 10;
 
 function ip(...args: string[]): void {
@@ -89,7 +92,7 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     const stamps = collectStamps(proxy.child.stdout!);
     const coord = startNode(
       'coordinator/main.js',
-      ['start', '--agents', '2', '--listen', '0.0.0.0:7000', '--plan', writePlan(work, plan), '--out', join(work, 'out'), '--quiet'],
+      ['start', '--agents', '3', '--listen', '0.0.0.0:7000', '--plan', writePlan(work, plan), '--out', join(work, 'out'), '--quiet'],
       { LOADFLEET_TOKEN: TOKEN },
       inC,
     );
@@ -100,14 +103,21 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
       { LOADFLEET_TOKEN: TOKEN },
       ['ip', 'netns', 'exec', NS.a, 'faketime', '-f', FAST_CLOCK],
     );
-    // A second agent on the coordinator's host keeps the run in measured offsets (two clock domains).
+    // The control: the same namespace, faketime at 0.1 ppm (its cost, not a drift), a clock domain of its own (steered too).
+    const control = startNode(
+      'agent/main.js',
+      ['--coordinator', `ws://${IP.c}:7000`, '--id', 'control', '--clock-domain', 'lab:control'],
+      { LOADFLEET_TOKEN: TOKEN },
+      ['ip', 'netns', 'exec', NS.a, 'faketime', '-f', CONTROL_CLOCK],
+    );
+    // A third agent on the coordinator's host keeps the run in measured offsets (several clock domains).
     const steadyAgent = startNode(
       'agent/main.js',
       ['--coordinator', 'ws://127.0.0.1:7000', '--id', 'steady'],
       { LOADFLEET_TOKEN: TOKEN },
       inC,
     );
-    const [res, a] = await Promise.all([coord.done, agent.done, steadyAgent.done]);
+    const [res, a] = await Promise.all([coord.done, agent.done, steadyAgent.done, control.done]);
     proxy.child.kill('SIGTERM');
     expect(res.code, res.stderr).toBe(0);
     expect(a.code, a.stderr).toBe(0);
@@ -121,8 +131,6 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     expect(ag.drift_ppm).toBeLessThan(550);
     // The start instant: the first arrival of a constant rate is at 0.
     const startNs: bigint = rows.reduce((m: bigint, r: any) => (r.intended_unix_ns < m ? r.intended_unix_ns : m), rows[0].intended_unix_ns);
-    // Per request: the real send (proxy stamp) against the schedule and against the recorded send,
-    // and the same figures as they would be uncorrected (the agent ahead by 500 ppm of the elapsed time).
     // Per request: the real send (proxy stamp) against the schedule (lag) and the recorded send
     // against the stamp (rec); for the fast agent also as they would be uncorrected (its clock ahead
     // by its drift times the elapsed time: it would send that much early and record that much late).
@@ -138,24 +146,58 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
           return { elapsedS, lag, rec, lagRaw: lag - aheadNs, recRaw: rec + aheadNs };
         });
     const fast = perAgent('fast');
+    const ctl = perAgent('control');
     const steady = perAgent('steady');
     expect(fast.length).toBeGreaterThanOrEqual(rows.filter((r) => r.agent_id === 'fast').length * 0.95);
-    const median = (xs: number[]) =>
+    expect(ctl.length).toBeGreaterThanOrEqual(rows.filter((r) => r.agent_id === 'control').length * 0.95);
+    const q = (xs: number[], p: number) =>
       nearestRank(
         [...xs].sort((x, y) => x - y),
-        0.5,
+        p,
       ) / 1e6;
-    // The last 10 s, where an uncorrected 500 ppm clock is 10–15 ms off. The steady agent on the
-    // coordinator's host is the control: the observer's own delay (a proxy and an agent woken late
-    // on this machine's two shared cores) is in both, so the fast agent is judged by how far its
-    // medians sit from the steady agent's.
+    const median = (xs: number[]) => q(xs, 0.5);
+    // Over the whole run, from the first request: each agent's recorded send against the proxy's
+    // stamp (|rec|: the recording's error plus the hop to the proxy) and its real send against the
+    // schedule (lag). The control shares the fast agent's namespace and faketime's cost: the fast
+    // agent's distance from it is the clock's share.
+    const whole = (xs: typeof fast) => ({
+      rec_p50_ms: median(xs.map((x) => x.rec)),
+      rec_abs_p99_ms: q(
+        xs.map((x) => Math.abs(x.rec)),
+        0.99,
+      ),
+      lag_p50_ms: median(xs.map((x) => x.lag)),
+      lag_p99_ms: q(
+        xs.map((x) => x.lag),
+        0.99,
+      ),
+    });
+    const health = (id: string) => {
+      const a = run.agents.find((x: any) => x.agent_id === id);
+      return { elu: a.event_loop_utilization, schedule_lag_p99_ms: a.schedule_lag_p99_ms };
+    };
+    const outside = {
+      fast: { ...whole(fast), ...health('fast') },
+      control: { ...whole(ctl), ...health('control') },
+      steady: { ...whole(steady), ...health('steady') },
+      client_limited: run.client_health.client_limited,
+    };
+    console.log(`drift measured from outside, whole run: ${JSON.stringify(outside)}`);
+    // The last 10 s, where an uncorrected 500 ppm clock is 10–15 ms off, against the steady agent
+    // on the coordinator's host (the observer's own delay is in both).
     const last = (xs: typeof fast) => xs.filter((x) => x.elapsedS >= DURATION_S - 10);
     const [f, c] = [last(fast), last(steady)];
+    const ctlAg = run.agents.find((x: any) => x.agent_id === 'control');
     const figures = {
       drift_ppm: ag.drift_ppm,
+      start_offset_minus_join_ms: (ag.start_offset_ns - ag.offset_ns) / 1e6,
+      clock_residual_probes: ag.clock_residual_probes,
+      clock_residual_p50_ms: ag.clock_residual_p50_ns / 1e6,
       clock_residual_max_ms: ag.clock_residual_max_ns / 1e6,
+      clock_residual_proven_max_ms: ag.clock_residual_proven_max_ns / 1e6,
       clock_residual_end_ms: ag.clock_residual_end_ns / 1e6,
-      steady_last10s_lag_p50_ms: median(c.map((x) => x.lag)),
+      control_drift_ppm: ctlAg.drift_ppm,
+      control_clock_residual_max_ms: ctlAg.clock_residual_max_ns / 1e6,
       steady_last10s_rec_p50_ms: median(c.map((x) => x.rec)),
       fast_last10s_lag_p50_ms: median(f.map((x) => x.lag)),
       fast_last10s_rec_p50_ms: median(f.map((x) => x.rec)),
@@ -164,15 +206,20 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     };
     console.log(`drift figures: ${JSON.stringify(figures)}`);
     const toleranceMs = 2;
-    // Each steering step's error is measured through probes, so it is known to within the agent's
-    // offset uncertainty (half the round trip) and no better.
-    expect(figures.clock_residual_max_ms).toBeLessThan(toleranceMs + ag.offset_uncertainty_ns / 1e6);
-    // ... which the data-quality gate checks too.
-    expect(run.data_quality.checks.find((c: any) => c.name === 'clock_residual')?.status).toBe('pass');
-    // The recorded send against the real one: the clock error itself. (The real send against the
-    // schedule adds the agent's own schedule lag, which run.json states as schedule_lag; its figures
-    // are printed above.)
-    expect(Math.abs(figures.fast_last10s_rec_p50_ms - figures.steady_last10s_rec_p50_ms)).toBeLessThan(toleranceMs);
+    // The held-out residual over the whole run, from the first request: probes that never steered
+    // measured the fast agent's run timeline (one in four in-run probes, about 7 in 30 s), and none
+    // of them proves it beyond the tolerance; the gate says the same.
+    expect(ag.clock_residual_probes).toBeGreaterThanOrEqual(5);
+    expect(figures.clock_residual_proven_max_ms).toBeLessThan(toleranceMs);
+    const check = run.data_quality.checks.find((c: any) => c.name === 'clock_residual');
+    expect(check?.status, JSON.stringify(check)).toBe('pass');
+    expect(check.evidence.agents.fast.heldout_probes).toBe(ag.clock_residual_probes);
+    // Fitted before the start: the fast agent started on its offset at the start instant, which its
+    // clock had moved to from the join's by 500 ppm of the preparation time.
+    expect(figures.start_offset_minus_join_ms).toBeGreaterThan(0);
+    // The recorded send against the real one, whole run: the fast agent's median within the
+    // tolerance of the control's (same namespace, same faketime) — the clock error itself.
+    expect(Math.abs(outside.fast.rec_p50_ms - outside.control.rec_p50_ms)).toBeLessThan(toleranceMs);
     expect(Math.abs(figures.fast_uncorrected_last10s_lag_p50_ms - figures.fast_last10s_lag_p50_ms)).toBeGreaterThan(toleranceMs * 3);
     expect(Math.abs(figures.fast_uncorrected_last10s_rec_p50_ms - figures.steady_last10s_rec_p50_ms)).toBeGreaterThan(toleranceMs * 3);
 
@@ -193,8 +240,8 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     const inRequestPpm = median(
       late.map((r) => ((r.clock_correction_done_ns - r.clock_correction_ns) / Number(r.done_unix_ns - r.sent_unix_ns)) * 1e12),
     );
-    // The last send's correction: at least what 500 ppm gives over the run (it also took what the
-    // agent gained between the join probes and the start).
+    // The last send's correction: what 500 ppm gives over the run, within the tolerance (the agent
+    // started on its offset at the start instant, so what it gained since the join is not in it).
     const lastRow = late.at(-1)!;
     const raw = {
       correction_slope_ppm: slopePpm,
@@ -208,7 +255,7 @@ describe.skipIf(SKIP)('a drifting agent clock (faketime 1.0005× in its own name
     expect(Math.abs(raw.correction_slope_ppm - ag.drift_ppm)).toBeLessThan(0.1 * ag.drift_ppm);
     expect(Math.abs(raw.in_request_rate_ppm_p50 - ag.drift_ppm)).toBeLessThan(0.3 * ag.drift_ppm);
     expect(raw.last_correction_ms).toBeGreaterThan(ag.drift_ppm * 1e-6 * raw.last_elapsed_s * 1e3 - toleranceMs);
-    expect(raw.last_correction_ms).toBeLessThan(ag.drift_ppm * 1e-6 * (raw.last_elapsed_s + 15) * 1e3);
+    expect(raw.last_correction_ms).toBeLessThan(ag.drift_ppm * 1e-6 * raw.last_elapsed_s * 1e3 + toleranceMs);
     expect(raw.steady_max_abs_correction_ms).toBe(0);
     expect(run.agents.find((x: any) => x.agent_id === 'steady').clock_slew_steps).toBe(0);
   });

@@ -54,6 +54,11 @@ describe('the API examples run against engine-sim as they are', () => {
     for (const r of of(rows, 'responses')) expect([r.prompt_tokens, r.completion_tokens]).toEqual([128, 32]);
   }, 90_000);
 
+  it('the Anthropic Messages API: usage folded from message_start and message_delta, token-exact', async () => {
+    const { rows } = await runExample('anthropic');
+    for (const r of of(rows, 'messages')) expect([r.prompt_tokens, r.completion_tokens]).toEqual([128, 32]);
+  }, 90_000);
+
   it('image inputs: two 1024×1024 JPEGs cost the prompt their patches', async () => {
     const { rows } = await runExample('images');
     const small = of(rows, 'one-small');

@@ -2,6 +2,7 @@
 // it, gathered from the modules that compute them.
 import { SELF_TEST_DEFINITIONS } from '../../shared/self-test.js';
 import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
+import { DRIFT_FIELD_DEFINITIONS } from '../clock/drift-fields.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
 import { LOCAL_LAYOUT_DEFINITIONS } from '../local-layout.js';
@@ -81,16 +82,7 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
     'the largest class ttft_uncertainty_p99_ms; a class whose figure exceeds the larger of limits.ttft_uncertainty_p99_floor_ms and limits.ttft_uncertainty_p99_share_of_ttft_p50 × its TTFT p50 makes the run client_limited',
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
-  'agents[].run_probes': 'clock probes answered during the run (one a second), the basis of drift_ppm',
-  'agents[].drift_ppm':
-    "the slope of the agent's raw clock against the coordinator's over the run (ppm; positive: it runs fast), a least-squares line through the lowest-delay quarter of its run probes; null with fewer than 4; stated for every agent, steered or not",
-  'agents[].offset_max_deviation_ns':
-    "the largest distance between the agent's raw offset in those probes and its join offset: how far its raw clock moved from the offset measured at join (its slewed timeline's distance is clock_residual_max_ns)",
-  'agents[].clock_slew_steps':
-    "how many times the coordinator told the agent the rate to slew its run timeline at (once a probe, after the start), so that a drifting clock still sends on the global schedule and stamps on the coordinator's timeline",
-  'agents[].clock_residual_max_ns':
-    "a steered agent: after the first two slew horizons (10 s), the largest distance between its slewed run timeline and the coordinator's, as the fitted probes measured it each second; an agent of a declared common clock domain (never steered; checked when the domain is not the coordinator's host and two or more agents have fits): the largest distance, each second, between its fitted offset and the median agent's, the domain's reference at join too; null otherwise; the clock_residual check fails when it exceeds --clock-tolerance-ms beyond the agent's offset uncertainty",
-  'agents[].clock_residual_end_ns': "the same distance at the agent's last steering step or domain check (null without one)",
+  ...DRIFT_FIELD_DEFINITIONS,
   'histograms.compared_values': 'how many merged-HDR figures were compared with exact nearest rank to give max_relative_error_vs_exact',
   ...EXACT_METHOD_DEFINITIONS,
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
@@ -116,7 +108,7 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
   'plan.prompt_vocabularies':
     "present when the plan's per-request classes send to APIs counted differently (chat and responses with the chat template, completions and embeddings without): the vocabulary found on each API counted unlike the first per-request class's (plan.prompt_vocabulary holds that one), so each class's text is exact on its own API",
   'requests.ndjson <stamp>_local_ns':
-    "written when alignment moved the row's times (measured-offsets): each stamp on the agent's run timeline (its own clock, as slewed) before the agent's offset was taken off; <stamp>_unix_ns = <stamp>_local_ns − agents[].offset_ns",
+    "written when alignment moved the row's times (measured-offsets): each stamp on the agent's run timeline (its own clock, as slewed) before the agent's offset was taken off; <stamp>_unix_ns = <stamp>_local_ns − agents[].start_offset_ns",
   'requests.ndjson clock_correction_ns':
     "how far the agent had slewed its run timeline back from its raw clock at the request's send (0 when it was never steered; null from older agents): sent_local_ns (sent_unix_ns in a row without it) + clock_correction_ns is the agent's raw clock reading at the send (intended_unix_ns is a schedule instant, not a reading)",
   'requests.ndjson clock_correction_done_ns':

@@ -14,9 +14,8 @@ import { shareLabel, shareSegment } from '../../shared/shares.js';
 import type { AgentState } from '../agent-state.js';
 import type { CacheReset } from '../cache-reset.js';
 import type { ClassShape } from '../class-shape.js';
+import { clockResidualEntries, driftFields, OFFSET_MODEL } from '../clock/drift-fields.js';
 import type { ClockDecision } from '../clock-policy.js';
-import { fitDrift } from '../clock-policy.js';
-import { SLEW_HORIZON_S } from '../clock-slew.js';
 import type { Collector } from '../collector.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { HeadroomReport } from '../headroom/index.js';
@@ -156,14 +155,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     server,
     fairnessSeen: input.scrapes?.fairnessPriorities() ?? new Map(),
     ...(input.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: input.expectFlowControlEngaged }),
-    clockResiduals: states
-      .filter((s) => (s.slewSteps ?? []).length > 0 || (s.domainSteps ?? []).length > 0)
-      .map((s) => ({
-        agentId: s.conn.hello.agent_id,
-        residualMaxNs: driftFields(s).clock_residual_max_ns,
-        uncertaintyNs: s.offset.uncertainty_ns,
-        basis: (s.slewSteps ?? []).length > 0 ? ('steered' as const) : ('declared-domain' as const),
-      })),
+    clockResiduals: clockResidualEntries(states, input.clockToleranceNs ?? 0),
     clockToleranceNs: input.clockToleranceNs ?? 0,
   });
   const run = {
@@ -191,7 +183,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     clock: {
       clock_domain_id: input.decision.domainId,
       alignment: input.decision.alignment,
-      offset_model: 'constant offset per agent, measured at join',
+      offset_model: OFFSET_MODEL,
       max_abs_offset_ns: Math.max(0, ...states.map((s) => Math.abs(s.offset.offset_ns))),
       max_offset_uncertainty_ns: Math.max(0, ...states.map((s) => s.offset.uncertainty_ns)),
       coordinator_anchor_uncertainty_ns: input.coordinatorAnchorUncertaintyNs,
@@ -201,6 +193,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         offset_uncertainty_ns: 'half the largest round trip among the probes used: the bound on the offset error for any path asymmetry',
         start_skew_ns:
           'max minus min over agents of the delay between the shared start instant and the moment each agent began sending, each on its own clock',
+        offset_model: 'how agent times were mapped onto the run timeline (agents[].start_offset_ns, requests.ndjson clock_correction_ns)',
       },
     },
     agents: states.map((s) => {
@@ -343,38 +336,6 @@ function outputTokenSources(plan: Plan, c: Collector): Record<string, number> {
   const total: Record<string, number> = { usage: 0, tokenizer: 0, chunks: 0 };
   for (const cls of plan.classes) for (const [k, n] of Object.entries(c.shapes.get(cls.name)!.outputSources)) total[k]! += n;
   return total;
-}
-
-function driftFields(s: AgentState): {
-  run_probes: number;
-  drift_ppm: number | null;
-  offset_max_deviation_ns: number | null;
-  clock_slew_steps: number;
-  clock_residual_max_ns: number | null;
-  clock_residual_end_ns: number | null;
-} {
-  const fit = fitDrift(s.runProbes, s.offset.offset_ns);
-  const steps = s.slewSteps ?? [];
-  // A steered agent's residual counts once steering has settled; a declared domain's from the first check.
-  const settled = steps.length > 0 ? steps.filter((x) => x.t_s - steps[0]!.t_s >= 2 * SLEW_HORIZON_S) : [];
-  const domain = s.domainSteps ?? [];
-  if (steps.length === 0 && domain.length > 0)
-    return {
-      run_probes: fit.samples,
-      drift_ppm: fit.drift_ppm,
-      offset_max_deviation_ns: fit.max_deviation_ns,
-      clock_slew_steps: 0,
-      clock_residual_max_ns: Math.round(Math.max(...domain.map((x) => Math.abs(x.error_ns)))),
-      clock_residual_end_ns: Math.round(Math.abs(domain.at(-1)!.error_ns)),
-    };
-  return {
-    run_probes: fit.samples,
-    drift_ppm: fit.drift_ppm,
-    offset_max_deviation_ns: fit.max_deviation_ns,
-    clock_slew_steps: steps.length,
-    clock_residual_max_ns: settled.length > 0 ? Math.round(Math.max(...settled.map((x) => Math.abs(x.error_ns)))) : null,
-    clock_residual_end_ns: steps.length > 0 ? Math.round(Math.abs(steps.at(-1)!.error_ns)) : null,
-  };
 }
 
 // The schedule hash recomputed from what the agents actually dispatched (their records); null

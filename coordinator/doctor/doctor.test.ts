@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { parsePlanText } from '../../shared/plan-read.js';
+import { parsePlanText } from '../../shared/plan-load.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import { readAnswer } from './answers.js';
 import { classify, metricStacks } from './classify.js';

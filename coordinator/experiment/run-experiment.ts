@@ -5,7 +5,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
-import { loadExperimentFile } from '../../shared/experiment-read.js';
+import { loadExperimentFile } from '../../shared/experiment-load.js';
 import { analysisTable, analyzeExperimentDir } from '../analysis/analyze.js';
 import type { ExperimentRecord, Manifest, ManifestEntry } from '../experiment-record.js';
 import { experimentRecord, isFinished, newManifest, readExperimentDir, writeManifest, writeRecord } from '../experiment-record.js';

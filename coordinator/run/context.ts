@@ -1,20 +1,16 @@
 // What a run holds while it goes, once its agents are known: its channels (one per agent, which
-// hold what the run knows of each), the collector, the clock decision, the stop reason, the
-// run's events. The parts of a run (start, dispatch, resume, losses, watchdog, write) are
-// functions over it. The clock steering of a drifting agent lives here too, beside the state it
-// reads.
-import type { Clock, ProbeSample } from '../../shared/clock.js';
-import { hostClockDomain } from '../../shared/clock.js';
+// hold what the run knows of each), the collector, the clock decision and steering, the stop
+// reason, the run's events. The parts of a run (start, dispatch, resume, losses, watchdog, write)
+// are functions over it.
+import type { Clock } from '../../shared/clock.js';
 import type { Plan } from '../../shared/plan.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { buildSchedule } from '../../shared/schedule.js';
 import type { AbortWatch } from '../abort-rule.js';
-import type { AgentState } from '../agent-state.js';
 import type { CacheReset } from '../cache-reset.js';
 import type { AgentChannel } from '../channel.js';
+import type { ClockSteering } from '../clock/steering.js';
 import type { ClockDecision } from '../clock-policy.js';
-import { domainResidualNs } from '../clock-policy.js';
-import { fitOffsetLine, slewStep } from '../clock-slew.js';
 import type { Collector } from '../collector.js';
 import type { HeadroomReport } from '../headroom/index.js';
 import type { LocalLayout } from '../local-layout.js';
@@ -43,6 +39,8 @@ export class RunState {
   localLayout: LocalLayout | null = null;
   readonly runEvents: string[] = [];
   decision: ClockDecision | undefined;
+  /** The steering of drifting agents' clocks (clock/steering.ts), from the alignment decision on. */
+  steering: ClockSteering | undefined;
   /** Wakes waitForFinals early (a final merged, an agent lost, a stop). */
   wake: () => void = () => {};
   /** In-run clock probes that got no answer in time (counted, not silently dropped). */
@@ -90,49 +88,5 @@ export class RunState {
     // A reconnecting agent hears it when it rejoins (rejoin says it again).
     for (const s of this.states) if (!s.final && !s.lost) s.stop(reason);
     this.wake();
-  }
-
-  /** An in-run clock probe answered: kept for the drift fit, and the agent steered. */
-  probed(s: AgentChannel, p: ProbeSample): void {
-    s.runProbes.push(p);
-    this.steer(s);
-  }
-
-  /**
-   * Keeps a drifting agent on our timeline (clock-slew.ts): once the load is under way, each new
-   * probe refits its drift and the agent is told the rate to slew at. Agents of an explicit common
-   * clock domain are not steered: their clocks are disciplined by the domain's sync (chrony, PTP),
-   * finer than our probes can measure, and steering them onto ours would also carry our own drift
-   * into a domain we may not be in. Their declaration is checked instead, each second (checkDomain).
-   */
-  private steer(s: AgentState): void {
-    s.offsetLine = fitOffsetLine(s.runProbes);
-    if (s.firstSendErrorNs === null || s.channel.done) return;
-    if (this.decision?.alignment === 'explicit-common-clock-domain') {
-      this.checkDomain(s);
-      return;
-    }
-    // An agent of our own host and boot reads our clock through our anchor: its offset is zero by
-    // construction, and steering it would only feed it the probes' noise (seen: 1–5 ms early on).
-    if (s.conn.hello.clock_domain_id === hostClockDomain()) return;
-    const step = slewStep(s.runProbes, s.offset.offset_ns, this.clock.nowNs(), s.clockCorrectionNs ?? 0);
-    if (!step) return;
-    s.conn.send({ type: 'slew', rate_ppm: step.ratePpm });
-    s.slewSteps.push({ t_s: this.elapsedS(), drift_ppm: step.driftPpm, error_ns: step.errorNs });
-  }
-
-  /**
-   * An agent of a declared common clock domain: how far it sits from the domain's reference now
-   * (clock-policy.ts), for the clock_residual check, so a declaration that stops holding during the
-   * run is caught rather than trusted. The coordinator's own host domain reads one clock.
-   */
-  private checkDomain(s: AgentState): void {
-    if (this.decision!.domainId === hostClockDomain() || !s.offsetLine) return;
-    const residual = domainResidualNs(
-      this.states.map((x) => (x.lost ? null : x.offsetLine)),
-      s.index,
-      this.clock.nowNs(),
-    );
-    if (residual !== null) s.domainSteps.push({ t_s: this.elapsedS(), drift_ppm: s.offsetLine.slope * 1e6, error_ns: residual });
   }
 }

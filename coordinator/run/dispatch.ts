@@ -22,6 +22,7 @@ export function onAgentMessage(run: RunState, s: AgentChannel, m: AgentMessage):
       return;
     case 'started':
       s.firstSendErrorNs = m.first_send_error_ns;
+      run.steering?.started(s, run.states);
       return;
     case 'heartbeat':
       s.health = m.health;

@@ -124,7 +124,7 @@ export class RunSession extends RunState implements RunHandle {
     const timebases: AgentTimebase[] = this.states.map((s) => ({
       agentId: s.id,
       startLocalNs: s.startLocalNs,
-      alignNs: explicit ? 0n : BigInt(s.offset.offset_ns),
+      alignNs: explicit ? 0n : BigInt(s.startOffsetNs!),
     }));
     const live = new LiveMonitor(
       this.plan,

@@ -6,6 +6,7 @@ import { SILENCE_DETECTION_BOUND_MS } from '../../shared/delivery.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { AgentProgress } from '../artifacts/failed-run-json.js';
 import { chooseStartNs } from '../barrier.js';
+import { ClockSteering } from '../clock/steering.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { decideAlignment } from '../clock-policy.js';
 import { reachedState } from '../phases.js';
@@ -40,13 +41,23 @@ export async function prepareAgents(run: RunState): Promise<ClockDecision> {
   );
   run.decision = decision;
   if (decision.note) run.runEvents.push(decision.note);
-  await beforeStart(run, () =>
-    Promise.all(
-      run.channels.map((ch) =>
-        ch.prepare({ type: 'plan', run_id: run.runId, plan: run.plan, share: shareFor(ch.index, run.channels.length) }, PREPARE_TIMEOUT_MS),
-      ),
+  const steering = new ClockSteering(
+    run.clock,
+    decision,
+    () => run.startNs,
+    () => run.elapsedS(),
+  );
+  run.steering = steering;
+  // Steered agents are probed while they prepare, so their drift is fitted before the start.
+  const preparing = Promise.all(
+    run.channels.map((ch) =>
+      ch.prepare({ type: 'plan', run_id: run.runId, plan: run.plan, share: shareFor(ch.index, run.channels.length) }, PREPARE_TIMEOUT_MS),
     ),
   );
+  const preStart = steering.probeBeforeStart(run.channels, preparing);
+  await beforeStart(run, () => preparing);
+  const preStartProbes = await preStart;
+  for (const ch of run.channels) ch.runProbes = preStartProbes[ch.index]!;
   run.states.push(...run.channels);
   return decision;
 }
@@ -56,8 +67,9 @@ export function chooseStart(run: RunState, decision: ClockDecision): void {
   const explicit = decision.alignment === 'explicit-common-clock-domain';
   const worstRtt = Math.max(...run.states.map((s) => s.offset.rtt_ns));
   run.startNs = chooseStartNs(run.clock.nowNs(), worstRtt, Math.max(...run.states.map((s) => s.prepMs)));
+  run.steering!.placeStart(run.states, run.startNs);
   // Each agent hears the start instant in its own clock: the common domain's, or its measured one.
-  for (const s of run.states) s.startLocalNs = run.startNs + BigInt(explicit ? decision.domainOffsetNs : s.offset.offset_ns);
+  for (const s of run.states) s.startLocalNs = run.startNs + BigInt(explicit ? decision.domainOffsetNs : s.startOffsetNs!);
 }
 
 /**

@@ -1,6 +1,6 @@
 // The run's once-a-second work: the plan's abort rules, the silence watchdog, the end of the grace
-// for agents that are reconnecting, and an in-run clock probe to each live agent (for the drift
-// fit and the steering).
+// for agents that are reconnecting, and an in-run clock probe to each live agent (clock/steering.ts:
+// the drift fit and the steering, or a held-out residual).
 import { StallClock } from '../../shared/late-tick.js';
 import type { RunState } from './context.js';
 import { agentLost, linkDown } from './losses.js';
@@ -56,10 +56,7 @@ export class Watchdog {
       }
       if (s.index % turns !== turn) continue;
       // Each probe its own number: a late reply must not complete a later probe.
-      s.probe(run.clock, 1_000_000 + this.probeSeq++).then(
-        (p) => run.probed(s, p),
-        () => void run.probeFailures++,
-      );
+      run.steering!.probe(s, () => 1_000_000 + this.probeSeq++, run.states).catch(() => void run.probeFailures++);
     }
   }
 }

@@ -1,7 +1,7 @@
 // The `coordinator sweep FILE` command: the shared fleet and run flags (as `start` and `experiment`
 // have) plus --out. Kept here so main.ts gains one line.
 import type { Command } from 'commander';
-import { loadSweepFile } from '../../shared/sweep-read.js';
+import { loadSweepFile } from '../../shared/sweep-load.js';
 import type { RunFlags } from '../cli-options.js';
 import { addRunFlags, runOptionsFromFlags } from '../cli-options.js';
 import { executeSweep, sweepExitCode } from './run-sweep.js';

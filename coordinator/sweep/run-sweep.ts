@@ -11,7 +11,7 @@ import { meanLength } from '../../shared/lengths.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { SweepSlo } from '../../shared/sweep.js';
-import type { LoadedSweep } from '../../shared/sweep-read.js';
+import type { LoadedSweep } from '../../shared/sweep-load.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { SweepDoc } from '../report/sweep-page.js';
 import { sweepReportHtml } from '../report/sweep-page.js';

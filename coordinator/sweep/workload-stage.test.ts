@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadPlanFile } from '../../shared/plan-read.js';
+import { loadPlanFile } from '../../shared/plan-load.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { Sweep } from '../../shared/sweep.js';
 import { checkSweepAgainstPlan } from '../../shared/sweep-validate.js';

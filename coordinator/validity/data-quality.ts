@@ -1,10 +1,11 @@
-// Pure: the data-quality gate (domain.md §5), one small function per named check (request_shape
-// and cache_evidence_matches_declaration in their own files).
+// Pure: the data-quality gate (domain.md §5), one small function per named check (request_shape,
+// cache_evidence_matches_declaration and clock_residual in their own files).
 
 export { cacheEvidence } from './cache-evidence.js';
 export { requestShape } from './request-shape.js';
 
 import { cacheEvidence } from './cache-evidence.js';
+import { CLOCK_RESIDUAL_DEFINITION, clockResidual } from './clock-residual.js';
 import { requestShape } from './request-shape.js';
 import type { Check, Gate, ValidityInput } from './types.js';
 import { decide, gate, notApplicable, notEvaluated } from './types.js';
@@ -27,8 +28,7 @@ export const DATA_QUALITY_DEFINITIONS: Record<string, string> = {
     "every successful request's prompt tokens are as planned: for a class sized on the target's tokenizer (prompt_length_method server-tokenize or tokenizer-file) the server's usage.prompt_tokens equals the request's planned_prompt_tokens exactly (a session's later turns hold the server's re-tokenized replies, which no client can plan: they are reported as later_turns_outside_tolerance, ±10%, not judged), without usage the count made before the run (the calibrated count, or the sampled bodies of prompt_length_check) stands in; for a class sized in words, within ±10% of input_tokens; not evaluated when a prompt was neither reported nor counted: no usage and a class sized in words, or no usage and no body counted before load (prompt_length_check_error says why the count failed). Its evidence states per class the rows it could not send exact and why (prompt_exactness: the template floor, a failed count) beside the rows it did",
   output_token_counts:
     'states per class how many successful requests took completion_tokens from usage, from a tokenizer over the streamed text, or from chunk counts, and the share estimated from chunks; it passes when every successful request has a count, since chunk estimates never enter tpot, ntpot or decode_tok_s (they enter throughput_tok_s only); not evaluated without a successful request',
-  clock_residual:
-    "present only when the coordinator steered agents' drifting clocks during the run (basis steered), or checked agents of a declared common clock domain that it does not steer against the domain's reference, the median agent (basis declared-domain: a domain other than the coordinator's own host, two or more agents): every such agent's largest residual (run.json agents[].clock_residual_max_ns; for a steered agent after its first 10 s of steering), less its offset uncertainty (the residual is measured through the same probes), is within --clock-tolerance-ms, so a declared domain that stops holding during the run fails here instead of being trusted; not evaluated for an agent steered less than 10 s",
+  clock_residual: CLOCK_RESIDUAL_DEFINITION,
   request_canaries:
     'present only when a class declares prompt.canary: every checked response of such a class began with its own marker and carried no other request marker, and at least one was checked in every such class (a failed canary is cross-talk: a cache or routing bug, or a server that ignores instructions)',
 };
@@ -207,34 +207,6 @@ export function requestCanaries(input: ValidityInput): Check {
   if (problems.length === 0 && unchecked.length > 0)
     return notEvaluated('request_canaries', `no response of canary class(es) ${unchecked.join(', ')} was checked`, { classes });
   return decide('request_canaries', problems, { classes });
-}
-
-/** A steered agent's clock stayed within the tolerance of the coordinator's timeline (clock-slew.ts). */
-export function clockResidual(input: ValidityInput): Check {
-  const tolerance = input.clockToleranceNs ?? 0;
-  const agents = input.clockResiduals ?? [];
-  const evidence = {
-    tolerance_ms: tolerance / 1e6,
-    agents: Object.fromEntries(
-      agents.map((a) => [
-        a.agentId,
-        {
-          residual_max_ms: a.residualMaxNs === null ? null : a.residualMaxNs / 1e6,
-          uncertainty_ms: a.uncertaintyNs / 1e6,
-          basis: a.basis ?? 'steered',
-        },
-      ]),
-    ),
-  };
-  if (agents.every((a) => a.residualMaxNs === null))
-    return notEvaluated('clock_residual', 'no agent was steered for 10 s or checked against its declared domain', evidence);
-  const problems = agents
-    .filter((a) => a.residualMaxNs !== null && a.residualMaxNs - a.uncertaintyNs > tolerance)
-    .map(
-      (a) =>
-        `${a.agentId}: residual ${(a.residualMaxNs! / 1e6).toFixed(3)} ms (± ${(a.uncertaintyNs / 1e6).toFixed(3)} ms) > ${(tolerance / 1e6).toFixed(3)} ms${a.basis === 'declared-domain' ? ' from its declared clock domain' : ''}`,
-    );
-  return decide('clock_residual', problems, evidence);
 }
 
 /** The data-quality gate. */

@@ -13,7 +13,7 @@ import { histogramRankSummary } from '../histogram-ranks.js';
 import { promptExactness } from '../prompt-exactness.js';
 import { classFairness } from '../scrape/server-block.js';
 import type { ClassVerdict } from '../slo-verdict.js';
-import type { ClassEvidence, ClockResidualBasis, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
+import type { ClassEvidence, ClockResidualEntry, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
 
 /** The run facts the gates need beyond the collector. */
 export interface RunFacts {
@@ -31,7 +31,7 @@ export interface RunFacts {
   server: { sources: unknown[]; windows: Record<string, unknown> };
   fairnessSeen: Map<string, Set<string>>;
   expectFlowControlEngaged?: boolean;
-  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number; basis?: ClockResidualBasis }[];
+  clockResiduals?: ClockResidualEntry[];
   clockToleranceNs?: number;
 }
 

@@ -5,11 +5,21 @@
 // vLLM, llama.cpp or a provider, and a gate that cannot pass is never one users learn to ignore.
 import type { OutputTokenSource } from '../../shared/metrics.js';
 import type { PromptLengthCheck, PromptLengthMethod, Slo } from '../../shared/plan.js';
+import type { ResidualSummary } from '../clock/held-out.js';
 import type { PromptExactness } from '../prompt-exactness.js';
 import type { ClassVerdict } from '../slo-verdict.js';
 
 /** Why an agent's clock residual was measured: it was steered, or it declared a common clock domain. */
 export type ClockResidualBasis = 'steered' | 'declared-domain';
+/** One agent as the clock_residual check reads it. */
+export interface ClockResidualEntry {
+  agentId: string;
+  residualMaxNs: number | null;
+  uncertaintyNs: number;
+  basis?: ClockResidualBasis;
+  /** A steered agent: what its held-out probes measured over the whole run (clock/held-out.ts). */
+  heldOut?: ResidualSummary;
+}
 /** How a check came out. */
 export type CheckStatus = 'pass' | 'fail' | 'not_evaluated' | 'not_applicable';
 
@@ -145,7 +155,7 @@ export interface ValidityInput {
    * Agents whose clocks were steered during the run, or checked against their declared common
    * domain (basis); the clock_residual check exists only with one.
    */
-  clockResiduals?: { agentId: string; residualMaxNs: number | null; uncertaintyNs: number; basis?: ClockResidualBasis }[];
+  clockResiduals?: ClockResidualEntry[];
   /** --clock-tolerance-ms in ns (read with clockResiduals). */
   clockToleranceNs?: number;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadPlanFile } from './plan-read.js';
+import { loadPlanFile } from './plan-load.js';
 import { buildSchedule } from './schedule.js';
 import { attachWorkloadInputs } from './workload-files.js';
 

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from './errors.js';
 import type { Plan } from './plan.js';
-import { loadPlanFile, parseDocumentText } from './plan-read.js';
+import { loadPlanFile, parseDocumentText } from './plan-load.js';
 import type { Sweep } from './sweep.js';
 import { checkSweepAgainstPlan, validateSweep } from './sweep-validate.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, ExitCode, LoadfleetError, PlanInvalidError } from './errors.js';
-import { loadPlanFile, parsePlanText } from './plan-read.js';
+import { loadPlanFile, parsePlanText } from './plan-load.js';
 
 const MINIMAL_YAML = `# a comment, which JSON cannot have
 schema: loadfleet.plan/v1

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ExperimentInvalidError, loadExperimentFile } from './experiment-read.js';
+import { ExperimentInvalidError, loadExperimentFile } from './experiment-load.js';
 import { validateExperimentDoc } from './experiment-validate.js';
 import { mergePatch } from './merge-patch.js';
 

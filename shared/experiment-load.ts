@@ -7,7 +7,7 @@ import { ErrorCode, ExitCode, LoadfleetError } from './errors.js';
 import type { Compare, LoadedExperiment } from './experiment.js';
 import { validateArms, validateExperimentDoc } from './experiment-validate.js';
 import type { Plan } from './plan.js';
-import { parseDocumentText } from './plan-read.js';
+import { parseDocumentText } from './plan-load.js';
 import { validatePlan } from './plan-validate.js';
 import { isObj } from './validate-kit.js';
 import { hasWorkloadFiles, readWorkloadInputs, resolveWorkloadPaths } from './workload-files.js';

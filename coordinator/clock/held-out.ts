@@ -1,0 +1,93 @@
+// The residual of a steered agent's run timeline, measured by probes the steering never saw
+// (pure). Every HOLD_OUT_EVERY-th in-run probe of an agent is held out of the drift fit and takes
+// no steering step; with the correction the agent's run timeline had at the probe's T2 (its
+// reply carries it), such a probe measures the run timeline itself against ours. A residual read
+// through the same probes that steer would only say how well the line fits its own points.
+
+import type { ProbeSample } from '../../shared/clock.js';
+import { probeOffset } from '../../shared/clock.js';
+
+/** One in-run probe in this many is held out of the fit (the rest steer). */
+export const HOLD_OUT_EVERY = 4;
+/** A held-out probe is this many probes one after another, the shortest round trip kept (a loaded machine stalls most single ones). */
+export const HELD_OUT_BURST = 4;
+
+/** Whether an agent's `k`-th in-run probe (0-based, its own count) is held out: the 4th, 8th, … */
+export function isHeldOut(k: number): boolean {
+  return k % HOLD_OUT_EVERY === HOLD_OUT_EVERY - 1;
+}
+
+/** What one held-out probe measured. */
+export interface HeldOutResidual {
+  /** Seconds after the start instant (coordinator clock) of the probe's midpoint. */
+  t_s: number;
+  /** The agent's run timeline minus ours at T2 (ns): its raw offset less the offset it started with and the correction it had applied. */
+  residual_ns: number;
+  /** Half the probe's round trip: the true residual at T2 lies within residual_ns ± bound_ns, whatever the path asymmetry. */
+  bound_ns: number;
+}
+
+/**
+ * The residual one held-out probe measured, or null when it cannot measure one: the reply
+ * carried no correction (the agent had not armed), or the probe was taken before the start.
+ */
+export function heldOutResidual(p: ProbeSample, startOffsetNs: number, startNs: bigint): HeldOutResidual | null {
+  if (p.correctionNs === undefined) return null;
+  const mid = p.t1 + (p.t4 - p.t1) / 2n;
+  if (mid < startNs) return null;
+  const { offsetNs, delayNs } = probeOffset(p);
+  return {
+    t_s: Math.round(Number(mid - startNs) / 1e6) / 1e3,
+    residual_ns: Math.round(offsetNs - startOffsetNs - p.correctionNs),
+    bound_ns: Math.ceil(Math.max(0, delayNs) / 2),
+  };
+}
+
+/** An agent's held-out residuals over the whole run, as run.json and the clock_residual check state them. */
+export interface ResidualSummary {
+  /** Held-out probes that measured the run timeline after the start. */
+  probes: number;
+  /** Of those, the ones whose bound is within the tolerance (a probe stalled by more cannot tell a good timeline from a bad one). */
+  informative: number;
+  p50_ns: number | null;
+  p99_ns: number | null;
+  max_ns: number | null;
+  /** The largest |residual| − bound: the most the probes prove the timeline was off (≤ 0: nothing proven). */
+  proven_max_ns: number | null;
+  /** Seconds after the start of the probe that gave proven_max_ns. */
+  proven_max_at_s: number | null;
+  /** |residual| of the last held-out probe. */
+  end_ns: number | null;
+}
+
+function nearestRank(sorted: readonly number[], q: number): number {
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+/** Percentiles (nearest rank) of |residual|, its largest proven excess, and how many probes could judge `toleranceNs`. */
+export function summarizeResiduals(samples: readonly HeldOutResidual[], toleranceNs: number): ResidualSummary {
+  if (samples.length === 0)
+    return {
+      probes: 0,
+      informative: 0,
+      p50_ns: null,
+      p99_ns: null,
+      max_ns: null,
+      proven_max_ns: null,
+      proven_max_at_s: null,
+      end_ns: null,
+    };
+  const abs = samples.map((x) => Math.abs(x.residual_ns)).sort((a, b) => a - b);
+  let worst = samples[0]!;
+  for (const x of samples) if (Math.abs(x.residual_ns) - x.bound_ns > Math.abs(worst.residual_ns) - worst.bound_ns) worst = x;
+  return {
+    probes: samples.length,
+    informative: samples.filter((x) => x.bound_ns <= toleranceNs).length,
+    p50_ns: nearestRank(abs, 0.5),
+    p99_ns: nearestRank(abs, 0.99),
+    max_ns: abs.at(-1)!,
+    proven_max_ns: Math.abs(worst.residual_ns) - worst.bound_ns,
+    proven_max_at_s: worst.t_s,
+    end_ns: Math.abs(samples.at(-1)!.residual_ns),
+  };
+}

@@ -1,0 +1,37 @@
+// kubectl, the wrapper's only way to the cluster ($KUBECTL overrides the binary, which is how the
+// tests put a scripted cluster in its place).
+import { spawn, spawnSync } from 'node:child_process';
+
+export function kubectl(namespace) {
+  const bin = process.env.KUBECTL ?? 'kubectl';
+  const ns = namespace ? [`--namespace=${namespace}`] : [];
+  const run = (args, input) => {
+    const r = spawnSync(bin, [...ns, ...args], { encoding: 'utf8', input, maxBuffer: 512 * 1024 * 1024 });
+    return { code: r.status ?? 1, stdout: r.stdout ?? '', stderr: r.stderr || (r.error?.message ?? '') };
+  };
+  return {
+    bin,
+    run,
+    /** The parsed `-o json` answer, or undefined when kubectl failed (not found, forbidden, …). */
+    json(args) {
+      const r = run([...args, '-o', 'json']);
+      if (r.code !== 0) return undefined;
+      try {
+        return JSON.parse(r.stdout);
+      } catch {
+        return undefined;
+      }
+    },
+    /** A long-running kubectl (logs -f) whose lines go to `line`. */
+    follow(args, line) {
+      const child = spawn(bin, [...ns, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let rest = '';
+      child.stdout.on('data', (chunk) => {
+        const parts = (rest + chunk.toString()).split('\n');
+        rest = parts.pop() ?? '';
+        for (const p of parts) line(p);
+      });
+      return child;
+    },
+  };
+}
