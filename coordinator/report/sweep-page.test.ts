@@ -45,6 +45,8 @@ function stage(index: number, value: number, verdict: StageRecord['verdict'], ac
     server: null,
     client_limited: false,
     client_limited_agents: [],
+    client_limited_reasons: [],
+    measurement: 1,
     data_quality_valid: true,
     slo_proof_valid: true,
     failed_checks: [],

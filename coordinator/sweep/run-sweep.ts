@@ -124,7 +124,10 @@ export async function executeSweep(
         const checked = validatePlan(stage.plan);
         if (!checked.ok) throw new LoadfleetError(ErrorCode.INTERNAL, `stage ${index + 1} plan is invalid`, { details: checked.problems });
         const unit = scaleUnit(sweep.scale);
-        say(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
+        const again = state.stages.at(-1)?.verdict === 'client_limited' && state.stages.at(-1)?.value === step.value;
+        say(
+          `stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s${again ? ' (measured again: the last was client-limited)' : ''}`,
+        );
         const t0 = Date.now();
         let record: StageRecord;
         try {
@@ -154,6 +157,7 @@ export async function executeSweep(
           record = {
             index,
             value: step.value,
+            measurement: measurementAt(state.stages, step.value),
             ...figures,
             ...judged,
             reason: judged.reasons.join('; '),
@@ -171,6 +175,7 @@ export async function executeSweep(
           record = {
             index,
             value: step.value,
+            measurement: measurementAt(state.stages, step.value),
             ...emptyFigures(),
             verdict: 'error',
             reasons: [why],
@@ -190,6 +195,11 @@ export async function executeSweep(
   }
   state.finishedAt = new Date();
   return { dir, doc: await save() };
+}
+
+// 1 for a value's first stage, 2 for its first re-measure (a client-limited stage is measured again).
+function measurementAt(stages: readonly StageRecord[], value: number): number {
+  return stages.filter((s) => s.value === value).length + 1;
 }
 
 function pickSlo(slo: SweepSlo | undefined): SweepSlo {
@@ -235,6 +245,7 @@ function emptyFigures(): StageFigures {
     server: null,
     client_limited: false,
     client_limited_agents: [],
+    client_limited_reasons: [],
     data_quality_valid: null,
     slo_proof_valid: null,
     failed_checks: [],

@@ -80,6 +80,8 @@ export interface StageFigures {
   server: ServerSignals | null;
   client_limited: boolean;
   client_limited_agents: LimitedAgent[];
+  /** run.json client_health.reasons: which agent or class, which second, and what was seen. */
+  client_limited_reasons: string[];
   /** run.json data_quality.valid and slo_proof.valid (null when the run has no such gate). */
   data_quality_valid: boolean | null;
   slo_proof_valid: boolean | null;
@@ -172,12 +174,15 @@ export function stageFigures(
         .map(obj)
         .flatMap((c) => (c.status === 'fail' ? [String(c.name)] : [])),
     ),
+    // The run names the agents its evidence limited (client-health.ts); a run.json written before
+    // it did is read by the agents' own p99 figures against its limits.
     client_limited_agents: agents
-      .filter(
-        (a) =>
-          (num(a.schedule_lag_p99_ms) ?? 0) > (num(limits.schedule_lag_p99_ms) ?? 50) ||
-          (num(a.event_loop_delay_p99_ms) ?? 0) > (num(limits.event_loop_delay_p99_ms) ?? 50) ||
-          (num(a.event_loop_utilization) ?? 0) > (num(limits.event_loop_utilization) ?? 1),
+      .filter((a) =>
+        Array.isArray(health.limited_agents)
+          ? health.limited_agents.includes(String(a.agent_id))
+          : (num(a.schedule_lag_p99_ms) ?? 0) > (num(limits.schedule_lag_p99_ms) ?? 50) ||
+            (num(a.event_loop_delay_p99_ms) ?? 0) > (num(limits.event_loop_delay_p99_ms) ?? 50) ||
+            (num(a.event_loop_utilization) ?? 0) > (num(limits.event_loop_utilization) ?? 1),
       )
       .map((a) => ({
         agent_id: String(a.agent_id),
@@ -185,6 +190,7 @@ export function stageFigures(
         event_loop_delay_p99_ms: num(a.event_loop_delay_p99_ms),
         requests_per_s: wallS && wallS > 0 ? round3((num(a.requests) ?? 0) / wallS) : 0,
       })),
+    client_limited_reasons: Array.isArray(health.reasons) ? health.reasons.map(String) : [],
   };
 }
 
@@ -217,12 +223,14 @@ export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
   if (f.run_status === 'aborted' && f.run_status_reason?.startsWith(ABORT_RULE_PREFIX))
     return { verdict: 'fail', reasons: [`over capacity, stopped early: ${f.run_status_reason}`] };
   if (f.run_status === 'aborted') return { verdict: 'error', reasons: [`the run aborted: ${f.run_status_reason ?? 'no reason given'}`] };
-  if (f.client_limited) {
-    const who = f.client_limited_agents.map(
-      (a) => `${a.agent_id} (schedule lag p99 ${ms(a.schedule_lag_p99_ms)}, event-loop delay p99 ${ms(a.event_loop_delay_p99_ms)})`,
-    );
-    return { verdict: 'client_limited', reasons: [`client-limited: ${who.length > 0 ? who.join(', ') : 'see run.json client_health'}`] };
-  }
+  // The run's own reasons name the agent or class, the second and what was seen there.
+  if (f.client_limited)
+    return {
+      verdict: 'client_limited',
+      reasons: [
+        `client-limited: ${f.client_limited_reasons.length > 0 ? f.client_limited_reasons.join('; ') : 'see run.json client_health'}`,
+      ],
+    };
   // Nothing but refused connections: the endpoint is gone, which says nothing about its capacity.
   const connectErrors = f.failures_by_status.connect_error ?? 0;
   if (f.requests > 0 && f.completed === 0 && f.failed > 0 && connectErrors >= f.failed)
