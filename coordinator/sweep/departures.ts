@@ -5,6 +5,9 @@
 // requests.ndjson, streaming, and counts departures itself.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { SloBasis } from '../../shared/plan.js';
+import type { WindowLatencies } from './ranked-latency.js';
+import { addLatencyRow, emptyLatencies } from './ranked-latency.js';
 
 /** Departures of one class in [startNs, endNs) (unix ns as numbers: sub-µs rounding is irrelevant here). */
 export interface Departures {
@@ -30,4 +33,24 @@ export async function readDepartures(path: string, cls: string, startNs: number,
     countDeparture(acc, JSON.parse(line) as Record<string, unknown>, cls, startNs, endNs);
   }
   return acc;
+}
+
+/** A stage's departures and, in one pass over the same file, its window's latencies with failures ranked (ranked-latency.ts). */
+export async function readStageRequests(
+  path: string,
+  cls: string,
+  runStartNs: number,
+  measure: { start_s: number; end_s: number },
+  basis: SloBasis,
+): Promise<{ departures: Departures; latencies: WindowLatencies }> {
+  const departures: Departures = { requests: 0, completionTokens: 0 };
+  const latencies = emptyLatencies();
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    if (line.length === 0) continue;
+    const row = JSON.parse(line) as Record<string, unknown>;
+    countDeparture(departures, row, cls, runStartNs + measure.start_s * 1e9, runStartNs + measure.end_s * 1e9);
+    addLatencyRow(latencies, row, cls, runStartNs, measure, basis);
+  }
+  return { departures, latencies };
 }

@@ -18,7 +18,7 @@ import { sweepReportHtml } from '../report/sweep-page.js';
 import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
 import { checkBudget } from './budget.js';
-import { readDepartures } from './departures.js';
+import { readStageRequests } from './departures.js';
 import { endpointProblem } from './endpoint.js';
 import { buildStagePlan, MEASURE_WINDOW } from './stage-plan.js';
 import type { Outcome } from './strategy.js';
@@ -134,11 +134,12 @@ export async function executeSweep(
           const result = await runOnFleet(fleet, { ...run, plan: checked.plan, outDir: stagesDir });
           const runJson = JSON.parse(await readFile(join(result.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
           const t = Number(runJson.started_at_unix_ns);
-          const departures = await readDepartures(
+          const read = await readStageRequests(
             join(result.dir, 'requests.ndjson'),
             sweep.class,
-            t + stage.measure.start_s * 1e9,
-            t + stage.measure.end_s * 1e9,
+            Number(runJson.started_at_unix_ns),
+            stage.measure,
+            state.slo.basis ?? 'sent',
           ).catch(() => null);
           const figures = stageFigures(
             runJson,
@@ -148,8 +149,9 @@ export async function executeSweep(
             sweep.scale,
             step.value,
             meanLength(scaled.prompt.output_tokens) ?? Number.NaN,
-            departures,
+            read?.departures ?? null,
             state.slo.basis,
+            read?.latencies ?? null,
           );
           const judged = interrupted
             ? { verdict: 'error' as const, reasons: ['interrupted by the user (SIGINT) during the stage'] }
@@ -233,6 +235,9 @@ function emptyFigures(): StageFigures {
     tpot_p50_ms: null,
     tpot_p95_ms: null,
     tpot_p99_ms: null,
+    latency_on_failure: [],
+    ttft_p95_successful_ms: null,
+    tpot_p95_successful_ms: null,
     requests: 0,
     completed: 0,
     failed: 0,

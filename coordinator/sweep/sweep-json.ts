@@ -45,7 +45,7 @@ function percentileDefinitions(metric: string, what: string): Record<string, str
   const out: Record<string, string> = {};
   for (const p of ['p50', 'p95', 'p99'])
     out[`stages[].${metric}_${p}_ms`] =
-      `nearest-rank ${p} of ${what} over the successful requests of the scaled class in the measured window, ms`;
+      `nearest-rank ${p} of ${what} over the requests of the scaled class in the measured window, each failed request ranked +∞ (null when the rank falls on a failure, listed in latency_on_failure; a success the metric is undefined on is not ranked), ms`;
   return out;
 }
 
@@ -66,6 +66,11 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   ...percentileDefinitions('ttft', 'time to first token'),
   ...percentileDefinitions('tpot', 'time per output token after the first'),
   'stages[].index': 'the stage number in the order run, from 0',
+  'stages[].latency_on_failure':
+    'the stage latency figures (ttft_p95_ms, …) whose nearest rank falls on a failed request: +∞, written as null; read from the stage requests.ndjson, or, without it, when more than 1 − q of the window requests failed',
+  'stages[].ttft_p95_successful_ms':
+    'p95 TTFT (on the SLO basis) over the successful requests of the window only (run.json), for comparison',
+  'stages[].tpot_p95_successful_ms': 'p95 TPOT over the successful requests of the window only (run.json), for comparison',
   'stages[].measurement':
     'which measurement of this value the stage is: 1 the first, 2 and on a re-measure after a client-limited one (at most client_limited_remeasures)',
   client_limited_remeasures:
@@ -104,7 +109,7 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   'stages[].client_limited_agents':
     'agents the run named as client-limited (run.json client_health.limited_agents), with their schedule-lag and event-loop-delay p99 and their dispatched req/s',
   'stages[].verdict':
-    'pass: SLO met and (rate) achieved ≥ 90% of the arrivals offered in the window (a shortfall of at most 2 requests is counting noise at the window edges); a latency bound is missed when more than 5% of the window requests failed (each failure ranks +∞, so the p95 is a failure); fail: otherwise, or the run was stopped by a plan abort rule (over capacity); client_limited: the client, not the server, shaped the stage figures (run.json client_health), so the stage says nothing about the server and is measured again; error: the run aborted otherwise',
+    'pass: SLO met and (rate) achieved ≥ 90% of the arrivals offered in the window (a shortfall of at most 2 requests is counting noise at the window edges); a latency bound is missed when its p95 falls on a failed request (each failure ranks +∞); fail: otherwise, or the run was stopped by a plan abort rule (over capacity); client_limited: the client, not the server, shaped the stage figures (run.json client_health), so the stage says nothing about the server and is measured again; error: the run aborted otherwise',
   'stages[].measure_window':
     'the part of the stage judged: from the scaled phase start plus warmup_s to the end of the stage, seconds from the stage start',
   'stages[].measure_s': 'length of the measured window, s',
