@@ -133,7 +133,6 @@ export async function executeSweep(
         try {
           const result = await runOnFleet(fleet, { ...run, plan: checked.plan, outDir: stagesDir });
           const runJson = JSON.parse(await readFile(join(result.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
-          const t = Number(runJson.started_at_unix_ns);
           const read = await readStageRequests(
             join(result.dir, 'requests.ndjson'),
             sweep.class,
