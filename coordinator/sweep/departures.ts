@@ -24,17 +24,6 @@ export function countDeparture(acc: Departures, row: Record<string, unknown>, cl
   acc.completionTokens += typeof row.completion_tokens === 'number' ? row.completion_tokens : 0;
 }
 
-/** Streams `path` (requests.ndjson) and counts the class's departures in the window. */
-export async function readDepartures(path: string, cls: string, startNs: number, endNs: number): Promise<Departures> {
-  const acc: Departures = { requests: 0, completionTokens: 0 };
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) {
-    if (line.length === 0) continue;
-    countDeparture(acc, JSON.parse(line) as Record<string, unknown>, cls, startNs, endNs);
-  }
-  return acc;
-}
-
 /** A stage's departures and, in one pass over the same file, its window's latencies with failures ranked (ranked-latency.ts). */
 export async function readStageRequests(
   path: string,
