@@ -66,7 +66,7 @@ describe('clientHealth', () => {
         max_ttft_uncertainty_ms: 97.255,
         max_schedule_lag_ms: 97,
         cause:
-          "sends up to 97 ms late (the agent's loop busy or its process waiting for a CPU); first-token bytes up to 97.255 ms unread (the agent's event loop busy)",
+          "sends up to 97 ms late (the agent's loop busy or its process waiting for a CPU), and first-token bytes up to 97.255 ms unread (the agent's event loop busy)",
       },
     ]);
   });
@@ -80,7 +80,7 @@ describe('clientHealth', () => {
     expect(h.client_limited).toBe(true);
     expect(h.limited_agents).toEqual(['b']);
     expect(h.reasons[0]).toMatch(
-      /^b: 5 of 100 \(5\.0%, above 2\.0% with 95% confidence > 1\.0% allowed\) of its requests were sent more than 50 ms after their intended time; worst: b at second 7, 3 requests, sends up to 120 ms late/,
+      /^b: 5 of 100 \(5\.0%, above 2\.0% with 95% confidence > 1\.0% allowed\) of its requests were sent more than 50 ms after their intended time — worst: b at second 7, 3 requests, sends up to 120 ms late/,
     );
     expect(h.reasons[0]).toContain('(3 seconds in all)');
     expect(h.stalls.map((s) => [s.second, s.requests])).toEqual([

@@ -249,7 +249,8 @@ function causeOf(s: Stall): string {
     parts.push(`sends up to ${s.max_schedule_lag_ms} ms late (the agent's loop busy or its process waiting for a CPU)`);
   if (s.max_ttft_uncertainty_ms !== null)
     parts.push(`first-token bytes up to ${s.max_ttft_uncertainty_ms} ms unread (the agent's event loop busy)`);
-  return parts.join('; ');
+  // Joined without a semicolon: the run's status reason separates its reasons with '; '.
+  return parts.join(', and ');
 }
 
 function held(s: Stall): number {
@@ -260,7 +261,7 @@ function worstText(stalls: readonly Stall[]): string {
   if (stalls.length === 0) return '';
   const w = [...stalls].sort((x, y) => held(y) - held(x))[0]!;
   const more = stalls.length > 1 ? ` (${stalls.length} seconds in all)` : '';
-  return `; worst: ${w.agent_id} at second ${w.second}, ${w.requests} request${w.requests === 1 ? '' : 's'}, ${w.cause}${more}`;
+  return ` — worst: ${w.agent_id} at second ${w.second}, ${w.requests} request${w.requests === 1 ? '' : 's'}, ${w.cause}${more}`;
 }
 
 // The uncertainty is an estimate (it misses the kernel's wake-up and time the process waited for a

@@ -164,7 +164,7 @@ describe('judgeStage', () => {
     expect(judgeStage(f, SLO)).toEqual({ verdict: 'client_limited', reasons: ['client-limited: see run.json client_health'] });
     // Today's run names its limited agents and says which second and why: that is the reason.
     const why =
-      'a1: 5 of 100 (5.0%, above 2.0% with 95% confidence > 1.0% allowed) of its requests were sent more than 50 ms after their intended time; worst: a1 at second 7, 3 requests, sends up to 120 ms late';
+      'a1: 5 of 100 (5.0%, above 2.0% with 95% confidence > 1.0% allowed) of its requests were sent more than 50 ms after their intended time — worst: a1 at second 7, 3 requests, sends up to 120 ms late';
     Object.assign(run.client_health, { limited_agents: ['a1'], reasons: [why] });
     const g = figures(run);
     expect(g.client_limited_agents.map((a) => a.agent_id)).toEqual(['a1']);
