@@ -78,7 +78,10 @@ describe('coordinator sweep', () => {
       expect(s.stages[0].client_limited_agents.map((a: any) => a.agent_id)).toContain('agent-3');
       expect(s.stages[0].reason).toMatch(/agent-3: /);
       expect(s.stages[1]).toMatchObject({ value: 3, measurement: 2 });
-      expect(s.stages[1].verdict, why).toBe('pass');
+      // The re-measure decides (a machine busier still may need the second re-measure: within the bound).
+      const at3 = s.stages.filter((x: any) => x.value === 3);
+      expect(at3.at(-1).verdict, why).toBe('pass');
+      expect(at3.length).toBeLessThanOrEqual(3);
       expect(s.stop_rule, `${s.stop_reason}; stages: ${why}`).toBe('done');
       expect(s.client_advice).toBeNull();
       expect(Math.abs(s.capacity - COMPUTED_CAPACITY) / COMPUTED_CAPACITY, `capacity ${s.capacity} vs ${COMPUTED_CAPACITY}`).toBeLessThan(

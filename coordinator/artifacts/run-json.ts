@@ -439,7 +439,7 @@ function recordsSection(c: Collector): Record<string, unknown> {
       'classes.<c>.output_token_sources',
       'classes.<c>.ttft_uncertainty_p99_ms',
       'agents[].ttft_uncertainty_p99_ms',
-      'client_health (its TTFT uncertainty figures)',
+      'client_health (its TTFT uncertainty figures, per-request shares and stalls)',
       'metric_population.output_token_sources',
       'data_quality prompt and canary checks (every checked request is a sampled one)',
     ],

@@ -133,13 +133,18 @@ export async function executeSweep(
         try {
           const result = await runOnFleet(fleet, { ...run, plan: checked.plan, outDir: stagesDir });
           const runJson = JSON.parse(await readFile(join(result.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
-          const read = await readStageRequests(
-            join(result.dir, 'requests.ndjson'),
-            sweep.class,
-            Number(runJson.started_at_unix_ns),
-            stage.measure,
-            state.slo.basis ?? 'sent',
-          ).catch(() => null);
+          // Sampled records hold a sample of the requests: departures and ranks over it would not be the
+          // stage's, so run.json's own figures (every request's, merged by the agents) stand then.
+          const sampled = (runJson.records as { sent?: string } | undefined)?.sent === 'sampled';
+          const read = sampled
+            ? null
+            : await readStageRequests(
+                join(result.dir, 'requests.ndjson'),
+                sweep.class,
+                Number(runJson.started_at_unix_ns),
+                stage.measure,
+                state.slo.basis ?? 'sent',
+              ).catch(() => null);
           const figures = stageFigures(
             runJson,
             sweep.class,
