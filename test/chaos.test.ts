@@ -38,7 +38,7 @@ const DRIFT = !skipFor("the chaos soak's drifting agent", netnsUnavailable() ?? 
  * included. It is the Theil–Sen slope of its JS heap after a full GC (sampled every 1.37 s) over
  * the requests taken in, from MEMORY_WARMUP_S into the load to its end, and may be at most
  * MEMORY_BYTES_PER_REQUEST. Measured 2026-12-04 on CI's soak (10 req/s, 3 agents, faults): 0.68 to
- * 0.87 KiB per request in four runs with the first 10 s left out (up to 1.2 KiB from 5 s: warm-up).
+ * 0.87 KiB per request in five runs with the first 10 s left out (up to 1.2 KiB from 5 s: warm-up).
  * At 10 req/s that is 7–9 KiB a second, more than the ~70 bytes a request the exact figures keep, so it
  * is mostly per-second state (a heap snapshot at 60 req/s found +0.39 MiB over 70 s). 1.25 KiB sits
  * above what was measured, and a leak of 1 KiB per request on top of it exceeds it (the test checks
