@@ -111,6 +111,29 @@ describe('clientHealth', () => {
   });
 });
 
+describe('what the agent saw its process do', () => {
+  it("names the cause from the agent's own stall log in that second or the next", () => {
+    const stalls = [
+      { second: 8, ms: 112.4, cause: 'no_cpu' as const, cpu_ms: 3.1, gc_ms: 0 },
+      { second: 20, ms: 70, cause: 'gc' as const, cpu_ms: 70, gc_ms: 61.5 },
+    ];
+    const h = clientHealth([
+      {
+        id: 'a',
+        health: { ...healthy, stalls },
+        lag: { measured: 40, over: 1 },
+        events: [lateSend(7, 97), lateSend(20, 60), lateSend(30, 55)],
+      },
+    ]);
+    const cause = (second: number) => h.stalls.find((s) => s.second === second)!.cause;
+    expect(cause(7)).toBe(
+      "sends up to 97 ms late (the agent's loop busy or its process waiting for a CPU), and the agent logged its loop 112.4 ms late at second 8: the process got 3.1 ms of CPU in that time: it waited for a CPU (a busy host) or was paused",
+    );
+    expect(cause(20)).toMatch(/logged its loop 70 ms late at second 20: a garbage collection \(61\.5 ms of it\)$/);
+    expect(cause(30)).not.toMatch(/logged/);
+  });
+});
+
 describe('TtftUncertainty', () => {
   const rec = (over: Partial<Record<string, unknown>>) =>
     ({ class: 'rt', status: 'ok', intended_ns: 0, sent_ns: 0, first_content_uncertainty_ns: 1e6, ...over }) as never;
@@ -119,7 +142,8 @@ describe('TtftUncertainty', () => {
     const t = new TtftUncertainty();
     for (let i = 0; i < 98; i++) t.add(0, rec({ intended_ns: i * 1e8, sent_ns: i * 1e8 + 1e6 }));
     t.add(0, rec({ intended_ns: 12e9, sent_ns: 12.08e9 }));
-    t.add(0, rec({ intended_ns: 13e9, sent_ns: 13e9, first_content_uncertainty_ns: 97e6 }));
+    // An unread first token is itemised by its arrival, a late send by its send.
+    t.add(0, rec({ intended_ns: 12.5e9, sent_ns: 12.5e9, first_content_ns: 13.2e9, first_content_uncertainty_ns: 97e6 }));
     t.add(0, rec({ status: 'timeout', intended_ns: 14e9, sent_ns: 14e9, first_content_uncertainty_ns: 500e6 }));
     expect(t.lagCount(0)).toEqual({ measured: 101, over: 1 });
     expect(t.agentCount(0)).toBe(100);

@@ -9,7 +9,7 @@
 // timer ticks a second, event-loop utilisation) keep their limits. Every request over a limit is
 // itemised by agent and second, so a verdict names when it happened and what was seen.
 
-import type { AgentHealth } from '../shared/protocol.js';
+import type { AgentHealth, AgentStall } from '../shared/protocol.js';
 import { shareBounds } from '../shared/share-bound.js';
 import type { LagCount, TimingEvent } from './timing-uncertainty.js';
 
@@ -135,7 +135,7 @@ export function clientHealth(
     const uOver = events.filter((e) => e.uncertaintyNs !== null && e.uncertaintyNs / 1e6 > (limitOf.get(e.cls) ?? Infinity)).length;
     const uShare = (a.uncertaintyMeasured ?? 0) > 0 ? figure(Math.min(uOver, a.uncertaintyMeasured!), a.uncertaintyMeasured!) : null;
     if (uShare && limited(uShare)) why.push(`${shareText(uShare)} of its first-token stamps were uncertain by more than their class limit`);
-    const own = stallsOf(a.id, events, limitOf);
+    const own = stallsOf(a.id, events, limitOf, h?.stalls ?? []);
     stalls.push(...own);
     if (why.length > 0) {
       limitedAgents.push(a.id);
@@ -191,7 +191,7 @@ export const CLIENT_HEALTH_DEFINITIONS: Record<string, string> = {
     'per agent: schedule_lag (its requests with an intended send time, those sent more than limits.schedule_lag_ms late, the share and its bounds) and ttft_uncertainty (its successful requests carrying the uncertainty, those over their class limit among the first 2,000 itemised, the share and its bounds); limited when either share_lower exceeds allowed_share or its event-loop delay p99 or utilisation exceeded its limit',
   'client_health.limited_agents': 'the agents whose own evidence (above) made the run client-limited',
   'client_health.stalls':
-    'the seconds of the run in which an agent had requests over a limit, worst first (at most 20): agent, second (from the shared start instant, by send time), how many requests, the largest first-token stamp uncertainty and schedule lag among them (ms), and the cause the records show',
+    "the seconds of the run in which an agent had requests over a limit, worst first (at most 20): agent, second (from the shared start instant: a late request's send, an unread first token's arrival), how many requests, the largest first-token stamp uncertainty and schedule lag among them (ms), and the cause: what the records show, and what the agent's own stall log saw its process do in that second or the next (a garbage collection, its own work on a CPU, or no CPU: a busy host or a pause; each agent keeps its longest 20 stalls)",
   'client_health.allowed_share': 'the share of requests that may be over a limit before the run is client-limited',
   'client_health.confidence': 'the one-sided confidence with which a share must be shown above allowed_share',
 };
@@ -215,8 +215,14 @@ function shareText(f: ShareFigure): string {
   return `${f.over_limit} of ${f.requests} (${pct(f.share ?? 0)}, above ${pct(f.share_lower)} with ${CONFIDENCE * 100}% confidence > ${pct(ALLOWED_SHARE)} allowed)`;
 }
 
-// An agent's itemised requests grouped by second; the cause is what the records show.
-function stallsOf(id: string, events: readonly TimingEvent[], limitOf: ReadonlyMap<string, number>): Stall[] {
+// An agent's itemised requests grouped by second; the cause is what the records show, and what the
+// agent's own stall log (agent/stall-log.ts) saw its process do then, when it logged a stall there.
+function stallsOf(
+  id: string,
+  events: readonly TimingEvent[],
+  limitOf: ReadonlyMap<string, number>,
+  agentStalls: readonly AgentStall[],
+): Stall[] {
   const bySecond = new Map<number, Stall>();
   for (const e of events) {
     const s = bySecond.get(e.second) ?? {
@@ -236,22 +242,31 @@ function stallsOf(id: string, events: readonly TimingEvent[], limitOf: ReadonlyM
     bySecond.set(e.second, s);
   }
   const out = [...bySecond.values()].filter((s) => s.max_schedule_lag_ms !== null || s.max_ttft_uncertainty_ms !== null);
-  for (const s of out) s.cause = causeOf(s);
+  for (const s of out) s.cause = causeOf(s, agentStalls);
   return out;
 }
 
 // What the records say held the requests: a late send is the agent not getting to its timer (its
 // loop busy, or its process waiting for a CPU); an uncertain stamp is its loop busy while the
 // first token's bytes waited unread.
-function causeOf(s: Stall): string {
+function causeOf(s: Stall, agentStalls: readonly AgentStall[]): string {
   const parts: string[] = [];
   if (s.max_schedule_lag_ms !== null)
     parts.push(`sends up to ${s.max_schedule_lag_ms} ms late (the agent's loop busy or its process waiting for a CPU)`);
   if (s.max_ttft_uncertainty_ms !== null)
     parts.push(`first-token bytes up to ${s.max_ttft_uncertainty_ms} ms unread (the agent's event loop busy)`);
+  // The agent's own log: a stall that ended in this second or the next covered the moment.
+  const seen = agentStalls.filter((x) => x.second === s.second || x.second === s.second + 1).sort((x, y) => y.ms - x.ms)[0];
+  if (seen) parts.push(`the agent logged its loop ${seen.ms} ms late at second ${seen.second}: ${STALL_CAUSE_WORDS[seen.cause](seen)}`);
   // Joined without a semicolon: the run's status reason separates its reasons with '; '.
   return parts.join(', and ');
 }
+
+const STALL_CAUSE_WORDS: Record<AgentStall['cause'], (x: AgentStall) => string> = {
+  gc: (x) => `a garbage collection (${x.gc_ms} ms of it)`,
+  busy: (x) => `its own work (the process on a CPU ${x.cpu_ms} ms of it)`,
+  no_cpu: (x) => `the process got ${x.cpu_ms} ms of CPU in that time: it waited for a CPU (a busy host) or was paused`,
+};
 
 function held(s: Stall): number {
   return Math.max(s.max_schedule_lag_ms ?? 0, s.max_ttft_uncertainty_ms ?? 0);

@@ -25,7 +25,7 @@ export const ITEMISED_PER_AGENT = 2000;
 
 /** One request whose client-side timing exceeded the floor. */
 export interface TimingEvent {
-  /** Second of the run (from the shared start instant) in which it was sent. */
+  /** Second of the run (from the shared start instant) in which the client held it: its send when late, else its first token's arrival. */
   second: number;
   cls: string;
   /** Its first-token stamp uncertainty and schedule lag, ns (null when it carries none). */
@@ -64,7 +64,7 @@ export class TtftUncertainty {
     if ((u ?? 0) > ITEMISE_FLOOR_NS || (lagNs ?? 0) > ITEMISE_FLOOR_NS) {
       const list = getOrCreate(this.events, agent, () => []);
       if (list.length < ITEMISED_PER_AGENT)
-        list.push({ second: Math.floor(Math.max(0, r.sent_ns) / 1e9), cls: r.class, uncertaintyNs: u, lagNs });
+        list.push({ second: Math.floor(Math.max(0, heldAtNs(r, lagNs)) / 1e9), cls: r.class, uncertaintyNs: u, lagNs });
     }
   }
 
@@ -99,6 +99,12 @@ export class TtftUncertainty {
   eventsOf(agent: number): readonly TimingEvent[] {
     return this.events.get(agent) ?? [];
   }
+}
+
+// A late send was held at its send; an unread first token, when it arrived.
+function heldAtNs(r: RequestRecord, lagNs: number | null): number {
+  const first = r.first_content_ns ?? null;
+  return (lagNs ?? 0) > ITEMISE_FLOOR_NS || first === null ? r.sent_ns : first;
 }
 
 function p99Ms(h: Histogram | undefined): number | null {
