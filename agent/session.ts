@@ -50,6 +50,8 @@ export interface SessionOptions {
   selfTest?: SelfTestFigures | null;
   /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
   armDelayMs: number;
+  /** Test hook: called when a run's plan arrives (agent --test-stall counts runs with it). */
+  onPlan?: () => void;
   /** After a release (or a coordinator that went away), wait for the next coordinator instead of exiting. */
   stay: boolean;
   log(line: string): void;
@@ -316,6 +318,7 @@ class Member {
 
   private plan(m: Extract<CoordinatorMessage, { type: 'plan' }>): void {
     const { opts } = this;
+    opts.onPlan?.();
     // A plan without a welcome first (no coordinator sends one) still gets a run to belong to.
     if (this.run?.runId !== m.run_id) this.run = newRun(m.run_id, this.graceMs);
     const run = this.run;

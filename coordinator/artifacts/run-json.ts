@@ -16,6 +16,8 @@ import type { AgentState } from '../agent-state.js';
 import type { CacheReset } from '../cache-reset.js';
 import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
 import type { ClassShape } from '../class-shape.js';
+import type { ClassTiming } from '../client-health.js';
+import { CLIENT_HEALTH_DEFINITIONS, clientHealth, ttftUncertaintyLimitMs } from '../client-health.js';
 import { clockResidualEntries, DRIFT_FIELD_DEFINITIONS, driftFields, OFFSET_MODEL } from '../clock/drift-fields.js';
 import type { ClockDecision } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
@@ -27,8 +29,8 @@ import { LOCAL_LAYOUT_DEFINITIONS } from '../local-layout.js';
 import { MAX_OFF_PLAN } from '../offered-arrivals.js';
 import { PROBES_AT_JOIN } from '../probe.js';
 import { PROMPT_EXACTNESS_DEFINITIONS, promptExactness } from '../prompt-exactness.js';
-import type { ClassTiming, RunStatus } from '../run-status.js';
-import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
+import type { RunStatus } from '../run-status.js';
+import { decideRunStatus, startSkewNs } from '../run-status.js';
 import { runSummaryLines } from '../run-summary.js';
 import { serverBlock } from '../scrape/server-block.js';
 import type { ScrapeSummary } from '../scrape/summary.js';
@@ -105,8 +107,6 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     "the p99 over the agent's successful requests of first_content_uncertainty_ns (see timing_methodology.ttft_uncertainty), in ms; null when its records do not carry it; an estimate, whose coverage this agent measured is self_test.uncertainty_coverage",
   'classes.<class>.ttft_uncertainty_p99_ms':
     "the same p99 over the class's successful requests from every agent: TTFT stamps may be late by about this much (p99): an estimate that misses the kernel's wake-up and time waiting for a CPU (client_health.ttft_uncertainty_coverage states its measured coverage)",
-  'client_health.ttft_uncertainty_p99_ms':
-    'the largest class ttft_uncertainty_p99_ms; a class whose figure exceeds the larger of limits.ttft_uncertainty_p99_floor_ms and limits.ttft_uncertainty_p99_share_of_ttft_p50 × its TTFT p50 makes the run client_limited',
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   ...DRIFT_FIELD_DEFINITIONS,
@@ -163,6 +163,7 @@ const FIELD_DEFINITIONS: Record<string, string> = {
     'whether the class met its declared SLO, per window, with each criterion (the p95 of each bounded latency, the success rate) against its bound; present only for a class that declares an SLO; slo_proof says whether this verdict can be trusted',
   ...SLO_VERDICT_DEFINITIONS,
   ...HEADROOM_DEFINITIONS,
+  ...CLIENT_HEALTH_DEFINITIONS,
   ...LOCAL_LAYOUT_DEFINITIONS,
   ...Object.fromEntries(Object.entries(SELF_TEST_DEFINITIONS).map(([k, v]) => [`agents[].${k}`, v])),
   ...Object.fromEntries(Object.entries(GOODPUT_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
@@ -257,8 +258,14 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     for (const [code, n] of Object.entries(all.httpCounts)) statusCounts[code] = (statusCounts[code] ?? 0) + n;
   }
   const health = clientHealth(
-    states.map((s) => ({ id: s.conn.hello.agent_id, health: s.health })),
-    plan.classes.map((cls) => classTiming(cls.name, classes[cls.name])),
+    states.map((s) => ({
+      id: s.conn.hello.agent_id,
+      health: s.health,
+      lag: c.ttftUncertainty.lagCount(s.index),
+      uncertaintyMeasured: c.ttftUncertainty.agentCount(s.index),
+      events: c.ttftUncertainty.eventsOf(s.index),
+    })),
+    plan.classes.map((cls) => classTiming(cls.name, classes[cls.name], c)),
     lowestCoverage(states),
   );
   const skewNs = startSkewNs(states.map((s) => s.firstSendErrorNs));
@@ -418,7 +425,7 @@ function recordsSection(c: Collector): Record<string, unknown> {
       'classes.<c>.output_token_sources',
       'classes.<c>.ttft_uncertainty_p99_ms',
       'agents[].ttft_uncertainty_p99_ms',
-      'client_health (its TTFT uncertainty figures)',
+      'client_health (its TTFT uncertainty figures, per-request shares and stalls)',
       'metric_population.output_token_sources',
       'data_quality prompt and canary checks (every checked request is a sampled one)',
     ],
@@ -453,10 +460,17 @@ function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, u
   return out;
 }
 
-// What the client-health policy needs of a class: its TTFT timing uncertainty and its TTFT p50.
-function classTiming(name: string, summary: unknown): ClassTiming {
+// What the client-health policy needs of a class: its TTFT timing uncertainty, its TTFT p50 and
+// how many of its stamps were uncertain by more than the limit that p50 sets.
+function classTiming(name: string, summary: unknown, c: Collector): ClassTiming {
   const s = summary as { ttft_uncertainty_p99_ms: number | null; windows: { all?: { ttft_p50_ms?: number | null } } };
-  return { name, ttft_uncertainty_p99_ms: s.ttft_uncertainty_p99_ms, ttft_p50_ms: s.windows.all?.ttft_p50_ms ?? null };
+  const p50 = s.windows.all?.ttft_p50_ms ?? null;
+  return {
+    name,
+    ttft_uncertainty_p99_ms: s.ttft_uncertainty_p99_ms,
+    ttft_p50_ms: p50,
+    ...c.ttftUncertainty.classCount(name, ttftUncertaintyLimitMs(p50)),
+  };
 }
 
 function canaryCounts(shapes: readonly ClassShape[]): { request_canary_samples: number; request_canary_passed: number } {

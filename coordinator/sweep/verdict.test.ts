@@ -160,10 +160,15 @@ describe('judgeStage', () => {
     });
     const f = figures(run);
     expect(f.client_limited_agents).toEqual([{ agent_id: 'a2', schedule_lag_p99_ms: 80, event_loop_delay_p99_ms: 61, requests_per_s: 4 }]);
-    expect(judgeStage(f, SLO)).toEqual({
-      verdict: 'client_limited',
-      reasons: ['client-limited: a2 (schedule lag p99 80 ms, event-loop delay p99 61 ms)'],
-    });
+    // A run.json from before the share rule: named by its p99 figures, and pointed at.
+    expect(judgeStage(f, SLO)).toEqual({ verdict: 'client_limited', reasons: ['client-limited: see run.json client_health'] });
+    // Today's run names its limited agents and says which second and why: that is the reason.
+    const why =
+      'a1: 5 of 100 (5.0%, above 2.0% with 95% confidence > 1.0% allowed) of its requests were sent more than 50 ms after their intended time — worst: a1 at second 7, 3 requests, sends up to 120 ms late';
+    Object.assign(run.client_health, { limited_agents: ['a1'], reasons: [why] });
+    const g = figures(run);
+    expect(g.client_limited_agents.map((a) => a.agent_id)).toEqual(['a1']);
+    expect(judgeStage(g, SLO)).toEqual({ verdict: 'client_limited', reasons: [`client-limited: ${why}`] });
   });
   it('a stage stopped by a plan abort rule is over capacity (fail), not an error (issue 22)', () => {
     const r = runJson({ status: 'aborted' });
