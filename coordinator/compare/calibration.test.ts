@@ -64,6 +64,12 @@ describe('the gate on simulated autocorrelated runs', () => {
     expect(r.flagged).toBeGreaterThanOrEqual(0.8 * 200);
   }, 120_000);
 
+  it('AR(1) φ 0.95, one run of 300 a side: at the edge, and it says +20% is below what it can see', () => {
+    const r = calibrate({ n: 300, phi: 0.95, runs: 1, spread: 0, pairs: 200 });
+    expect(r.falseAlarms).toBeLessThanOrEqual(allowed(200));
+    expect(r.detectable).toBeGreaterThan(0.2);
+  }, 120_000);
+
   it('AR(1) φ 0.95, one run of 3,000 a side', () => {
     const r = calibrate({ n: 3000, phi: 0.95, runs: 1, spread: 0, pairs: 100 });
     expect(r.falseAlarms).toBeLessThanOrEqual(allowed(100));

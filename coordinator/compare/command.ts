@@ -112,7 +112,8 @@ export async function compareCommand(
   return ExitCode.OK;
 }
 
-function comparisonJson(
+/** comparison.json's content. */
+export function comparisonJson(
   c: Comparison,
   b: Side,
   cand: Side,

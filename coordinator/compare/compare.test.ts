@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rngFromKey } from '../../shared/rng.js';
-import { comparabilityProblems, comparisonTable } from './command.js';
+import { comparabilityProblems, comparisonJson, comparisonTable } from './command.js';
 import type { CompareOptions, RunSample } from './figures.js';
 import { compareRuns } from './figures.js';
 import { parseGateOn } from './gate-on.js';
@@ -94,6 +94,20 @@ describe('compareRuns', () => {
     );
     expect(lines.find((l) => /ttft_p95_ms +\*/.test(l))).toMatch(/REGRESSED {2}detectable ≥ [\d.]+ \(\+\d+\.\d%\)$/);
     expect(lines.at(-1)).toMatch(/^ {2}note: one run a side/);
+  });
+
+  it('defines every field of comparison.json', () => {
+    const c = compareRuns([iidRun('a')], [iidRun('b', 1.3)], OPTS);
+    const side = { label: 'x', runs: [], dirs: [] };
+    const json = comparisonJson(c, side, side, { ...OPTS }, []);
+    const defined = new Set(Object.keys(json.definitions));
+    const missing = [
+      ...Object.keys(json).filter((k) => k !== 'definitions' && !defined.has(k)),
+      ...Object.keys(c.classes.rt!.all![0]!)
+        .map((k) => `classes.<c>.<w>[].${k}`)
+        .filter((k) => !defined.has(k)),
+    ];
+    expect(missing).toEqual([]);
   });
 
   it('names what makes two sides not comparable', () => {

@@ -1,6 +1,14 @@
 // One sentence per field of comparison.json: every number the artifact carries is defined in it.
 
 export const COMPARISON_DEFINITIONS: Record<string, string> = {
+  schema: 'the artifact schema, loadfleet.comparison/v1',
+  baseline: 'the baseline side: its label, the run ids compared (runs) and their directories (dirs)',
+  candidate: 'the candidate side, as baseline',
+  seed: 'the seed of every bootstrap generator of this comparison',
+  'classes.<c>.<w>[].figure': 'the figure compared: <metric>_p<q>_ms, success_rate or goodput_rps',
+  'classes.<c>.<w>[].unit': "the figure's unit: ms, share (0–1) or req/s",
+  'classes.<c>.<w>[].better': 'which way the figure improves: lower (latency) or higher (success rate, goodput)',
+  'classes.<c>.<w>[].reason': 'why the figure is not_evaluable (null otherwise)',
   method:
     "block-bootstrap-one-run when a side holds one run: each run's requests, in intended-send order, are resampled in blocks of consecutive requests (the stationary bootstrap, mean block length chosen from the data by Politis and White's rule) so that a queue's autocorrelation stays in the interval; two-level-repeats when each side holds 2 or more runs: a side's figure is the mean of its runs' figures, its variance the runs' sample variance / runs (never below their mean within-run block-bootstrap variance / runs), with runs − 1 degrees of freedom (Kalibera and Jones's two levels: runs, then requests within runs)",
   confidence: 'the two-sided coverage of every interval (0.95: 2.5% on each side)',
@@ -38,6 +46,8 @@ export const COMPARISON_DEFINITIONS: Record<string, string> = {
     'whether both sides ran the same load: the same plan apart from its target and prompt calibration (SHA-256 of the rest: classes, phases, windows, seed, duration — a new build at a new address is what a comparison is for) and the same schedule (schedule_sha256); a comparison of different ones is refused unless --allow-different-plans, and then says so here with the problems',
   regressed: 'class/window/figure of every gating figure that regressed (exit 5 with --fail-on-regression)',
   improved: 'class/window/figure of every gating figure that improved',
+  reported: 'the non-gating figures beyond noise and threshold at their own level (regressed, improved): reported, never deciding the exit code',
+  classes: 'class → window → the compared figures, each defined below',
   'reported.regressed': 'class/window/figure of every other figure that regressed at its own level (reported, not gating)',
   'reported.improved': 'class/window/figure of every other figure that improved at its own level',
 };
