@@ -46,7 +46,8 @@ export const COMPARISON_DEFINITIONS: Record<string, string> = {
     'whether both sides ran the same load: the same plan apart from its target and prompt calibration (SHA-256 of the rest: classes, phases, windows, seed, duration — a new build at a new address is what a comparison is for) and the same schedule (schedule_sha256); a comparison of different ones is refused unless --allow-different-plans, and then says so here with the problems',
   regressed: 'class/window/figure of every gating figure that regressed (exit 5 with --fail-on-regression)',
   improved: 'class/window/figure of every gating figure that improved',
-  reported: 'the non-gating figures beyond noise and threshold at their own level (regressed, improved): reported, never deciding the exit code',
+  reported:
+    'the non-gating figures beyond noise and threshold at their own level (regressed, improved): reported, never deciding the exit code',
   classes: 'class → window → the compared figures, each defined below',
   'reported.regressed': 'class/window/figure of every other figure that regressed at its own level (reported, not gating)',
   'reported.improved': 'class/window/figure of every other figure that improved at its own level',

@@ -1,10 +1,9 @@
-// Pure: from each side's bootstrap replicates to the test of the change of one figure. A side's
-// figure is the mean over its runs of each run's figure. Its variance is the variance of its
-// replicates: over blocks of requests with one run (degrees of freedom: the number of blocks − 1,
-// as in batch means), or over runs then blocks with repeats (scaled by m / (m − 1), the usual
-// correction of a bootstrap variance of a mean of m, and with m − 1 degrees of freedom, since
-// run-to-run variation is known only from the m runs). The change is tested with Welch's t; when
-// failures rank +∞ inside the replicates, the percentile bootstrap is used instead.
+// Pure: from each side's estimate to the test of the change of one figure, Holm's step-down over
+// the gating figures, and the smallest change a test could detect. A side's figure is the mean over
+// its runs of each run's figure; its variance comes from the block bootstrap of its one run
+// (corrected for the block bootstrap's shortfall) or from the spread of its repeated runs. The
+// change is tested with Welch's t; when failures rank +∞ inside the replicates, the percentile
+// bootstrap is used instead.
 import { mean, nearestRank, variance } from './bootstrap.js';
 import { tCdf, tQuantile } from './tdist.js';
 
