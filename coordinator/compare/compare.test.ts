@@ -80,11 +80,12 @@ describe('compareRuns', () => {
     expect(cmp.limits).toEqual([]);
   });
 
-  it('gates on what --gate-on names instead of the SLO figures', () => {
-    const c = compareRuns([iidRun('a')], [iidRun('b', 1.3)], { ...OPTS, gateOn: ['rt/all/ttft_p50_ms'] });
-    expect(c.gating).toEqual(['rt/all/ttft_p50_ms']);
+  it('gates on what --gate-on names instead of the SLO figures, and says when one of them cannot gate', () => {
+    const c = compareRuns([iidRun('a')], [iidRun('b', 1.3)], { ...OPTS, gateOn: ['rt/all/ttft_p50_ms', 'rt/all/itl_p95_ms'] });
+    expect(c.gating).toEqual(['rt/all/ttft_p50_ms', 'rt/all/itl_p95_ms']);
     expect(c.regressed).toEqual(['rt/all/ttft_p50_ms']);
     expect(c.reported.regressed).toContain('rt/all/ttft_p95_ms');
+    expect(c.limits.at(-1)).toMatch(/^gating figure rt\/all\/itl_p95_ms is not evaluable and gates nothing: ITL gaps/);
   });
 
   it('prints gating figures marked, with their detectable change, and the limits', () => {

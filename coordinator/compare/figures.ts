@@ -166,7 +166,12 @@ export function compareRuns(baseline: readonly RunSample[], candidate: readonly 
     regressed: [],
     improved: [],
     reported: { regressed: [], improved: [] },
-    limits: limitsOf(baseline.length, candidate.length, pending),
+    limits: [
+      ...limitsOf(baseline.length, candidate.length, pending),
+      ...pending
+        .filter((p, i) => gating.has(p.key) && tests[i] === null)
+        .map((p) => `gating figure ${p.key} is not evaluable and gates nothing: ${p.reason ?? 'a side has no value for the figure'}`),
+    ],
   };
   pending.forEach((p, i) => {
     const t = tests[i] ?? null;
