@@ -7,12 +7,17 @@ import { blockMeans, blockQuantiles, nearestRank, twoLevel, variance } from './b
 import type { SideEstimate } from './inference.js';
 import { oneRunEstimate, repeatsEstimate } from './inference.js';
 
+/** The most lags the correlation time is read over: bounds the cost at O(n · 1,000) for long runs. */
+export const MAX_TAU_LAG = 1000;
+
 /**
  * A series' block length (Politis–White) and correlation time. The correlation time is read over
- * lags up to n/4, not only Politis–White's √n + 5, since a slow queue's correlation reaches further.
+ * lags up to n/4 (at most MAX_TAU_LAG), not only Politis–White's √n + 5, since a slow queue's
+ * correlation reaches further.
  */
 export function dependenceOf(series: ArrayLike<number>): Dependence {
-  return { blockLen: dependence(series).blockLen, tau: dependence(series, Math.floor(series.length / 4)).tau };
+  const lags = Math.min(MAX_TAU_LAG, Math.floor(series.length / 4));
+  return { blockLen: dependence(series).blockLen, tau: dependence(series, lags).tau };
 }
 
 /** Of a latency series: read by rank, failures (+∞) last. */
