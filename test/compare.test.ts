@@ -74,7 +74,11 @@ describe('coordinator compare', () => {
     expect(html).toMatch(/baseline.*candidate/s);
   }, 60_000);
 
-  it('passes two identical runs through the gate, TTFT and e2e within noise', async () => {
+  // One pair only shows the pass path; the false-alarm rate is measured over many pairs
+  // (coordinator/compare/calibration.test.ts, test/compare-calibration.test.ts). Non-gating figures
+  // are each read at their own level, so one of many may read "regressed" in any pair: they are
+  // logged, not asserted.
+  it('passes two identical runs through the gate (its one SLO figure)', async () => {
     const out = join(work, 'cmp-same');
     const r = await compare([base, same, '--out', out, '--fail-on-regression']);
     const c = JSON.parse(readFileSync(join(out, 'comparison.json'), 'utf8'));
@@ -82,7 +86,6 @@ describe('coordinator compare', () => {
     console.log(
       ttft.map((f: any) => `${f.figure} ${f.baseline} → ${f.candidate} [${f.interval.low}, ${f.interval.high}] ${f.verdict}`).join('; '),
     );
-    for (const f of ttft) expect(f.verdict, f.figure).toBe('within_noise');
     expect(c.classes.rt.all.find((f: any) => f.figure === 'success_rate').verdict).toBe('within_noise');
     expect(r.code, r.stdout).toBe(ExitCode.OK);
     expect(c.regressed).toEqual([]);
