@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { logGamma, regIncBeta, shareBounds, shareExceeds } from './share-bound.js';
+import { logGamma, regIncBeta } from './incomplete-beta.js';
+import { shareBounds, shareExceeds } from './share-bound.js';
 
 describe('share bounds (exact one-sided Clopper–Pearson)', () => {
   it('matches closed forms at the edges', () => {
