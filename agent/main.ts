@@ -13,6 +13,8 @@ import type { SelfTestMode } from './self-test/cache.js';
 import { selfTestFigures } from './self-test/cache.js';
 import { runAgent } from './session.js';
 import { handleStopSignals } from './terminate.js';
+import type { StallSpec } from './test-stalls.js';
+import { parseStallSpec, startStalls } from './test-stalls.js';
 
 const CLOCK_DOMAIN = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -72,6 +74,11 @@ const program = new Command('agent')
   .addOption(
     new Option('--test-starve <id>', 'the agent with this id keeps its event loop busy 60 ms of every 100 ms (tests only)').hideHelp(),
   )
+  .addOption(
+    new Option('--test-stall <spec>', 'stall the event loop of agent <id>:<ms>/<every_ms>[@<runs>] (tests only; repeatable)')
+      .argParser((v: string, prev: StallSpec[] = []) => [...prev, parseStallSpec(v)])
+      .hideHelp(),
+  )
   .addHelpText(
     'after',
     `
@@ -103,6 +110,7 @@ async function main(): Promise<number> {
     testClockOffsetMs: number;
     testArmDelayMs: number;
     testStarve?: string;
+    testStall?: StallSpec[];
   }>();
   const ids = o.id.length > 0 ? o.id : [`${hostname()}-${process.pid}`];
   if (new Set(ids).size !== ids.length)
@@ -110,6 +118,16 @@ async function main(): Promise<number> {
   // One flag for every local agent, so a test can starve exactly one of them: a client-limited agent
   // (every agent this process serves shares the starved loop).
   if (o.testStarve !== undefined && ids.includes(o.testStarve)) starveEventLoop();
+  const onPlan = new Map<string, () => void>();
+  for (const s of o.testStall ?? [])
+    if (ids.includes(s.agentId)) {
+      const hook = startStalls(s);
+      const before = onPlan.get(s.agentId);
+      onPlan.set(s.agentId, () => {
+        before?.();
+        hook();
+      });
+    }
   const logOf =
     (id: string) =>
     (line: string): void =>
@@ -166,6 +184,7 @@ async function main(): Promise<number> {
         selfTest,
         ...(ca ? { ca } : {}),
         armDelayMs: o.testArmDelayMs,
+        ...(onPlan.has(agentId) ? { onPlan: onPlan.get(agentId)! } : {}),
         log: logOf(agentId),
       }),
     ),

@@ -36,6 +36,7 @@ import { Recorder } from './recorder.js';
 import type { ShareRunner, SpoolTarget } from './share-runner.js';
 import { SlewTimeline } from './slew-timeline.js';
 import { Spool } from './spool.js';
+import { StallLog } from './stall-log.js';
 import { sleepUntil } from './timing.js';
 import { WorkloadPromptBuilder } from './workload-prompt.js';
 
@@ -92,6 +93,7 @@ export class AgentRun implements ShareRunner {
   private readonly dispatcher = new UndiciAgent({ connections: null, pipelining: 1, keepAliveTimeout: 30_000 });
   private readonly stopper = new AbortController();
   private readonly eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+  private readonly stallLog = new StallLog();
   private readonly lag = newHistogram();
   private readonly cpuStart = process.cpuUsage();
   /** Event-loop utilisation is counted from the start instant (preparation is not load). */
@@ -232,6 +234,7 @@ export class AgentRun implements ShareRunner {
     loopBusy.settle(); // preparing the run is not part of any stamp's bound
     this.send({ type: 'started', first_send_error_ns: this.nowNs() });
     this.eventLoop.enable();
+    this.stallLog.start(() => Math.floor(Math.max(0, this.nowNs()) / 1e9));
     this.eluStart = performance.eventLoopUtilization();
     this.every(1000, () => this.heartbeat());
     this.every(RECORD_FLUSH_MS, () => this.flushRecords());
@@ -402,6 +405,7 @@ export class AgentRun implements ShareRunner {
       // Nobody can take the rest now: keep the spool for a restarted agent to hand over.
       await this.spool?.close(false);
       this.eventLoop.disable();
+      this.stallLog.stop();
       await this.dispatcher.close();
       return;
     }
@@ -418,6 +422,7 @@ export class AgentRun implements ShareRunner {
       ...(this.sample && { tally: this.sample.tallies() }),
     });
     this.eventLoop.disable();
+    this.stallLog.stop();
     await this.dispatcher.close();
   }
 
@@ -444,6 +449,7 @@ export class AgentRun implements ShareRunner {
       cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
       // Four decimals: a share, and artifacts should not carry float noise.
       elu: this.eluStart ? Math.round(performance.eventLoopUtilization(this.eluStart).utilization * 1e4) / 1e4 : 0,
+      stalls: this.stallLog.list(),
     };
   }
 

@@ -30,6 +30,8 @@ export interface SessionOptions {
   selfTest?: SelfTestFigures | null;
   /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
   armDelayMs: number;
+  /** Test hook: called when a run's plan arrives (agent --test-stall counts runs with it). */
+  onPlan?: () => void;
   /** After a release (or a coordinator that went away), wait for the next coordinator instead of exiting. */
   stay: boolean;
   log(line: string): void;

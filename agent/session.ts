@@ -204,6 +204,7 @@ class Member {
 
   private plan(m: Extract<CoordinatorMessage, { type: 'plan' }>): void {
     const { opts } = this;
+    opts.onPlan?.();
     // A plan without a welcome first (no coordinator sends one) still gets a run to belong to.
     if (this.run?.runId !== m.run_id) this.run = newRun(m.run_id, this.graceMs);
     const run = this.run;

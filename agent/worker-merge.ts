@@ -2,6 +2,7 @@
 // counts add, histograms are merged (never percentiles), health keeps the worst figure.
 import { addEncoded, encodeHistogram, newHistogram } from '../shared/histogram.js';
 import type { AgentHealth, IntervalClass } from '../shared/protocol.js';
+import { STALLS_KEPT } from './stall-log.js';
 
 type Encoded = Record<string, string>;
 
@@ -68,5 +69,10 @@ export function combineHealth(parts: readonly AgentHealth[]): AgentHealth {
     event_loop_delay_max_ms: Math.max(0, ...parts.map((h) => h.event_loop_delay_max_ms)),
     cpu_ms: Math.max(0, ...parts.map((h) => h.cpu_ms)),
     elu: Math.max(0, ...parts.map((h) => h.elu ?? 0)),
+    stalls: parts
+      .flatMap((h) => h.stalls ?? [])
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, STALLS_KEPT)
+      .sort((a, b) => a.second - b.second),
   };
 }

@@ -93,7 +93,7 @@ function print(line: string): void {
 program
   .command('compare')
   .description(
-    "compare a candidate with a baseline (run or experiment directories): each figure's change with a bootstrap interval and a verdict",
+    "compare a candidate with a baseline (run or experiment directories): each figure's change with an interval that holds the runs' autocorrelation (and run-to-run variation with repeats), and a verdict; a few declared figures gate",
   )
   .argument('<baseline>', 'a run directory, or an experiment directory (its repeats of one arm)')
   .argument('<candidate>', 'a run directory, or an experiment directory')
@@ -104,9 +104,14 @@ program
   .option('--threshold-pct <pct>', 'a latency or goodput change smaller than this share of the baseline is within noise', Number, 5)
   .option('--success-threshold-pts <pts>', 'a success-rate change smaller than this many points is within noise', Number, 1)
   .option('--confidence <c>', 'interval coverage', Number, 0.95)
+  .option('--false-alarm <rate>', 'family-wise rate of false regressions over the gating figures (Holm)', Number, 0.05)
+  .option(
+    '--gate-on <figures>',
+    "the figures that gate, comma-separated: figure, class/figure or class/window/figure (default: each class's SLO figures in window all)",
+  )
   .option('--resamples <n>', 'bootstrap replicates per figure and side', Number, 1000)
   .option('--seed <s>', 'seed of the bootstrap (same inputs and seed, same intervals)', '1')
-  .option('--fail-on-regression', `exit ${ExitCode.REGRESSED} when any figure regressed`)
+  .option('--fail-on-regression', `exit ${ExitCode.REGRESSED} when a gating figure regressed`)
   .option('--allow-different-plans', 'compare runs of different plans or schedules (refused by default)')
   .action(async (baseline: string, candidate: string, o: Parameters<typeof compareCommand>[2]) => {
     process.exitCode = await compareCommand(baseline, candidate, o, print);

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentHealth } from '../shared/protocol.js';
 import type { RunFacts } from './run-status.js';
-import { agentLoss, clientHealth, decideRunStatus, startSkewNs } from './run-status.js';
+import { agentLoss, decideRunStatus, startSkewNs } from './run-status.js';
 
-const healthy: AgentHealth = {
-  schedule_lag_p99_ms: 1,
-  schedule_lag_max_ms: 2,
-  event_loop_delay_p99_ms: 11,
-  event_loop_delay_max_ms: 12,
-  cpu_ms: 100,
-  elu: 0.2,
-};
 const facts = (over: Partial<RunFacts> = {}): RunFacts => ({
   abortReason: null,
   events: [],
@@ -71,50 +62,6 @@ describe('agentLoss', () => {
       reason: 'agent c was lost (restarted); 2 lost (the fleet already lacked 1) > --max-agent-loss 2',
     });
     expect(agentLoss('a', 'x', 1, 0, 0).stop).toBe(true);
-  });
-});
-
-describe('clientHealth', () => {
-  it('names every agent and figure over its limit, and reports the worst figures', () => {
-    const h = clientHealth([
-      { id: 'a', health: healthy },
-      { id: 'b', health: { ...healthy, schedule_lag_p99_ms: 60, elu: 0.97 } },
-      { id: 'c', health: null },
-    ]);
-    expect(h.client_limited).toBe(true);
-    expect(h.reasons).toEqual(['b schedule lag p99 60 ms > 50 ms', 'b event-loop utilisation 97.0% > 95%']);
-    expect(h.schedule_lag_p99_ms).toBe(60);
-    expect(h.event_loop_delay_p99_ms).toBe(11);
-  });
-
-  it('is not limited when no agent reported', () => {
-    const h = clientHealth([{ id: 'a', health: null }]);
-    expect(h).toMatchObject({
-      client_limited: false,
-      schedule_lag_p99_ms: null,
-      event_loop_delay_p99_ms: null,
-      ttft_uncertainty_p99_ms: null,
-    });
-  });
-
-  it('is limited by a class whose first-token stamps may be late by too much of its TTFT', () => {
-    const agents = [{ id: 'a', health: healthy }];
-    const timing = (u: number | null, ttft: number | null) => [{ name: 'chat', ttft_uncertainty_p99_ms: u, ttft_p50_ms: ttft }];
-    // 10% of a 900 ms TTFT: 90 ms is tolerated, 91 ms is not.
-    expect(clientHealth(agents, timing(90, 900)).client_limited).toBe(false);
-    const h = clientHealth(agents, timing(91, 900));
-    expect(h.reasons).toEqual([
-      'class chat TTFT timing uncertainty p99 91 ms > 90 ms (the larger of 50 ms and 10% of its TTFT p50), an estimate whose coverage was not measured',
-    ]);
-    // The estimate's measured coverage (the agents' self-tests) is said where the reason reads it.
-    const measured = clientHealth(agents, timing(91, 900), 0.9723);
-    expect(measured.reasons[0]).toMatch(/, an estimate that covered 97\.2% of stamp errors in the agents' self-tests$/);
-    expect(measured.ttft_uncertainty_coverage).toBe(0.9723);
-    expect(h.ttft_uncertainty_p99_ms).toBe(91);
-    // A fast class is held to the floor, a class without the figure (old agents) to nothing.
-    expect(clientHealth(agents, timing(49.9, 10)).client_limited).toBe(false);
-    expect(clientHealth(agents, timing(50.1, 10)).client_limited).toBe(true);
-    expect(clientHealth(agents, timing(null, 10)).client_limited).toBe(false);
   });
 });
 

@@ -6,118 +6,13 @@
 //   degraded  the run finished, but something it states makes its numbers weaker: a clock
 //             fallback, an agent lost within --max-agent-loss, a link outage, a spool handed over
 //             after the fact, start skew above --max-start-skew-ms, more failed requests than the
-//             plan's max_error_share, or a client that could not keep up (client_health)
+//             plan's max_error_share, or a client that could not keep up (client_health,
+//             client-health.ts)
 //   completed none of those
 
-import type { AgentHealth } from '../shared/protocol.js';
+import type { ClientHealth } from './client-health.js';
 
 export type RunStatus = 'completed' | 'degraded' | 'aborted';
-
-/** An agent whose schedule lag p99 exceeds this could not keep its schedule. */
-export const CLIENT_LAG_P99_LIMIT_MS = 50;
-/** An agent whose event-loop delay p99 exceeds this was too busy to time requests well. */
-export const CLIENT_EVENT_LOOP_P99_LIMIT_MS = 50;
-/** An agent whose event loop was busy more than this share of the run had no headroom left. */
-export const CLIENT_ELU_LIMIT = 0.95;
-/**
- * A class's first-token stamps may be late by their timing uncertainty (agent/loop-busy.ts); its
- * p99 may not exceed this share of the class's TTFT p50 …
- */
-export const CLIENT_TTFT_UNCERTAINTY_SHARE = 0.1;
-/**
- * … nor this floor (ms): the same bound as the event-loop delay's. On a shared 2-core machine a
- * quiet agent's p99 already reaches 5–15 ms (measured), so a lower floor would call most short
- * runs against a fast simulator client-limited.
- */
-export const CLIENT_TTFT_UNCERTAINTY_FLOOR_MS = CLIENT_EVENT_LOOP_P99_LIMIT_MS;
-
-/** One class's TTFT timing uncertainty and the TTFT it qualifies. */
-export interface ClassTiming {
-  name: string;
-  ttft_uncertainty_p99_ms: number | null;
-  ttft_p50_ms: number | null;
-}
-
-/** run.json `client_health`. */
-export interface ClientHealth {
-  client_limited: boolean;
-  reasons: string[];
-  schedule_lag_p99_ms: number | null;
-  event_loop_delay_p99_ms: number | null;
-  /** The largest class TTFT timing-uncertainty p99. */
-  ttft_uncertainty_p99_ms: number | null;
-  /** The lowest coverage of that estimate any agent measured in its self-test (null: none measured). */
-  ttft_uncertainty_coverage?: number | null;
-  limits: Record<string, number>;
-  definition: string;
-}
-
-/**
- * Whether any agent's own health says it could not keep up, or any class's first-token stamps
- * may be late by too much of its TTFT, with the worst figures.
- */
-export function clientHealth(
-  agents: readonly { id: string; health: AgentHealth | null }[],
-  classes: readonly ClassTiming[] = [],
-  /** The lowest share of stamp errors the uncertainty covered in the agents' self-tests, when measured. */
-  uncertaintyCoverage: number | null = null,
-): ClientHealth {
-  const reasons: string[] = [];
-  let lag: number | null = null;
-  let eld: number | null = null;
-  for (const { id, health: h } of agents) {
-    if (!h) continue;
-    if (h.schedule_lag_p99_ms !== null) lag = Math.max(lag ?? 0, h.schedule_lag_p99_ms);
-    eld = Math.max(eld ?? 0, h.event_loop_delay_p99_ms);
-    if ((h.schedule_lag_p99_ms ?? 0) > CLIENT_LAG_P99_LIMIT_MS)
-      reasons.push(`${id} schedule lag p99 ${h.schedule_lag_p99_ms} ms > ${CLIENT_LAG_P99_LIMIT_MS} ms`);
-    if (h.event_loop_delay_p99_ms > CLIENT_EVENT_LOOP_P99_LIMIT_MS)
-      reasons.push(`${id} event-loop delay p99 ${h.event_loop_delay_p99_ms} ms > ${CLIENT_EVENT_LOOP_P99_LIMIT_MS} ms`);
-    if ((h.elu ?? 0) > CLIENT_ELU_LIMIT)
-      reasons.push(`${id} event-loop utilisation ${(h.elu! * 100).toFixed(1)}% > ${CLIENT_ELU_LIMIT * 100}%`);
-  }
-  let uncertainty: number | null = null;
-  for (const c of classes) {
-    const u = c.ttft_uncertainty_p99_ms;
-    if (u === null) continue;
-    uncertainty = Math.max(uncertainty ?? 0, u);
-    const limit = ttftUncertaintyLimitMs(c.ttft_p50_ms);
-    if (u > limit)
-      reasons.push(
-        `class ${c.name} TTFT timing uncertainty p99 ${u} ms > ${limit} ms (the larger of ${CLIENT_TTFT_UNCERTAINTY_FLOOR_MS} ms and ${CLIENT_TTFT_UNCERTAINTY_SHARE * 100}% of its TTFT p50)${coverageNote(uncertaintyCoverage)}`,
-      );
-  }
-  return {
-    client_limited: reasons.length > 0,
-    reasons,
-    schedule_lag_p99_ms: lag,
-    event_loop_delay_p99_ms: eld,
-    ttft_uncertainty_p99_ms: uncertainty,
-    ttft_uncertainty_coverage: uncertaintyCoverage,
-    limits: {
-      schedule_lag_p99_ms: CLIENT_LAG_P99_LIMIT_MS,
-      event_loop_delay_p99_ms: CLIENT_EVENT_LOOP_P99_LIMIT_MS,
-      event_loop_utilization: CLIENT_ELU_LIMIT,
-      ttft_uncertainty_p99_share_of_ttft_p50: CLIENT_TTFT_UNCERTAINTY_SHARE,
-      ttft_uncertainty_p99_floor_ms: CLIENT_TTFT_UNCERTAINTY_FLOOR_MS,
-    },
-    definition:
-      "client_limited is true when any agent had a schedule lag p99, an event-loop delay p99 (how late a 10 ms timer fired, beyond its period) or an event-loop utilisation above the limits, or when a class had a TTFT timing-uncertainty p99 above the larger of the floor and the given share of its TTFT p50; the figures are the worst agent or class; the timing uncertainty is an estimate, not a bound: ttft_uncertainty_coverage is the lowest share of stamp errors (+ 0.5 ms) it covered in the agents' self-tests",
-  };
-}
-
-// The uncertainty is an estimate (it misses the kernel's wake-up and time the process waited for a
-// CPU): a reason that reads it says how often it covered the error where that was measured.
-function coverageNote(coverage: number | null): string {
-  return coverage === null
-    ? ', an estimate whose coverage was not measured'
-    : `, an estimate that covered ${(coverage * 100).toFixed(1)}% of stamp errors in the agents' self-tests`;
-}
-
-/** The largest TTFT timing-uncertainty p99 a class with this TTFT p50 tolerates (ms). */
-export function ttftUncertaintyLimitMs(ttftP50Ms: number | null): number {
-  return Math.max(CLIENT_TTFT_UNCERTAINTY_FLOOR_MS, Math.round(CLIENT_TTFT_UNCERTAINTY_SHARE * (ttftP50Ms ?? 0) * 1e3) / 1e3);
-}
 
 /** Max minus min of the agents' first-send errors (null when no agent sent). */
 export function startSkewNs(firstSendErrorsNs: readonly (number | null)[]): number | null {

@@ -209,7 +209,7 @@ export function criterionText(c: SloCriterion): string {
  */
 export function verdictLine(className: string, v: ClassVerdict): string {
   if (v.verdict === 'not_evaluable') {
-    const open = v.not_evaluable_in ?? []; // absent in run.json written before issue 22
+    const open = v.not_evaluable_in ?? []; // absent in run.json written by earlier builds
     const shown = open.includes('all') ? 'all' : open[0];
     const w = shown === undefined ? v.windows.all : v.windows[shown];
     const where = shown === undefined || shown === 'all' ? '' : ` in ${shown}`;

@@ -48,7 +48,7 @@ export const ExitCode = {
   ABORTED: 3,
   /** The run completed but a class missed its declared SLO, and --fail-on-slo asked for a failing exit. */
   SLO_MISSED: 4,
-  /** `compare --fail-on-regression` found a figure regressed beyond noise and threshold. */
+  /** `compare --fail-on-regression` found a gating figure regressed beyond noise and threshold. */
   REGRESSED: 5,
   INTERRUPTED: 130,
 } as const;

@@ -52,6 +52,20 @@ export interface AgentHealth {
   cpu_ms: number;
   /** Event-loop utilisation over the run, 0–1 (absent from old agents). */
   elu?: number;
+  /** The agent's longest event-loop stalls of the run, with what the process did meanwhile (absent from old agents). */
+  stalls?: AgentStall[];
+}
+
+/** One stall of an agent's event loop (agent/stall-log.ts). */
+export interface AgentStall {
+  /** Second of the run (from the shared start instant) in which it ended. */
+  second: number;
+  /** How late a 50 ms timer fired, ms. */
+  ms: number;
+  /** gc: a garbage collection took half the gap or more; busy: the process was on a CPU that long; no_cpu: it was not (a busy host, or paused). */
+  cause: 'gc' | 'busy' | 'no_cpu';
+  cpu_ms: number;
+  gc_ms: number;
 }
 
 /** Messages an agent sends. */

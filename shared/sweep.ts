@@ -124,5 +124,5 @@ export type StopRules = Static<typeof StopRulesDef>;
 /** A whole sweep file. */
 export type Sweep = Omit<Static<typeof SweepFile>, '$schema'>;
 
-/** Achieved below this share of offered throughput means the stage saturated (issue 9). */
+/** Achieved below this share of offered throughput means the stage saturated. */
 export const SATURATION_RATIO = 0.9;

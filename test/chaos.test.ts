@@ -5,9 +5,8 @@
 // naming each outage. One agent's clock runs 500 ppm fast (faketime, in a network namespace of its
 // own, beside a namespace holding the rest): the coordinator must keep it on its timeline through
 // the faults (clock_residual passes; its real sends, stamped by a proxy in front of the target,
-// sit where the steady agents' do). The coordinator's resident memory is sampled every second and
-// must stay flat over the second half of the load in a soak of 4 minutes or more, and within a
-// gross bound in a short run (see MEMORY_FLAT_FLOOR_KIB below).
+// sit where the steady agents' do). The coordinator's memory after a full GC is sampled every
+// 1.37 s and may grow by at most 1.25 KiB per request taken in (see MEMORY_BYTES_PER_REQUEST).
 //
 // LOADFLEET_SOAK_S (default 30: the drifting agent is judged by held-out probes from its first
 // request, through its faults), LOADFLEET_SOAK_FAULTS (per agent, default 2) and
@@ -20,8 +19,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nearestRank } from '../shared/histogram.js';
 import type { Plan } from '../shared/plan.js';
-import { constantRatePlan, freePort, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
+import { constantRatePlan, distPath, freePort, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
 import { FAST_CLOCK, faketimeUnavailable } from './hosts/faketime.js';
+import { judgeMemorySlope, readHeapLog } from './hosts/memory-slope.js';
 import { buildHosts, type Host, netnsUnavailable } from './hosts/netns.js';
 import { rssTrend, sampleRss } from './hosts/rss.js';
 import { collectStamps } from './hosts/stamps.js';
@@ -34,25 +34,20 @@ const SEED = Number(process.env.LOADFLEET_SOAK_SEED ?? 23);
 const RATE = Number(process.env.LOADFLEET_SOAK_RATE ?? 10);
 const DRIFT = !skipFor("the chaos soak's drifting agent", netnsUnavailable() ?? faketimeUnavailable());
 /**
- * Memory flat, judged in a run of 4 minutes or more (a soak): over the second half of the load,
- * the line fitted through the coordinator's VmRSS (one sample a second) may rise by at most
- * MEMORY_FLAT_FLOOR_KIB plus MEMORY_FLAT_BYTES_PER_REQUEST for each request planned in that half.
- * Why these (measured 2026-12-04, docs/reliability.md): what the coordinator retains per request
- * is the exact figures' raw values, ~70 bytes (a heap snapshot diff over 70 s at 60 req/s: +0.39
- * MiB of JS heap for 4,200 requests, nearly all of it the exact store's typed arrays, bounded by
- * its spill cap), so 256 bytes leaves 3.5× margin; and RSS moves in steps the retained heap does
- * not explain (a +3.5 MiB step in a 4-minute soak whose second half then fitted +2.5 MiB; others
- * +1.1, −6.2, −6.2 and, over 15 minutes, +0.9 MiB), so the floor is 4 MiB. A leak of the kind
- * issue 23 found (~1 KB per request) exceeds this once the second half holds more than ~5,500
- * requests: at 30 req/s, a soak of 7 minutes or more.
- * A shorter run (CI's 30 s) is still warming up — RSS settled only ~3 minutes into the 15-minute
- * soak, and 30 s runs' second halves fitted −9.3 to +3.0 MiB — so it is held to a gross bound
- * only (MEMORY_GROSS_KIB): a leak per fault, reconnect or frame, not per request.
+ * Memory: the bytes the coordinator retains per request, judged in every soak, CI's 30 s one
+ * included. It is the Theil–Sen slope of its JS heap after a full GC (sampled every 1.37 s) over
+ * the requests taken in, from MEMORY_WARMUP_S into the load to its end, and may be at most
+ * MEMORY_BYTES_PER_REQUEST. Measured 2026-12-04 on CI's soak (10 req/s, 3 agents, faults): 0.68 to
+ * 0.87 KiB per request in five runs with the first 10 s left out (up to 1.2 KiB from 5 s: warm-up).
+ * At 10 req/s that is 7–9 KiB a second, more than the ~70 bytes a request the exact figures keep, so it
+ * is mostly per-second state (a heap snapshot at 60 req/s found +0.39 MiB over 70 s). 1.25 KiB sits
+ * above what was measured, and a leak of 1 KiB per request on top of it exceeds it (the test checks
+ * that on each run's own samples, memory-slope.test.ts on recorded and synthetic ones). External
+ * memory and RSS are printed for the record: a faulted link holds its frames in Buffers (8–27 MiB
+ * swings), and RSS warms up for minutes (second halves fitted −9.3 to +3.0 MiB in 30 s runs).
  */
-const MEMORY_FLAT_FLOOR_KIB = 4096;
-const MEMORY_FLAT_BYTES_PER_REQUEST = 256;
-const MEMORY_GROSS_KIB = 16_384;
-const SOAK_MIN_S = 240;
+const MEMORY_BYTES_PER_REQUEST = 1280;
+const MEMORY_WARMUP_S = 10;
 
 describe('chaos soak', () => {
   let hosts: Record<string, Host> | null = null;
@@ -89,6 +84,16 @@ describe('chaos soak', () => {
         targets.push(sim);
         plan.target = { base_url: `http://127.0.0.1:${port}/v1`, api: 'chat', model: 'loadfleet-sim', timeout_s: 10 };
       }
+      // The coordinator retains what a full GC leaves, sampled every 1.37 s (test/hosts/heap-sampler.ts):
+      // not in step with its one clock probe a second, so a probe a collection delays is one the
+      // lowest-delay fit drops, not every probe alike. (On a machine at load average 14–20, runs with
+      // and without the sampler alike put c3's sends 4–5 ms off the steady agents': the load's doing.)
+      const heapLog = join(dir, 'heap.log');
+      const heapEnv = {
+        NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${distPath('test/hosts/heap-sampler.js')}`].filter(Boolean).join(' '),
+        LOADFLEET_TEST_HEAP_LOG: heapLog,
+        LOADFLEET_TEST_HEAP_EVERY_MS: '1370',
+      };
       const coord = startNode(
         'coordinator/main.js',
         [
@@ -104,7 +109,7 @@ describe('chaos soak', () => {
           '--agent-grace-s',
           '20',
         ],
-        TOKEN,
+        { ...TOKEN, ...heapEnv },
         inC,
       );
       // `ip netns exec` execs node in place: the child's pid is the coordinator's.
@@ -131,8 +136,13 @@ describe('chaos soak', () => {
           for (const l of c.toString().split('\n')) if (l.startsWith('chaos')) faults.push(`${ids[i]}: ${l}`);
         });
       let armedAtMs = 0;
+      let armedAtUnixMs = 0;
       void waitFor(coord.child.stderr!, /agents armed; start in ([\d.]+) (ms|s)\b/, 120_000).then(
-        (m) => (armedAtMs = rss.nowMs() + Number(m[1]) * (m[2] === 's' ? 1000 : 1)),
+        (m) => {
+          const inMs = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+          armedAtMs = rss.nowMs() + inMs;
+          armedAtUnixMs = Date.now() + inMs;
+        },
         () => {},
       );
       const agents = ids.map((id, i) => {
@@ -171,7 +181,7 @@ describe('chaos soak', () => {
       }
       for (const id of ids) expect(readdirSync(join(dir, `spool-${id}`)).filter((n) => n.includes('.spool.'))).toEqual([]);
 
-      // Memory flat over the second half of the load (armedAtMs: the start instant on the sampler's clock).
+      // Resident memory over the second half of the load, for the record (armedAtMs: the start instant on the sampler's clock).
       expect(armedAtMs).toBeGreaterThan(0);
       const half = rssTrend(rss.samples, armedAtMs + (DURATION_S / 2) * 1000, armedAtMs + DURATION_S * 1000);
       const kib = rss.samples.map((s) => s.kib);
@@ -190,11 +200,33 @@ describe('chaos soak', () => {
       };
       console.log(`chaos coordinator memory: ${JSON.stringify(memory)}`);
       expect(half.samples).toBeGreaterThanOrEqual(Math.floor(DURATION_S / 2) - 2);
-      const boundKib =
-        DURATION_S >= SOAK_MIN_S
-          ? MEMORY_FLAT_FLOOR_KIB + (MEMORY_FLAT_BYTES_PER_REQUEST * (DURATION_S / 2) * RATE) / 1024
-          : MEMORY_GROSS_KIB;
-      expect(half.growthKib, `second-half RSS growth over its bound of ${boundKib} KiB`).toBeLessThan(boundKib);
+      // What the coordinator retains per request: the slope of its JS heap after a full GC over the
+      // requests it had taken in (those done by each sample), over the load past its warm-up.
+      const doneMs = rows.map((r) => Number((r.done_unix_ns ?? r.sent_unix_ns) / 1_000_000n)).sort((a, b) => a - b);
+      const takenBy = (ms: number): number => doneMs.filter((d) => d <= ms).length;
+      const heap = readHeapLog(heapLog).filter(
+        (h) => h.ms >= armedAtUnixMs + MEMORY_WARMUP_S * 1000 && h.ms <= armedAtUnixMs + DURATION_S * 1000,
+      );
+      const slope = judgeMemorySlope(
+        heap.map((h) => ({ requests: takenBy(h.ms), bytes: h.heapUsed })),
+        MEMORY_BYTES_PER_REQUEST,
+      );
+      console.log(
+        `chaos coordinator retained: ${JSON.stringify({
+          ...slope,
+          heap_mib: [heap[0]?.heapUsed, heap.at(-1)?.heapUsed].map((b) => b && Math.round((b / 2 ** 20) * 100) / 100),
+          external_mib: heap.map((h) => Math.round((h.external / 2 ** 20) * 10) / 10),
+        })}`,
+      );
+      expect(slope.points).toBeGreaterThanOrEqual(Math.floor((DURATION_S - MEMORY_WARMUP_S) / 1.37) - 3);
+      expect(slope.pass, `retained ${slope.bytesPerRequest} B per request > ${MEMORY_BYTES_PER_REQUEST}`).toBe(true);
+      // The bound must still catch a 1 KiB-per-request leak on this run: the headroom between the
+      // slope measured and the bound, plus the slope's resolution, is less than 1 KiB. (Should the
+      // coordinator come to retain much less, this says to tighten the bound.)
+      expect(
+        slope.bytesPerRequest + 1024 - slope.resolution,
+        `a 1 KiB-per-request leak would not exceed the bound here: tighten MEMORY_BYTES_PER_REQUEST`,
+      ).toBeGreaterThan(MEMORY_BYTES_PER_REQUEST);
 
       if (!hosts) return;
       // The drifting agent was kept on the coordinator's timeline through the faults.

@@ -1,7 +1,8 @@
 // End to end: `coordinator compare` of two runs of the same plan against engine-sim, one with a
-// slower first token (--ttft-ms 40 → 80), reports the TTFT regression with an interval excluding
-// zero and exits 5 with --fail-on-regression; two identical runs are within noise; runs of
-// different plans are refused unless told.
+// slower first token (--ttft-ms 40 → 80), gating on the figures --gate-on names (TTFT p50 and
+// p95), reports the TTFT regression with an interval excluding zero and exits 5 with
+// --fail-on-regression, and reports the rest without gating; by default only the SLO figure gates;
+// two identical runs pass the gate; runs of different plans are refused unless told.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -38,31 +39,46 @@ describe('coordinator compare', () => {
     slow = await runWith('slow', 80);
   }, 120_000);
 
-  it('reports the TTFT regression with an interval excluding zero, and exits 5 with --fail-on-regression', async () => {
+  it('reports the TTFT regression on the gating figure with an interval excluding zero, and exits 5 with --fail-on-regression', async () => {
     const out = join(work, 'cmp-slow');
-    const r = await compare([base, slow, '--out', out, '--fail-on-regression']);
+    const r = await compare([base, slow, '--out', out, '--fail-on-regression', '--gate-on', 'ttft_p50_ms,ttft_p95_ms']);
     expect(r.code, r.stderr + r.stdout).toBe(ExitCode.REGRESSED);
     const c = JSON.parse(readFileSync(join(out, 'comparison.json'), 'utf8'));
     expect(c).toMatchObject({
       schema: 'loadfleet.comparison/v1',
-      method: 'bootstrap-over-requests',
+      method: 'block-bootstrap-one-run',
       comparable: { same_plan_and_schedule: true },
+      gating: ['rt/all/ttft_p50_ms', 'rt/all/ttft_p95_ms'],
     });
     const p50 = c.classes.rt.all.find((f: any) => f.figure === 'ttft_p50_ms');
+    const p95 = c.classes.rt.all.find((f: any) => f.figure === 'ttft_p95_ms');
     console.log(`ttft p50 ${p50.baseline} → ${p50.candidate} ms, Δ ${p50.delta} [${p50.interval.low}, ${p50.interval.high}]`);
-    expect(p50.verdict).toBe('regressed');
+    console.log(
+      `ttft p95 ${p95.baseline} → ${p95.candidate} ms, Δ ${p95.delta} [${p95.interval.low}, ${p95.interval.high}], detectable ${p95.detectable_change}`,
+    );
+    expect(p50).toMatchObject({ gating: true, verdict: 'regressed' });
     expect(p50.interval.low).toBeGreaterThan(0);
+    expect(p50.p_worse_adjusted).toBeLessThan(0.05);
     expect(p50.delta).toBeGreaterThan(20); // engine-sim's first token 40 ms later, less what scheduling blurs
+    expect(p50.detectable_change).toBeLessThan(p50.delta);
+    // The p95 of 60 requests is read at its 57th: it gates too, and states how large a change it could see.
+    expect(p95).toMatchObject({ gating: true });
+    expect(p95.detectable_change).toBeGreaterThan(0);
     expect(c.regressed).toContain('rt/all/ttft_p50_ms');
-    expect(c.definitions.method).toMatch(/bootstrap-over-requests/);
-    expect(r.stdout).toMatch(/^ {2}rt {9}all {6}ttft_p50_ms .* REGRESSED$/m);
-    expect(r.stdout).toMatch(/exit 5 \(--fail-on-regression\): regressed .*rt\/all\/ttft_p50_ms/);
+    expect(c.reported.regressed).toContain('rt/all/e2e_p50_ms');
+    expect(c.definitions.method).toMatch(/block-bootstrap-one-run/);
+    expect(r.stdout).toMatch(/^ {2}rt {9}all {6}ttft_p50_ms {3}\* .* REGRESSED {2}detectable ≥ /m);
+    expect(r.stdout).toMatch(/exit 5 \(--fail-on-regression\): gating figures regressed: .*rt\/all\/ttft_p50_ms/);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toMatch(/data-chart="compare-rt-ttft"/);
     expect(html).toMatch(/baseline.*candidate/s);
   }, 60_000);
 
-  it('finds two identical runs within noise on TTFT and e2e (every interval holding zero or below the threshold)', async () => {
+  // One pair only shows the pass path; the false-alarm rate is measured over many pairs
+  // (coordinator/compare/calibration.test.ts, test/compare-calibration.test.ts). Non-gating figures
+  // are each read at their own level, so one of many may read "regressed" in any pair: they are
+  // logged, not asserted.
+  it('passes two identical runs through the gate (its one SLO figure)', async () => {
     const out = join(work, 'cmp-same');
     const r = await compare([base, same, '--out', out, '--fail-on-regression']);
     const c = JSON.parse(readFileSync(join(out, 'comparison.json'), 'utf8'));
@@ -70,9 +86,11 @@ describe('coordinator compare', () => {
     console.log(
       ttft.map((f: any) => `${f.figure} ${f.baseline} → ${f.candidate} [${f.interval.low}, ${f.interval.high}] ${f.verdict}`).join('; '),
     );
-    for (const f of ttft) expect(f.verdict, f.figure).toBe('within_noise');
     expect(c.classes.rt.all.find((f: any) => f.figure === 'success_rate').verdict).toBe('within_noise');
-    expect(r.code, r.stdout).toBe(c.regressed.length > 0 ? ExitCode.REGRESSED : ExitCode.OK);
+    expect(r.code, r.stdout).toBe(ExitCode.OK);
+    expect(c.regressed).toEqual([]);
+    // Without --gate-on, the class's SLO figure alone gates.
+    expect(c.gating).toEqual(['rt/all/ttft_p95_ms']);
     // Goodput counted from requests.ndjson as run.json counts it.
     expect(readRunJson(base).classes.rt.windows.all.goodput_requests).toBeGreaterThan(0);
   }, 60_000);

@@ -65,11 +65,8 @@ describe('coordinator + 3 agents + engine-sim', () => {
     // A shared 2-core CI machine may stall an agent (late start, lagging sends); that must then be
     // said, never hidden, and nothing else may have gone wrong.
     if (run3.status !== 'completed') {
-      // "client limited: <agent> schedule lag …; <agent> event-loop …" lists its reasons '; '-separated too.
-      for (const reason of run3.status_reason.split('; '))
-        expect(reason).toMatch(
-          /^(client limited|start skew)|^\S+ (schedule lag|event-loop|TTFT timing uncertainty)|^class \S+ TTFT timing/,
-        );
+      // "client limited: <agent>: …; class <c>: …" lists its reasons '; '-separated too.
+      for (const reason of run3.status_reason.split('; ')) expect(reason).toMatch(/^(client limited|start skew)|^(class )?\S+: /);
     }
     expect(run3.failed).toBe(0);
     expect(run3.agents).toHaveLength(3);

@@ -15,7 +15,7 @@ const DEPLOY = fileURLToPath(new URL('../deploy/', import.meta.url));
 const IMAGE_UID = 10001;
 
 const HAS_SYSTEMD_ANALYZE = spawnSync('systemd-analyze', ['--version'], { stdio: 'ignore' }).status === 0;
-/** The exposure `systemd-analyze security` may report for any unit, on its 0-10 scale (issue 27: "in the 2-3 range"). */
+/** The exposure `systemd-analyze security` may report for any unit, on its 0-10 scale (the target: "in the 2-3 range"). */
 const EXPOSURE_BOUND = 3;
 
 describe.skipIf(skipFor('the systemd unit tests', HAS_SYSTEMD_ANALYZE ? null : 'systemd-analyze not found (apt-get install systemd)'))(

@@ -20,7 +20,7 @@ import { skipFor } from './require.js';
 
 const SKIP = skipFor('the clock drift test', netnsUnavailable() ?? faketimeUnavailable());
 const TOKEN = 'drift-token';
-// Namespaces of this test alone (issue 23's prefix), joined by one veth pair.
+// Namespaces of this test alone (their own prefix), joined by one veth pair.
 const NS = { c: 'lf23d-c', a: 'lf23d-a' };
 const IP = { c: '10.223.23.1', a: '10.223.23.2' };
 // LOADFLEET_DRIFT_S makes the first case a longer measurement (docs/reliability.md quotes both).

@@ -143,13 +143,13 @@ describe('coordinator experiment', () => {
     const r = await compare(['--arm', 'rt only', '--out', join(work, 'cmp')]);
     expect(r.code, r.stderr).toBe(0);
     const c = readJson(join(work, 'cmp', 'comparison.json'));
-    expect(c.method).toBe('bootstrap-over-repeats');
+    expect(c.method).toBe('two-level-repeats');
     expect([c.baseline.runs.length, c.candidate.runs.length]).toEqual([2, 2]);
     const itl = c.classes.rt.all.find((f: any) => f.figure === 'itl_p95_ms');
-    // Over repeats ITL has an interval too (its per-run histogram figures are resampled).
+    // Over repeats ITL has an interval too (from its per-run histogram figures' run-to-run variance).
     expect(itl.interval).not.toBeNull();
     expect(['regressed', 'improved', 'within_noise']).toContain(itl.verdict);
-    expect(r.stdout).toMatch(/^compare \(bootstrap-over-repeats, 95% intervals\)/);
+    expect(r.stdout).toMatch(/^compare \(two-level-repeats, 95% intervals\)/);
   });
 
   it('refuses an invalid experiment before any run, listing every problem', async () => {

@@ -36,7 +36,7 @@ describe('fleet sizing', () => {
     const refused = await runCoordinator(['--plan', planPath, '--agents', '1', '--out', out1, ...flags]);
     expect(refused.code, refused.stderr).toBe(3);
     expect(refused.stderr).toMatch(/LF_HEADROOM_REFUSED/);
-    expect(refused.stderr).toMatch(/it needs 2 agents like them; nothing was sent/);
+    expect(refused.stderr).toMatch(/it needs 2 agent\(s\) like these on this machine; nothing was sent/);
     // Refused before the target was even started, and before any run directory.
     expect(refused.stderr).not.toMatch(/engine-sim listening/);
     expect(existsSync(out1)).toBe(false);
@@ -75,12 +75,20 @@ describe('fleet sizing', () => {
     // On this machine (one free core stated) no number of local agents would.
     const local = JSON.parse((await dryRun([planPath, '--agents', '1', '--json', '--local', '--free-cores', '1'])).stdout);
     expect(local.headroom.agents_needed).toBeNull();
+    // … but the same number of agents on machines of their own would: the same figure, one sentence.
+    expect(local.headroom.agents_needed_own_machines).toBe(remote.headroom.agents_needed);
     const out = join(work, 'out');
     const res = await runCoordinator(['--plan', planPath, '--agents', '1', '--out', out, '--free-cores', '1']);
     expect(res.code, res.stderr).toBe(3);
     expect(res.stderr).toMatch(/LF_HEADROOM_REFUSED/);
     expect(res.stderr).toContain(local.headroom.agents_needed_why);
     expect(res.stderr).toContain('use agents on other machines (--listen)');
+    // The refusal names the fleet the plan needs, as the dry run on the same file does.
+    expect(res.stderr).toContain(`it needs ${remote.headroom.agents_needed} agent(s) like these, each on a machine of its own`);
+    const dryText = (await dryRun([planPath, '--agents', '1', '--local', '--free-cores', '1'])).stdout;
+    expect(dryText).toContain(
+      `fleet size the headroom rule asks for: ${remote.headroom.agents_needed} agent(s) like these, each on a machine of its own`,
+    );
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 
@@ -94,10 +102,13 @@ describe('fleet sizing', () => {
     const res = await startNode('coordinator/main.js', ['sweep', file, '--agents', '1', '--out', out, '--quiet', ...SIM_ARGS]).done;
     expect(res.code, res.stderr).toBe(0);
     const sweepDir = join(out, readdirSync(out)[0]!);
-    const stages = JSON.parse(readFileSync(join(sweepDir, 'sweep.json'), 'utf8')).stages as { run_dir: string }[];
-    const hashes = stages.map((s) => readRunJson(isAbsolute(s.run_dir) ? s.run_dir : join(sweepDir, s.run_dir)).schedule_sha256);
-    // A stage that a loaded machine makes client-limited ends the sweep early: the stages that ran agree.
-    expect(hashes.length).toBeGreaterThanOrEqual(1);
-    expect(hashes).toEqual(dry.stages.slice(0, hashes.length).map((s: any) => s.schedule_sha256));
+    const stages = JSON.parse(readFileSync(join(sweepDir, 'sweep.json'), 'utf8')).stages as { run_dir: string; value: number }[];
+    // A stage that a loaded machine makes client-limited is measured again (the same value, the same
+    // schedule) and may end the sweep early: every stage that ran has its value's dry-run hash.
+    expect(stages.length).toBeGreaterThanOrEqual(1);
+    for (const s of stages)
+      expect(readRunJson(isAbsolute(s.run_dir) ? s.run_dir : join(sweepDir, s.run_dir)).schedule_sha256).toBe(
+        dry.stages.find((d: any) => d.value === s.value).schedule_sha256,
+      );
   }, 120_000);
 });

@@ -74,7 +74,12 @@ describe('one fleet, many runs', () => {
     expect(s.bracket[0]).toBeLessThanOrEqual(COMPUTED_CAPACITY);
     expect(s.bracket[1]).toBeGreaterThanOrEqual(COMPUTED_CAPACITY);
     for (const st of s.stages) {
-      expect(st.verdict).not.toBe('client_limited');
+      // A stage the client limited (a loaded machine) was measured again until one decided.
+      if (st.verdict === 'client_limited')
+        expect(
+          s.stages.some((x: any) => x.value === st.value && (x.verdict === 'pass' || x.verdict === 'fail')),
+          why,
+        ).toBe(true);
       expect(st.agent_health.map((a: any) => a.agent_id).sort()).toEqual(['a1', 'a2', 'skewed']);
       // Offsets are measured again for every stage: the skewed agent's +250 ms each time.
       const run = readRunJson(st.run_dir);

@@ -3,7 +3,8 @@
 // its run directory uploaded with signed PUTs to a local S3-compatible server that recomputes
 // every signature itself; wrong credentials fail loudly and keep the files.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,9 +103,81 @@ describe('coordinator upload to S3-compatible storage', () => {
       AWS_SECRET_ACCESS_KEY: '',
     }).done;
     expect(noKey.code).toBe(ExitCode.INVALID_INPUT);
-    expect(noKey.stderr).toMatch(/LF_UPLOAD_FAILED: no credentials for s3:\/\/lf-results: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/);
+    expect(noKey.stderr).toMatch(
+      /LF_UPLOAD_FAILED: no credentials for the upload: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run with a web identity/,
+    );
     const badUrl = await startNode('coordinator/main.js', ['upload', work, 'https://lf-results'], env()).done;
     expect(badUrl.code).toBe(ExitCode.INVALID_INPUT);
     expect(badUrl.stderr).toMatch(/is not an s3:\/\/bucket/);
+  });
+
+  it('a file larger than the part size goes up in parts, a failed part retried, byte for byte', async () => {
+    const work = tempDir();
+    const big = randomBytes(12 * 1024 ** 2 + 12345); // 3 parts of 5 MiB
+    writeFileSync(join(work, 'requests.ndjson'), big);
+    writeFileSync(join(work, 'run.json'), '{}');
+    s3.failNextParts = 1;
+    const before = { ...s3.multipart };
+    const res = await startNode('coordinator/main.js', ['upload', work, 's3://lf-results/big'], env({ LOADFLEET_UPLOAD_PART_MIB: '5' }))
+      .done;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout + res.stderr).toMatch(/part 1 of .*requests\.ndjson failed .*HTTP 500.*retrying/);
+    const base = `lf-results/big/${work.split('/').pop()}`;
+    expect(s3.objects.get(`${base}/requests.ndjson`)?.equals(big)).toBe(true);
+    expect(s3.objects.get(`${base}/run.json`)?.toString()).toBe('{}');
+    expect(s3.multipart).toEqual({ completed: before.completed + 1, aborted: before.aborted, failedParts: before.failedParts + 1 });
+  });
+
+  it('a part that keeps failing aborts the upload: nothing half-written is left, and the run says why', async () => {
+    const work = tempDir();
+    writeFileSync(join(work, 'requests.ndjson'), randomBytes(6 * 1024 ** 2));
+    s3.failNextParts = 3;
+    const before = { ...s3.multipart };
+    const res = await startNode('coordinator/main.js', ['upload', work, 's3://lf-results/broken'], env({ LOADFLEET_UPLOAD_PART_MIB: '5' }))
+      .done;
+    expect(res.code).toBe(ExitCode.FAILURE);
+    expect(res.stderr).toMatch(/LF_UPLOAD_FAILED: PUT .*partNumber=1.*HTTP 500/);
+    expect(s3.multipart.aborted, s3.refused.join('\n')).toBe(before.aborted + 1);
+    expect([...s3.objects.keys()].some((k) => k.startsWith('lf-results/broken/'))).toBe(false);
+  });
+
+  it('credentials from a web identity (EKS IRSA) or a container credentials endpoint (EKS Pod Identity), no static keys', async () => {
+    const work = tempDir();
+    writeFileSync(join(work, 'run.json'), '{"ok":true}');
+    const tokenFile = join(work, 'token');
+    writeFileSync(tokenFile, `${s3.webIdentityToken}\n`);
+    const keyless = { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_REGION: 'eu-west-3', AWS_ENDPOINT_URL_S3: s3.endpoint };
+    const irsa = await startNode('coordinator/main.js', ['upload', work, 's3://lf-results/irsa'], {
+      ...keyless,
+      AWS_WEB_IDENTITY_TOKEN_FILE: tokenFile,
+      AWS_ROLE_ARN: 'arn:aws:iam::123456789012:role/loadfleet',
+      AWS_ENDPOINT_URL_STS: `${s3.endpoint}/sts`,
+    }).done;
+    expect(irsa.code, irsa.stderr).toBe(0);
+    expect(irsa.stdout).toMatch(/\(credentials: web-identity\)/);
+    const authFile = join(work, 'auth');
+    writeFileSync(authFile, s3.containerAuthorization);
+    const pod = await startNode('coordinator/main.js', ['upload', work, 's3://lf-results/pod'], {
+      ...keyless,
+      AWS_CONTAINER_CREDENTIALS_FULL_URI: `${s3.endpoint}/container-credentials`,
+      AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: authFile,
+    }).done;
+    expect(pod.code, pod.stderr).toBe(0);
+    expect(pod.stdout).toMatch(/\(credentials: container\)/);
+    const name = work.split('/').pop();
+    expect(s3.objects.get(`lf-results/irsa/${name}/run.json`)?.toString()).toBe('{"ok":true}');
+    expect(s3.objects.get(`lf-results/pod/${name}/run.json`)?.toString()).toBe('{"ok":true}');
+    // A wrong token gets nothing from STS, and the upload says so.
+    writeFileSync(tokenFile, 'not-the-token');
+    const denied = await startNode('coordinator/main.js', ['upload', work, 's3://lf-results/irsa'], {
+      ...keyless,
+      AWS_WEB_IDENTITY_TOKEN_FILE: tokenFile,
+      AWS_ROLE_ARN: 'arn:aws:iam::123456789012:role/loadfleet',
+      AWS_ENDPOINT_URL_STS: `${s3.endpoint}/sts`,
+    }).done;
+    expect(denied.code).toBe(ExitCode.FAILURE);
+    expect(denied.stderr).toMatch(
+      /LF_UPLOAD_FAILED: STS AssumeRoleWithWebIdentity for arn:aws:iam::123456789012:role\/loadfleet: HTTP 403/,
+    );
   });
 });

@@ -67,7 +67,7 @@ describe('--fail-on-slo', () => {
     expect(metRun.classes.rt.windows.all.goodput_requests).toBe(30);
     expect(metRun.classes.rt.windows.all.goodput_rps).toBeGreaterThan(0);
     // engine-sim without its gateway, no class sending a fairness header: that check does not apply,
-    // so the gate can pass (issue 22), and the summary says which checks applied and why not the others.
+    // so the gate can pass, and the summary says which checks applied and why not the others.
     expect(metRun.data_quality.not_applicable).toEqual([
       { name: 'headers_honoured', reason: 'no class that sent requests carries a fairness id header' },
     ]);

@@ -1,5 +1,6 @@
 // `coordinator sweep` end to end: real coordinator, agents and engine-sim processes on loopback.
 // Stages are short (6 s) against the simple engine, whose capacity follows from its timing.
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,6 +46,57 @@ describe('coordinator sweep', () => {
     expect(html.match(/<svg /g)).toHaveLength(2);
   });
 
+  it('on a busy machine with event-loop stalls a client-limited stage is measured again and the capacity still found within ±15%', async () => {
+    const dir = tempDir();
+    const file = writeSweep(dir, { strategy: { type: 'bisect', pass: 3, fail: 6, resolution: 0.5 } });
+    // A neighbour that keeps one of the machine's cores busy for the whole sweep (a shared CI
+    // runner, a laptop), and stalls injected into the agents' own loops: agent-1 blocks 100 ms
+    // every 5 s in every stage (isolated stalls: never a verdict), agent-3 is starved in its first
+    // stage only (a stage the client really limited: it must be measured again).
+    const neighbour = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+    try {
+      const done = await startNode('coordinator/main.js', [
+        'sweep',
+        file,
+        '--agents',
+        '3',
+        '--out',
+        join(dir, 'out'),
+        '--quiet',
+        ...SIM_ARGS,
+        '--local-layout=process-per-agent',
+        '--agent-arg=--test-stall=agent-1:100/5000',
+        '--agent-arg=--test-stall=agent-3:60/100@1',
+      ]).done;
+      expect(done.code, done.stderr).toBe(0);
+      const s = readSweep(join(dir, 'out'));
+      const why = JSON.stringify(s.stages.map((x: any) => [x.value, x.measurement, x.verdict, x.reason]));
+      console.log(`busy sweep: capacity ${s.capacity}, bracket ${JSON.stringify(s.bracket)}; stages ${why}`);
+      expect(s.client_limited_remeasures).toBe(2);
+      // The first stage was limited by agent-3, said with the second and what was seen; then measured again.
+      expect(s.stages[0]).toMatchObject({ value: 3, measurement: 1, verdict: 'client_limited' });
+      expect(s.stages[0].client_limited_agents.map((a: any) => a.agent_id)).toContain('agent-3');
+      expect(s.stages[0].reason).toMatch(/agent-3: /);
+      expect(s.stages[1]).toMatchObject({ value: 3, measurement: 2 });
+      // The re-measure decides (a machine busier still may need the second re-measure: within the bound).
+      const at3 = s.stages.filter((x: any) => x.value === 3);
+      expect(at3.at(-1).verdict, why).toBe('pass');
+      expect(at3.length).toBeLessThanOrEqual(3);
+      expect(s.stop_rule, `${s.stop_reason}; stages: ${why}`).toBe('done');
+      expect(s.client_advice).toBeNull();
+      expect(Math.abs(s.capacity - COMPUTED_CAPACITY) / COMPUTED_CAPACITY, `capacity ${s.capacity} vs ${COMPUTED_CAPACITY}`).toBeLessThan(
+        0.15,
+      );
+      expect(s.bracket[0]).toBeLessThanOrEqual(COMPUTED_CAPACITY);
+      expect(s.bracket[1]).toBeGreaterThanOrEqual(COMPUTED_CAPACITY);
+      // agent-1's isolated stalls are in the evidence, by second, without deciding any stage.
+      const stalls = s.stages.flatMap((x: any) => JSON.parse(readFileSync(join(x.run_dir, 'run.json'), 'utf8')).client_health.stalls);
+      console.log(`busy sweep stalls: ${JSON.stringify(stalls.slice(0, 8))}`);
+    } finally {
+      neighbour.kill('SIGKILL');
+    }
+  });
+
   it('stops escalating after max_failing_stages and never starts the heavier stage', async () => {
     const dir = tempDir();
     const file = writeSweep(dir, { strategy: { type: 'stages', values: [1, 8, 12] }, stop: { max_failing_stages: 1 } });
@@ -67,11 +119,19 @@ describe('coordinator sweep', () => {
     const done = await runSweep(file, join(dir, 'out'), ['--agent-arg=--test-starve=agent-2', '--local-layout=process-per-agent']).done;
     expect(done.code, done.stderr).toBe(0);
     const s = readSweep(join(dir, 'out'));
-    expect(s.stages).toHaveLength(1);
-    expect(s.stages[0].verdict).toBe('client_limited');
-    expect(s.stages[0].client_limited_agents.map((a: any) => a.agent_id)).toEqual(['agent-2']);
+    // Measured again twice (the client's trouble might have passed); it did not, so the sweep stops
+    // and says which agent and why.
+    expect(s.stages.map((x: any) => [x.value, x.measurement, x.verdict])).toEqual([
+      [3, 1, 'client_limited'],
+      [3, 2, 'client_limited'],
+      [3, 3, 'client_limited'],
+    ]);
+    for (const st of s.stages) expect(st.client_limited_agents.map((a: any) => a.agent_id)).toEqual(['agent-2']);
     expect(s.capacity).toBeNull();
     expect(s.stop_rule).toBe('client_limited');
+    expect(s.stop_reason).toMatch(
+      /^the stage at 3 was client-limited in all 3 measurements \(the first and 2 re-measures\), the last: client-limited: agent-2: /,
+    );
     expect(s.client_advice.agents_needed).toBeGreaterThanOrEqual(3);
     expect(s.answer).toContain('add agents or workers');
   });

@@ -3,7 +3,7 @@ import { imageMarker, openaiChat, openaiChatWith } from '../../shared/apis/opena
 
 const delta = (d: Record<string, unknown>) => ({ choices: [{ index: 0, delta: d }] });
 
-describe('chat deltas (issue 22)', () => {
+describe('chat deltas', () => {
   it('takes one reasoning source when a server sends the same text as reasoning_content and reasoning', () => {
     expect(openaiChat.deltaText(delta({ reasoning_content: 'think', reasoning: 'think' }))).toEqual({ visible: '', reasoning: 'think' });
   });

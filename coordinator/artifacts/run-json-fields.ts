@@ -2,6 +2,7 @@
 // it, gathered from the modules that compute them.
 import { SELF_TEST_DEFINITIONS } from '../../shared/self-test.js';
 import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
+import { CLIENT_HEALTH_DEFINITIONS } from '../client-health.js';
 import { DRIFT_FIELD_DEFINITIONS } from '../clock/drift-fields.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
@@ -78,8 +79,6 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
     "the p99 over the agent's successful requests of first_content_uncertainty_ns (see timing_methodology.ttft_uncertainty), in ms; null when its records do not carry it; an estimate, whose coverage this agent measured is self_test.uncertainty_coverage",
   'classes.<class>.ttft_uncertainty_p99_ms':
     "the same p99 over the class's successful requests from every agent: TTFT stamps may be late by about this much (p99): an estimate that misses the kernel's wake-up and time waiting for a CPU (client_health.ttft_uncertainty_coverage states its measured coverage)",
-  'client_health.ttft_uncertainty_p99_ms':
-    'the largest class ttft_uncertainty_p99_ms; a class whose figure exceeds the larger of limits.ttft_uncertainty_p99_floor_ms and limits.ttft_uncertainty_p99_share_of_ttft_p50 × its TTFT p50 makes the run client_limited',
   'agents[].workers': "worker threads that striped the agent's share (agent --workers); its health figures are then the worst thread's",
   'agents[].rtt_ns': 'the round trip of the lowest-delay clock probe at join',
   ...DRIFT_FIELD_DEFINITIONS,
@@ -136,6 +135,7 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
     'whether the class met its declared SLO, per window, with each criterion (the p95 of each bounded latency, the success rate) against its bound; present only for a class that declares an SLO; slo_proof says whether this verdict can be trusted',
   ...SLO_VERDICT_DEFINITIONS,
   ...HEADROOM_DEFINITIONS,
+  ...CLIENT_HEALTH_DEFINITIONS,
   ...LOCAL_LAYOUT_DEFINITIONS,
   ...Object.fromEntries(Object.entries(SELF_TEST_DEFINITIONS).map(([k, v]) => [`agents[].${k}`, v])),
   ...Object.fromEntries(Object.entries(GOODPUT_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),

@@ -14,6 +14,8 @@ import { shareLabel, shareSegment } from '../../shared/shares.js';
 import type { AgentState } from '../agent-state.js';
 import type { CacheReset } from '../cache-reset.js';
 import type { ClassShape } from '../class-shape.js';
+import type { ClassTiming } from '../client-health.js';
+import { clientHealth, ttftUncertaintyLimitMs } from '../client-health.js';
 import { clockResidualEntries, driftFields, OFFSET_MODEL } from '../clock/drift-fields.js';
 import type { ClockDecision } from '../clock-policy.js';
 import type { Collector } from '../collector.js';
@@ -22,8 +24,8 @@ import type { HeadroomReport } from '../headroom/index.js';
 import type { LocalLayout } from '../local-layout.js';
 import { PROBES_AT_JOIN } from '../probe.js';
 import { promptExactness } from '../prompt-exactness.js';
-import type { ClassTiming, RunStatus } from '../run-status.js';
-import { clientHealth, decideRunStatus, startSkewNs } from '../run-status.js';
+import type { RunStatus } from '../run-status.js';
+import { decideRunStatus, startSkewNs } from '../run-status.js';
 import { runSummaryLines } from '../run-summary.js';
 import { serverBlock } from '../scrape/server-block.js';
 import type { ScrapeSummary } from '../scrape/summary.js';
@@ -123,8 +125,14 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     for (const [code, n] of Object.entries(all.httpCounts)) statusCounts[code] = (statusCounts[code] ?? 0) + n;
   }
   const health = clientHealth(
-    states.map((s) => ({ id: s.conn.hello.agent_id, health: s.health })),
-    plan.classes.map((cls) => classTiming(cls.name, classes[cls.name])),
+    states.map((s) => ({
+      id: s.conn.hello.agent_id,
+      health: s.health,
+      lag: c.ttftUncertainty.lagCount(s.index),
+      uncertaintyMeasured: c.ttftUncertainty.agentCount(s.index),
+      events: c.ttftUncertainty.eventsOf(s.index),
+    })),
+    plan.classes.map((cls) => classTiming(cls.name, classes[cls.name], c)),
     lowestCoverage(states),
   );
   const skewNs = startSkewNs(states.map((s) => s.firstSendErrorNs));
@@ -284,7 +292,7 @@ function recordsSection(c: Collector): Record<string, unknown> {
       'classes.<c>.output_token_sources',
       'classes.<c>.ttft_uncertainty_p99_ms',
       'agents[].ttft_uncertainty_p99_ms',
-      'client_health (its TTFT uncertainty figures)',
+      'client_health (its TTFT uncertainty figures, per-request shares and stalls)',
       'metric_population.output_token_sources',
       'data_quality prompt and canary checks (every checked request is a sampled one)',
     ],
@@ -319,10 +327,17 @@ function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, u
   return out;
 }
 
-// What the client-health policy needs of a class: its TTFT timing uncertainty and its TTFT p50.
-function classTiming(name: string, summary: unknown): ClassTiming {
+// What the client-health policy needs of a class: its TTFT timing uncertainty, its TTFT p50 and
+// how many of its stamps were uncertain by more than the limit that p50 sets.
+function classTiming(name: string, summary: unknown, c: Collector): ClassTiming {
   const s = summary as { ttft_uncertainty_p99_ms: number | null; windows: { all?: { ttft_p50_ms?: number | null } } };
-  return { name, ttft_uncertainty_p99_ms: s.ttft_uncertainty_p99_ms, ttft_p50_ms: s.windows.all?.ttft_p50_ms ?? null };
+  const p50 = s.windows.all?.ttft_p50_ms ?? null;
+  return {
+    name,
+    ttft_uncertainty_p99_ms: s.ttft_uncertainty_p99_ms,
+    ttft_p50_ms: p50,
+    ...c.ttftUncertainty.classCount(name, ttftUncertaintyLimitMs(p50)),
+  };
 }
 
 function canaryCounts(shapes: readonly ClassShape[]): { request_canary_samples: number; request_canary_passed: number } {

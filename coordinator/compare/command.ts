@@ -1,12 +1,14 @@
 // `coordinator compare BASELINE CANDIDATE`: is the candidate worse than the baseline, beyond noise?
 // Reads both sides (run or experiment directories), refuses sides of different plans or schedules
 // unless told, prints the verdict table, writes comparison.json and report.html, and with
-// --fail-on-regression exits REGRESSED (5) when any figure regressed.
+// --fail-on-regression exits REGRESSED (5) when a gating figure regressed.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { COMPARISON_DEFINITIONS } from './definitions.js';
 import type { Comparison, FigureChange, RunSample } from './figures.js';
-import { COMPARISON_DEFINITIONS, compareRuns } from './figures.js';
+import { compareRuns, defaultGating } from './figures.js';
+import { parseGateOn } from './gate-on.js';
 import type { Side } from './load.js';
 import { loadSide } from './load.js';
 import { comparisonPage } from './page.js';
@@ -19,6 +21,8 @@ export interface CompareFlags {
   thresholdPct: number;
   successThresholdPts: number;
   confidence: number;
+  falseAlarm: number;
+  gateOn?: string;
   resamples: number;
   seed: string;
   failOnRegression?: boolean;
@@ -50,6 +54,7 @@ export async function compareCommand(
 ): Promise<number> {
   const usage = [
     !(f.confidence > 0 && f.confidence < 1) ? `--confidence ${f.confidence}: must be in (0, 1)` : '',
+    !(f.falseAlarm > 0 && f.falseAlarm < 0.5) ? `--false-alarm ${f.falseAlarm}: must be in (0, 0.5)` : '',
     !(Number.isInteger(f.resamples) && f.resamples >= 100) ? `--resamples ${f.resamples}: must be an integer >= 100` : '',
     !(f.thresholdPct >= 0) ? `--threshold-pct ${f.thresholdPct}: must be >= 0` : '',
     !(f.successThresholdPts >= 0) ? `--success-threshold-pts ${f.successThresholdPts}: must be >= 0` : '',
@@ -64,8 +69,22 @@ export async function compareCommand(
       exitCode: ExitCode.INVALID_INPUT,
       details: [...problems, 'a change of plan or schedule changes the load itself; pass --allow-different-plans to compare anyway'],
     });
+  const windows = Object.fromEntries(Object.entries(baseline.runs[0]!.classes).map(([c, w]) => [c, Object.keys(w)]));
+  const gate =
+    f.gateOn === undefined ? { keys: defaultGating([...baseline.runs, ...candidate.runs]), problems: [] } : parseGateOn(f.gateOn, windows);
+  if (gate.problems.length > 0)
+    throw new LoadfleetError(ErrorCode.USAGE, 'invalid --gate-on', { exitCode: ExitCode.INVALID_INPUT, details: gate.problems });
+  if (f.failOnRegression && gate.keys.length === 0)
+    throw new LoadfleetError(ErrorCode.USAGE, '--fail-on-regression has nothing to gate on', {
+      exitCode: ExitCode.INVALID_INPUT,
+      details: [
+        'no class declares an SLO, so no figure gates by default; name the figures with --gate-on (e.g. --gate-on ttft_p95_ms,success_rate)',
+      ],
+    });
   const options = {
     confidence: f.confidence,
+    falseAlarm: f.falseAlarm,
+    gateOn: gate.keys,
     resamples: f.resamples,
     relativeThreshold: f.thresholdPct / 100,
     successThreshold: f.successThresholdPts / 100,
@@ -83,21 +102,22 @@ export async function compareCommand(
       candidate: candidate.label,
     }),
   );
-  for (const line of comparisonTable(comparison, f.confidence)) print(line);
+  for (const line of comparisonTable(comparison, f.confidence, f.falseAlarm)) print(line);
   print(`  comparison: ${join(out, 'comparison.json')}`);
   print(`  report: ${join(out, 'report.html')}`);
   if (f.failOnRegression && comparison.regressed.length > 0) {
-    print(`exit ${ExitCode.REGRESSED} (--fail-on-regression): regressed ${comparison.regressed.join(', ')}`);
+    print(`exit ${ExitCode.REGRESSED} (--fail-on-regression): gating figures regressed: ${comparison.regressed.join(', ')}`);
     return ExitCode.REGRESSED;
   }
   return ExitCode.OK;
 }
 
-function comparisonJson(
+/** comparison.json's content. */
+export function comparisonJson(
   c: Comparison,
   b: Side,
   cand: Side,
-  o: { confidence: number; resamples: number; relativeThreshold: number; successThreshold: number; seed: string },
+  o: { confidence: number; falseAlarm: number; resamples: number; relativeThreshold: number; successThreshold: number; seed: string },
   problems: string[],
 ) {
   return {
@@ -107,11 +127,15 @@ function comparisonJson(
     comparable: { same_plan_and_schedule: problems.length === 0, problems },
     method: c.method,
     confidence: o.confidence,
+    false_alarm: o.falseAlarm,
     resamples: o.resamples,
     seed: o.seed,
     thresholds: { relative: o.relativeThreshold, success_rate_points: o.successThreshold },
+    gating: c.gating,
+    limits: c.limits,
     regressed: c.regressed,
     improved: c.improved,
+    reported: c.reported,
     classes: c.classes,
     definitions: COMPARISON_DEFINITIONS,
   };
@@ -119,19 +143,24 @@ function comparisonJson(
 
 const SHOWN = /^(ttft|tpot|itl|e2e)_p(50|95|99)_ms$|^success_rate$|^goodput_rps$/;
 
-/** The terminal table: one line per class, window and figure, the verdict last. */
-export function comparisonTable(c: Comparison, confidence: number): string[] {
-  const lines = [`compare (${c.method}, ${confidence * 100}% intervals): ${c.regressed.length} regressed, ${c.improved.length} improved`];
+/** The terminal table: one line per class, window and figure, gating figures marked and their detectable change stated. */
+export function comparisonTable(c: Comparison, confidence: number, falseAlarm = 0.05): string[] {
+  const lines = [
+    `compare (${c.method}, ${confidence * 100}% intervals): gating ${c.gating.length} figure(s) at a family-wise false-alarm rate of ${falseAlarm * 100}% (Holm): ${c.regressed.length} regressed, ${c.improved.length} improved; other figures (reported, not gating): ${c.reported.regressed.length} regressed, ${c.reported.improved.length} improved`,
+  ];
   const n = (x: number | null) => (x === null ? '–' : String(Math.round(x * 1000) / 1000));
+  const pct = (x: number | null) => (x === null ? '' : ` (${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%)`);
   const row = (cls: string, w: string, f: FigureChange) => {
-    const rel = f.delta_relative === null ? '' : ` (${f.delta_relative >= 0 ? '+' : ''}${(f.delta_relative * 100).toFixed(1)}%)`;
+    const side = (v: number | null, who: 'baseline' | 'candidate') => (f.failures_decide.includes(who) ? '+inf' : n(v));
     const interval = f.interval ? `[${n(f.interval.low)}, ${n(f.interval.high)}]` : 'no interval';
-    return `  ${cls.padEnd(10)} ${w.padEnd(8)} ${f.figure.padEnd(14)} ${n(f.baseline).padStart(10)} → ${n(f.candidate).padStart(10)}  Δ ${`${n(f.delta)}${rel}`.padEnd(20)} ${interval.padEnd(22)} ${f.verdict.toUpperCase()}`;
+    const mde = f.gating ? `  detectable ≥ ${n(f.detectable_change)}${pct(f.detectable_change_relative)}` : '';
+    return `  ${cls.padEnd(10)} ${w.padEnd(8)} ${f.figure.padEnd(14)}${f.gating ? '*' : ' '} ${side(f.baseline, 'baseline').padStart(10)} → ${side(f.candidate, 'candidate').padStart(10)}  Δ ${`${n(f.delta)}${pct(f.delta_relative)}`.padEnd(20)} ${interval.padEnd(22)} ${f.verdict.toUpperCase()}${mde}`;
   };
   lines.push(
-    `  ${'class'.padEnd(10)} ${'window'.padEnd(8)} ${'figure'.padEnd(14)} ${'baseline'.padStart(10)}   ${'candidate'.padStart(10)}  ${'Δ'.padEnd(22)} ${'interval of Δ'.padEnd(22)} verdict`,
+    `  ${'class'.padEnd(10)} ${'window'.padEnd(8)} ${'figure'.padEnd(15)} ${'baseline'.padStart(10)}   ${'candidate'.padStart(10)}  ${'Δ'.padEnd(22)} ${'interval of Δ'.padEnd(22)} verdict (* gates)`,
   );
   for (const [cls, windows] of Object.entries(c.classes))
     for (const [w, figs] of Object.entries(windows)) for (const f of figs) if (SHOWN.test(f.figure)) lines.push(row(cls, w, f));
+  for (const l of c.limits) lines.push(`  note: ${l}`);
   return lines;
 }

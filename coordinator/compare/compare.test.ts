@@ -1,136 +1,143 @@
 import { describe, expect, it } from 'vitest';
 import { rngFromKey } from '../../shared/rng.js';
-import { differenceInterval, nearestRank, resampledCounts, resampledMeans, resampledQuantiles } from './bootstrap.js';
-import { comparabilityProblems, comparisonTable } from './command.js';
-import type { CompareOptions, RunSample, WindowSample } from './figures.js';
+import { comparabilityProblems, comparisonJson, comparisonTable } from './command.js';
+import type { CompareOptions, RunSample } from './figures.js';
 import { compareRuns } from './figures.js';
+import { parseGateOn } from './gate-on.js';
 import { cdfPoints } from './page.js';
+import { logAr, runOf, windowOf } from './simulate.test-kit.js';
 import { changeVerdict } from './verdict.js';
 
-const OPTS: CompareOptions = { confidence: 0.95, resamples: 1000, relativeThreshold: 0.05, successThreshold: 0.01, seed: 't' };
+const OPTS: CompareOptions = {
+  confidence: 0.95,
+  falseAlarm: 0.05,
+  resamples: 500,
+  relativeThreshold: 0.05,
+  successThreshold: 0.01,
+  seed: 't',
+};
 
-/** n values spread evenly over [center − spread, center + spread], sorted. */
-function spread(n: number, center: number, width: number): Float64Array {
-  return Float64Array.from({ length: n }, (_, i) => center - width + (2 * width * i) / (n - 1));
-}
-
-function sample(ttftMs: number, over: Partial<WindowSample> = {}): WindowSample {
-  return {
-    values: { ttft: spread(200, ttftMs, 10), tpot: spread(200, 5, 1), e2e: spread(200, ttftMs + 100, 20) },
-    requests: 200,
-    completed: 200,
-    good: 200,
-    goodputRps: 20,
-    itl: { itl_p50_ms: 5, itl_p95_ms: 6, itl_p99_ms: 7 },
-    ...over,
-  };
-}
-
-function run(id: string, w: WindowSample, plan = 'p'): RunSample {
-  return { runId: id, planSha256: plan, scheduleSha256: 's', classes: { rt: { all: w } } };
-}
+/** A run of n independent TTFTs around 100·scale ms, drawn from its own seed. */
+const iidRun = (id: string, scale = 1, n = 400, failed: number[] = []) => runOf(id, windowOf(logAr(n, 0, rngFromKey(id), scale), failed));
 
 const fig = (c: ReturnType<typeof compareRuns>, name: string) => c.classes.rt!.all!.find((f) => f.figure === name)!;
-
-describe('bootstrap', () => {
-  it('reads nearest ranks as run.json does', () => {
-    const s = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-    expect([nearestRank(s, 0.5), nearestRank(s, 0.95), nearestRank(s, 0.99), nearestRank([], 0.5)]).toEqual([5, 10, 10, null]);
-  });
-
-  it('resamples quantiles by counting drawn indices exactly as sorting each resample would', () => {
-    const sorted = Float64Array.from([3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377]);
-    const fast = resampledQuantiles(sorted, [0.5, 0.95], 50, rngFromKey('x'));
-    const rng = rngFromKey('x');
-    for (let b = 0; b < 50; b++) {
-      const draw = Float64Array.from({ length: sorted.length }, () => sorted[Math.floor(rng.next() * sorted.length)]!).sort();
-      expect([fast[0]![b], fast[1]![b]]).toEqual([nearestRank(draw, 0.5), nearestRank(draw, 0.95)]);
-    }
-  });
-
-  it('gives an interval around the true difference, and the same one for the same seed', () => {
-    const b = resampledMeans([10, 11, 12], 2000, rngFromKey('b'));
-    const c = resampledMeans([20, 21, 22], 2000, rngFromKey('c'));
-    const i = differenceInterval(b, c, 0.95);
-    expect(i.low).toBeGreaterThan(8);
-    expect(i.high).toBeLessThan(12);
-    expect(differenceInterval(resampledMeans([10, 11, 12], 2000, rngFromKey('b')), c, 0.95)).toEqual(i);
-    const counts = resampledCounts(90, 100, 2000, rngFromKey('k'));
-    const m = counts.reduce((s, x) => s + x, 0) / counts.length;
-    expect(Math.abs(m - 90)).toBeLessThan(0.5);
-  });
-});
 
 describe('change verdicts', () => {
   const rel = { kind: 'relative', value: 0.05 } as const;
   it('regressed only beyond noise and threshold, on the worse side', () => {
-    expect(changeVerdict(50, 30, { low: 25, high: 35 }, 'lower', rel)).toBe('regressed');
-    expect(changeVerdict(50, -30, { low: -35, high: -25 }, 'lower', rel)).toBe('improved');
-    expect(changeVerdict(50, 30, { low: -1, high: 60 }, 'lower', rel)).toBe('within_noise'); // interval holds 0
-    expect(changeVerdict(50, 2, { low: 1, high: 3 }, 'lower', rel)).toBe('within_noise'); // beyond noise, below 5%
-    expect(changeVerdict(0.99, -0.05, { low: -0.07, high: -0.03 }, 'higher', { kind: 'absolute', value: 0.01 })).toBe('regressed');
-    expect(changeVerdict(null, null, null, 'lower', rel)).toBe('not_evaluable');
+    expect(changeVerdict(50, 30, { worse: true, better: false }, rel)).toBe('regressed');
+    expect(changeVerdict(50, -30, { worse: false, better: true }, rel)).toBe('improved');
+    expect(changeVerdict(50, 30, { worse: false, better: false }, rel)).toBe('within_noise');
+    expect(changeVerdict(50, 2, { worse: true, better: false }, rel)).toBe('within_noise'); // beyond noise, below 5%
+    expect(changeVerdict(0.99, -0.05, { worse: true, better: false }, { kind: 'absolute', value: 0.01 })).toBe('regressed');
+    expect(changeVerdict(null, null, { worse: false, better: false }, rel)).toBe('not_evaluable');
+    expect(changeVerdict(Number.POSITIVE_INFINITY, null, { worse: false, better: false }, rel)).toBe('within_noise'); // +∞ both sides
   });
 });
 
 describe('compareRuns', () => {
-  it('reports a TTFT regression of 50 → 80 ms with an interval that excludes zero', () => {
-    const c = compareRuns([run('a', sample(50))], [run('b', sample(80))], OPTS);
-    expect(c.method).toBe('bootstrap-over-requests');
+  it('flags a +30% TTFT regression on the gating SLO figures, states what it could detect, and reports the rest without gating', () => {
+    const c = compareRuns([iidRun('a')], [iidRun('b', 1.3)], OPTS);
+    expect(c.method).toBe('block-bootstrap-one-run');
+    expect(c.gating.sort()).toEqual(['rt/all/e2e_p95_ms', 'rt/all/success_rate', 'rt/all/ttft_p95_ms']);
     const p95 = fig(c, 'ttft_p95_ms');
-    expect(p95).toMatchObject({ verdict: 'regressed', baseline: expect.closeTo(59, 0), candidate: expect.closeTo(89, 0) });
+    expect(p95).toMatchObject({ gating: true, verdict: 'regressed' });
     expect(p95.interval!.low).toBeGreaterThan(0);
+    expect(p95.p_worse_adjusted).toBeLessThan(0.05);
+    expect(p95.detectable_change_relative).toBeGreaterThan(0.05);
+    expect(p95.detectable_change_relative).toBeLessThan(0.3);
     expect(c.regressed).toContain('rt/all/ttft_p95_ms');
-    expect(fig(c, 'tpot_p95_ms').verdict).toBe('within_noise');
-    // ITL has no per-request values: no interval over requests, and it says why.
-    expect(fig(c, 'itl_p95_ms')).toMatchObject({
-      verdict: 'not_evaluable',
-      interval: null,
-      reason: expect.stringMatching(/ITL gaps are not recorded/),
-    });
+    // p50 moved too, but it does not gate: reported only.
+    expect(fig(c, 'ttft_p50_ms')).toMatchObject({ gating: false, verdict: 'regressed', detectable_change: null, p_worse_adjusted: null });
+    expect(c.reported.regressed).toContain('rt/all/ttft_p50_ms');
+    expect(c.regressed).not.toContain('rt/all/ttft_p50_ms');
+    expect(c.limits[0]).toMatch(/^one run a side: .*not run-to-run variation/);
+    expect(fig(c, 'itl_p95_ms')).toMatchObject({ verdict: 'not_evaluable', reason: expect.stringMatching(/ITL gaps are not recorded/) });
   });
 
-  it('finds identical runs within noise, every interval holding zero', () => {
-    const c = compareRuns([run('a', sample(50))], [run('b', sample(50))], OPTS);
-    expect(c.regressed).toEqual([]);
-    expect(c.improved).toEqual([]);
-    for (const f of c.classes.rt!.all!.filter((x) => x.interval !== null)) {
-      expect(f.verdict, f.figure).toBe('within_noise');
-      expect(f.interval!.low, f.figure).toBeLessThanOrEqual(0);
-      expect(f.interval!.high, f.figure).toBeGreaterThanOrEqual(0);
-    }
+  it('finds two runs of one process within noise on every gating figure', () => {
+    const c = compareRuns([iidRun('a')], [iidRun('b')], OPTS);
+    for (const key of c.gating) expect(c.regressed, key).not.toContain(key);
+    expect(fig(c, 'ttft_p95_ms').block_len!.baseline).toBeGreaterThanOrEqual(1);
   });
 
-  it('judges success rate in points and goodput relatively, higher being better', () => {
-    const c = compareRuns([run('a', sample(50))], [run('b', sample(50, { completed: 180, good: 180, goodputRps: 18 }))], OPTS);
+  it('ranks failures +∞: 10% failed on the candidate makes its p95 +∞ and a gating regression, not a figure over successes', () => {
+    const failed = Array.from({ length: 40 }, (_, i) => i * 10);
+    const c = compareRuns([iidRun('a')], [iidRun('b', 1, 400, failed)], OPTS);
+    const p95 = fig(c, 'ttft_p95_ms');
+    expect(p95).toMatchObject({ candidate: null, failures_decide: ['candidate'], verdict: 'regressed' });
+    expect(p95.interval!.high).toBeNull(); // unbounded
+    expect(fig(c, 'ttft_p50_ms')).toMatchObject({ failures_decide: [], verdict: 'within_noise' });
     expect(fig(c, 'success_rate')).toMatchObject({ baseline: 1, candidate: 0.9, verdict: 'regressed' });
-    expect(fig(c, 'goodput_rps')).toMatchObject({ baseline: 20, candidate: 18, verdict: 'regressed' });
-    const none = compareRuns([run('a', sample(50, { good: null, goodputRps: null }))], [run('b', sample(50))], OPTS);
-    expect(fig(none, 'goodput_rps')).toMatchObject({ verdict: 'not_evaluable', reason: expect.stringMatching(/needs an SLO/) });
   });
 
-  it('bootstraps over repeats when each side has 2 or more runs, ITL included', () => {
-    const b = [run('a1', sample(50)), run('a2', sample(52)), run('a3', sample(51))];
-    const c = [
-      run('b1', sample(80, { itl: { itl_p50_ms: 9, itl_p95_ms: 10, itl_p99_ms: 11 } })),
-      run('b2', sample(82, { itl: { itl_p50_ms: 9, itl_p95_ms: 10, itl_p99_ms: 11 } })),
-    ];
+  it('with repeats, uses the runs then blocks within them, and says nothing of one run a side', () => {
+    const b = ['a1', 'a2', 'a3'].map((id) => iidRun(id));
+    const c = ['b1', 'b2', 'b3'].map((id) => iidRun(id, 1.5));
     const cmp = compareRuns(b, c, OPTS);
-    expect(cmp.method).toBe('bootstrap-over-repeats');
-    expect(fig(cmp, 'ttft_p50_ms').verdict).toBe('regressed');
-    expect(fig(cmp, 'itl_p95_ms')).toMatchObject({ baseline: 6, candidate: 10, verdict: 'regressed' });
-    // TTFT and e2e p50/p95/p99 (+30 ms) and ITL p50/p95/p99 (+4 ms); TPOT, success and goodput unchanged.
-    expect(comparisonTable(cmp, 0.95)[0]).toBe('compare (bootstrap-over-repeats, 95% intervals): 9 regressed, 0 improved');
+    expect(cmp.method).toBe('two-level-repeats');
+    expect(fig(cmp, 'ttft_p95_ms').verdict).toBe('regressed');
+    expect(cmp.limits).toEqual([]);
+  });
+
+  it('gates on what --gate-on names instead of the SLO figures, and says when one of them cannot gate', () => {
+    const c = compareRuns([iidRun('a')], [iidRun('b', 1.3)], { ...OPTS, gateOn: ['rt/all/ttft_p50_ms', 'rt/all/itl_p95_ms'] });
+    expect(c.gating).toEqual(['rt/all/ttft_p50_ms', 'rt/all/itl_p95_ms']);
+    expect(c.regressed).toEqual(['rt/all/ttft_p50_ms']);
+    expect(c.reported.regressed).toContain('rt/all/ttft_p95_ms');
+    expect(c.limits.at(-1)).toMatch(/^gating figure rt\/all\/itl_p95_ms is not evaluable and gates nothing: ITL gaps/);
+  });
+
+  it('prints gating figures marked, with their detectable change, and the limits', () => {
+    const lines = comparisonTable(compareRuns([iidRun('a')], [iidRun('b', 1.3)], OPTS), 0.95, 0.05);
+    expect(lines[0]).toMatch(
+      /^compare \(block-bootstrap-one-run, 95% intervals\): gating 3 figure\(s\) at a family-wise false-alarm rate of 5% \(Holm\): \d regressed/,
+    );
+    expect(lines.find((l) => /ttft_p95_ms +\*/.test(l))).toMatch(/REGRESSED {2}detectable ≥ [\d.]+ \(\+\d+\.\d%\)$/);
+    expect(lines.at(-1)).toMatch(/^ {2}note: one run a side/);
+  });
+
+  it('defines every field of comparison.json', () => {
+    const c = compareRuns([iidRun('a')], [iidRun('b', 1.3)], OPTS);
+    const side = { label: 'x', runs: [], dirs: [] };
+    const json = comparisonJson(c, side, side, { ...OPTS }, []);
+    const defined = new Set(Object.keys(json.definitions));
+    const missing = [
+      ...Object.keys(json).filter((k) => k !== 'definitions' && !defined.has(k)),
+      ...Object.keys(c.classes.rt!.all![0]!)
+        .map((k) => `classes.<c>.<w>[].${k}`)
+        .filter((k) => !defined.has(k)),
+    ];
+    expect(missing).toEqual([]);
   });
 
   it('names what makes two sides not comparable', () => {
-    expect(comparabilityProblems([run('a', sample(1))], [run('b', sample(1))])).toEqual([]);
-    expect(comparabilityProblems([run('a', sample(1), 'p1')], [run('b', sample(1), 'p2')])[0]).toMatch(/^the runs ran 2 different plans/);
+    const run = (id: string, plan: string): RunSample => ({ ...iidRun(id), planSha256: plan });
+    expect(comparabilityProblems([run('a', 'p')], [run('b', 'p')])).toEqual([]);
+    expect(comparabilityProblems([run('a', 'p1')], [run('b', 'p2')])[0]).toMatch(/^the runs ran 2 different plans/);
   });
 
   it('draws at most about 200 CDF points ending at 1', () => {
-    const pts = cdfPoints(spread(1000, 50, 10));
+    const pts = cdfPoints(Float64Array.from({ length: 1000 }, (_, i) => 40 + (20 * i) / 999));
     expect(pts.length).toBeLessThanOrEqual(201);
     expect(pts.at(-1)).toEqual([60, 1]);
+  });
+});
+
+describe('--gate-on', () => {
+  const classes = { rt: ['all', 'steady'], batch: ['all'] };
+  it('reads figure, class/figure and class/window/figure', () => {
+    expect(parseGateOn('ttft_p95_ms', classes).keys).toEqual(['rt/all/ttft_p95_ms', 'batch/all/ttft_p95_ms']);
+    expect(parseGateOn('rt/steady/e2e_p99_ms, batch/success_rate', classes).keys).toEqual([
+      'rt/steady/e2e_p99_ms',
+      'batch/all/success_rate',
+    ]);
+  });
+  it('names the problems', () => {
+    expect(parseGateOn('ttft_p97_ms,web/ttft_p95_ms,batch/steady/ttft_p95_ms', classes).problems).toEqual([
+      expect.stringMatching(/^--gate-on ttft_p97_ms: expected figure/),
+      '--gate-on web/ttft_p95_ms: no class web (classes: rt, batch)',
+      '--gate-on batch/steady/ttft_p95_ms: class batch has no window steady (windows: all)',
+    ]);
   });
 });

@@ -1,21 +1,33 @@
 // Pure: the comparison of a baseline and a candidate (each one run, or the repeats of an experiment
-// arm), per class and window: the change of each figure with its bootstrap interval and verdict.
+// arm), per class and window: the change of each figure with its interval, test and verdict. A few
+// declared figures gate (by default each class's SLO figures over the whole run), judged together
+// with Holm's step-down so the chance of any false regression among them is held at the stated
+// level; every other figure is reported with its own interval and does not gate.
 import { rngFromKey } from '../../shared/rng.js';
-import type { Interval } from './bootstrap.js';
-import { differenceInterval, mean, nearestRank, resampledCounts, resampledMeans, resampledQuantiles } from './bootstrap.js';
+import { meanSide, perRunSide, quantileSides } from './estimate.js';
+import { COMPARED_QUANTILES, goodputKey, latencyFigureKeys, quantileKey, successKey } from './figure-keys.js';
+import type { SideEstimate } from './inference.js';
+import { detectableChange, holm, holmAdjusted, testChange } from './inference.js';
 import type { Better, ChangeVerdict, Threshold } from './verdict.js';
 import { changeVerdict } from './verdict.js';
 
 /** Metrics whose per-request values requests.ndjson gives (ITL gaps are only in the histograms). */
 export const REQUEST_METRICS = ['ttft', 'tpot', 'e2e'] as const;
 export type RequestMetric = (typeof REQUEST_METRICS)[number];
-export const LATENCY_FIGURE_METRICS = ['ttft', 'tpot', 'itl', 'e2e'] as const;
-export const COMPARED_QUANTILES = [0.5, 0.95, 0.99] as const;
+export { COMPARED_QUANTILES };
+/** The power at which the smallest detectable change is stated. */
+export const DETECTION_POWER = 0.8;
 
 /** One class in one window of one run. */
 export interface WindowSample {
-  /** Per-request values in ms of successful requests, sorted ascending. */
+  /** Per-request values in ms of successful requests, sorted ascending (the report's distributions). */
   values: Record<RequestMetric, Float64Array>;
+  /** Per-request values in ms in intended-send order, a failed request +∞ (it never met any bound). */
+  series: Record<RequestMetric, Float64Array>;
+  /** 1 for each successful request, 0 for each failed one, in intended-send order. */
+  ok: Float64Array;
+  /** 1 for each request counted as goodput, 0 otherwise, in intended-send order; null without an SLO. */
+  goodSeries: Float64Array | null;
   requests: number;
   completed: number;
   /** Requests counted as goodput (run.json's definition); null when the class declares no SLO. */
@@ -31,6 +43,8 @@ export interface RunSample {
   /** SHA-256 of the plan's load, without its target (load.ts loadSha256). */
   planSha256: string;
   scheduleSha256: string;
+  /** class → the compare figures its SLO bounds (ttft_p95_ms, tpot_p95_ms, e2e_p95_ms, success_rate). */
+  sloFigures: Record<string, string[]>;
   /** class → window → sample. */
   classes: Record<string, Record<string, WindowSample>>;
 }
@@ -40,289 +54,271 @@ export interface FigureChange {
   figure: string;
   unit: 'ms' | 'share' | 'req/s';
   better: Better;
+  /** Whether this figure decides --fail-on-regression. */
+  gating: boolean;
   baseline: number | null;
   candidate: number | null;
-  /** candidate − baseline, in the figure's unit. */
+  /** Sides whose figure is +∞: failed requests reach its rank (baseline/candidate are then null). */
+  failures_decide: ('baseline' | 'candidate')[];
   delta: number | null;
-  /** delta / baseline (null when the baseline is 0 or absent). */
   delta_relative: number | null;
-  /** The bootstrap interval of delta at the comparison's confidence; null when none could be formed. */
-  interval: Interval | null;
+  interval: { low: number | null; high: number | null } | null;
+  p_worse: number | null;
+  /** Holm-adjusted p_worse over the gating figures (gating figures only). */
+  p_worse_adjusted: number | null;
+  /** The smallest true worsening this comparison would flag 4 times in 5 (gating figures only). */
+  detectable_change: number | null;
+  detectable_change_relative: number | null;
+  /** Mean block length (requests) and correlation time of each side's runs; null for figures without requests. */
+  block_len: { baseline: number; candidate: number } | null;
+  correlation_time: { baseline: number; candidate: number } | null;
   verdict: ChangeVerdict;
-  /** Why not_evaluable (null otherwise). */
   reason: string | null;
 }
 
 export interface CompareOptions {
   confidence: number;
+  /** Family-wise rate of false regressions among the gating figures. */
+  falseAlarm: number;
   resamples: number;
-  /** Relative threshold for latency and goodput figures (0.05 = 5%). */
   relativeThreshold: number;
-  /** Absolute threshold for the success rate (0.01 = 1 point). */
   successThreshold: number;
   seed: string;
+  /** class/window/figure keys that gate; undefined: each class's SLO figures in window all. */
+  gateOn?: readonly string[];
 }
 
-export type CompareMethod = 'bootstrap-over-repeats' | 'bootstrap-over-requests';
+export type CompareMethod = 'block-bootstrap-one-run' | 'two-level-repeats';
 
 export interface Comparison {
   method: CompareMethod;
   baseline_runs: string[];
   candidate_runs: string[];
+  gating: string[];
   classes: Record<string, Record<string, FigureChange[]>>;
+  /** Gating figures that regressed (exit 5 with --fail-on-regression) and improved. */
   regressed: string[];
   improved: string[];
+  /** Non-gating figures beyond noise and threshold at their own level. */
+  reported: { regressed: string[]; improved: string[] };
+  /** What this comparison cannot tell, in sentences. */
+  limits: string[];
 }
 
-/** Repeats when each side has at least 2 runs; otherwise the requests of each side, pooled. */
+/** Two levels when each side has 2 or more runs; otherwise each side's runs' requests in blocks. */
 export function compareMethod(baseline: readonly RunSample[], candidate: readonly RunSample[]): CompareMethod {
-  return baseline.length >= 2 && candidate.length >= 2 ? 'bootstrap-over-repeats' : 'bootstrap-over-requests';
+  return baseline.length >= 2 && candidate.length >= 2 ? 'two-level-repeats' : 'block-bootstrap-one-run';
+}
+
+interface Pending {
+  key: string;
+  figure: string;
+  unit: FigureChange['unit'];
+  better: Better;
+  threshold: Threshold;
+  b: SideEstimate | null;
+  c: SideEstimate | null;
+  reason: string | null;
+}
+
+/** The default gating keys: each class's SLO figures in window all. */
+export function defaultGating(runs: readonly RunSample[]): string[] {
+  const out = new Set<string>();
+  for (const r of runs) for (const [cls, figs] of Object.entries(r.sloFigures)) for (const f of figs) out.add(`${cls}/all/${f}`);
+  return [...out];
 }
 
 /** The whole comparison, over the classes and windows both sides have. */
 export function compareRuns(baseline: readonly RunSample[], candidate: readonly RunSample[], o: CompareOptions): Comparison {
   const method = compareMethod(baseline, candidate);
-  const classes: Comparison['classes'] = {};
-  const regressed: string[] = [];
-  const improved: string[] = [];
+  const pending: Pending[] = [];
   for (const cls of Object.keys(baseline[0]?.classes ?? {})) {
     if (!candidate.every((r) => r.classes[cls]) || !baseline.every((r) => r.classes[cls])) continue;
-    classes[cls] = {};
     for (const w of Object.keys(baseline[0]!.classes[cls]!)) {
       const b = baseline.map((r) => r.classes[cls]![w]).filter((x): x is WindowSample => x !== undefined);
       const c = candidate.map((r) => r.classes[cls]![w]).filter((x): x is WindowSample => x !== undefined);
       if (b.length !== baseline.length || c.length !== candidate.length) continue;
-      const figures = compareWindow(b, c, method, o, `${o.seed}:${cls}:${w}`);
-      classes[cls]![w] = figures;
-      for (const f of figures) {
-        const where = `${cls}/${w}/${f.figure}`;
-        if (f.verdict === 'regressed') regressed.push(where);
-        if (f.verdict === 'improved') improved.push(where);
-      }
+      pending.push(...windowFigures(b, c, o, `${cls}/${w}`));
     }
   }
-  return {
+  const gating = new Set(o.gateOn ?? defaultGating([...baseline, ...candidate]));
+  const tests = pending.map((p) => (p.b && p.c && p.reason === null ? testChange(p.b, p.c, o.confidence) : null));
+  const worse = tests.map((t, i) => (t === null ? null : pending[i]!.better === 'lower' ? t.pHigher : t.pLower));
+  const better = tests.map((t, i) => (t === null ? null : pending[i]!.better === 'lower' ? t.pLower : t.pHigher));
+  const gated = pending.map((p, i) => (gating.has(p.key) && tests[i] !== null ? i : -1)).filter((i) => i >= 0);
+  const rejectWorse = holm(
+    gated.map((i) => worse[i]!),
+    o.falseAlarm,
+  );
+  const rejectBetter = holm(
+    gated.map((i) => better[i]!),
+    o.falseAlarm,
+  );
+  const adjusted = holmAdjusted(gated.map((i) => worse[i]!));
+  // Holm's strictest level: what the first gating figure must reach, so what a detectable change is stated at.
+  const strictest = o.falseAlarm / Math.max(1, gated.length);
+  const out: Comparison = {
     method,
     baseline_runs: baseline.map((r) => r.runId),
     candidate_runs: candidate.map((r) => r.runId),
-    classes,
-    regressed,
-    improved,
+    gating: [...gating],
+    classes: {},
+    regressed: [],
+    improved: [],
+    reported: { regressed: [], improved: [] },
+    limits: [
+      ...limitsOf(baseline.length, candidate.length, pending),
+      ...pending
+        .filter((p, i) => gating.has(p.key) && tests[i] === null)
+        .map((p) => `gating figure ${p.key} is not evaluable and gates nothing: ${p.reason ?? 'a side has no value for the figure'}`),
+    ],
   };
-}
-
-/** Every figure of one class and window. */
-export function compareWindow(
-  b: readonly WindowSample[],
-  c: readonly WindowSample[],
-  method: CompareMethod,
-  o: CompareOptions,
-  key: string,
-): FigureChange[] {
-  const rel: Threshold = { kind: 'relative', value: o.relativeThreshold };
-  const out: FigureChange[] = [];
-  for (const m of LATENCY_FIGURE_METRICS) {
-    for (const q of COMPARED_QUANTILES) {
-      const figure = `${m}_p${Math.round(q * 100)}_ms`;
-      if (m === 'itl') out.push(itlChange(figure, b, c, method, o, `${key}:${figure}`));
-      else out.push(latencyChange(figure, m, q, b, c, method, o, `${key}:${figure}`));
-    }
-  }
-  out.push(successChange(b, c, method, o, `${key}:success_rate`));
-  out.push(goodputChange(b, c, method, o, `${key}:goodput_rps`, rel));
+  pending.forEach((p, i) => {
+    const t = tests[i] ?? null;
+    const g = gated.indexOf(i);
+    const tail = (1 - o.confidence) / 2;
+    const beyond =
+      g >= 0 ? { worse: rejectWorse[g]!, better: rejectBetter[g]! } : { worse: (worse[i] ?? 1) <= tail, better: (better[i] ?? 1) <= tail };
+    const base = p.b?.point ?? null;
+    const cand = p.c?.point ?? null;
+    const verdict: ChangeVerdict = t === null || base === null ? 'not_evaluable' : changeVerdict(base, t.delta, beyond, p.threshold);
+    const mde = g >= 0 && t ? detectableChange(t, strictest, DETECTION_POWER) : null;
+    const floor =
+      base === null || !Number.isFinite(base)
+        ? null
+        : p.threshold.kind === 'relative'
+          ? p.threshold.value * Math.abs(base)
+          : p.threshold.value;
+    const detectable = mde === null || floor === null ? mde : Math.max(mde, floor);
+    const [cls, w] = p.key.split('/') as [string, string];
+    const change: FigureChange = {
+      figure: p.figure,
+      unit: p.unit,
+      better: p.better,
+      gating: gating.has(p.key),
+      baseline: finite(base),
+      candidate: finite(cand),
+      failures_decide: [
+        ...(base === Number.POSITIVE_INFINITY ? ['baseline' as const] : []),
+        ...(cand === Number.POSITIVE_INFINITY ? ['candidate' as const] : []),
+      ],
+      delta: round(t?.delta ?? null),
+      delta_relative: t?.delta != null && base ? finite(t.delta / base) : null,
+      interval: t && { low: round(t.interval.low), high: round(t.interval.high) },
+      p_worse: round(worse[i] ?? null),
+      p_worse_adjusted: g >= 0 ? round(adjusted[g]!) : null,
+      detectable_change: round(detectable),
+      detectable_change_relative: detectable !== null && base ? finite(detectable / Math.abs(base)) : null,
+      block_len:
+        p.b?.blockLen != null && p.c?.blockLen != null ? { baseline: round(p.b.blockLen)!, candidate: round(p.c.blockLen)! } : null,
+      correlation_time: p.b?.tau != null && p.c?.tau != null ? { baseline: round(p.b.tau)!, candidate: round(p.c.tau)! } : null,
+      verdict,
+      reason: verdict === 'not_evaluable' ? (p.reason ?? 'a side has no value for the figure') : null,
+    };
+    const byWindow = out.classes[cls] ?? {};
+    out.classes[cls] = byWindow;
+    byWindow[w] = [...(byWindow[w] ?? []), change];
+    const list = change.gating ? out : out.reported;
+    if (verdict === 'regressed') list.regressed.push(p.key);
+    if (verdict === 'improved') list.improved.push(p.key);
+  });
   return out;
 }
 
-function change(
-  figure: string,
-  unit: FigureChange['unit'],
-  better: Better,
-  base: number | null,
-  cand: number | null,
-  interval: Interval | null,
-  threshold: Threshold,
-  reason: string | null,
-): FigureChange {
-  const delta = base === null || cand === null ? null : cand - base;
-  const verdict = reason !== null ? 'not_evaluable' : changeVerdict(base, delta, interval, better, threshold);
-  return {
-    figure,
-    unit,
-    better,
-    baseline: round(base),
-    candidate: round(cand),
-    delta: round(delta),
-    delta_relative: delta === null || !base ? null : round(delta / base),
-    interval: interval && { low: round(interval.low)!, high: round(interval.high)! },
-    verdict,
-    reason: verdict === 'not_evaluable' ? (reason ?? 'a side has no value for the figure') : null,
-  };
-}
-
-function pooled(sides: readonly WindowSample[], m: RequestMetric): Float64Array {
-  const n = sides.reduce((s, w) => s + w.values[m].length, 0);
-  const all = new Float64Array(n);
-  let at = 0;
-  for (const w of sides) {
-    all.set(w.values[m], at);
-    at += w.values[m].length;
-  }
-  return sides.length > 1 ? all.sort() : all;
-}
-
-function latencyChange(
-  figure: string,
-  m: RequestMetric,
-  q: number,
-  b: readonly WindowSample[],
-  c: readonly WindowSample[],
-  method: CompareMethod,
-  o: CompareOptions,
-  key: string,
-): FigureChange {
-  const rel: Threshold = { kind: 'relative', value: o.relativeThreshold };
-  if (method === 'bootstrap-over-repeats') {
-    const bv = b.map((w) => nearestRank(w.values[m], q));
-    const cv = c.map((w) => nearestRank(w.values[m], q));
-    if (bv.includes(null) || cv.includes(null))
-      return change(figure, 'ms', 'lower', null, null, null, rel, `a run has no successful request with ${m}`);
-    return repeatsChange(figure, 'ms', 'lower', bv as number[], cv as number[], o, key, rel);
-  }
-  const bs = pooled(b, m);
-  const cs = pooled(c, m);
-  const base = nearestRank(bs, q);
-  const cand = nearestRank(cs, q);
-  if (base === null || cand === null)
-    return change(figure, 'ms', 'lower', base, cand, null, rel, `a side has no successful request with ${m}`);
-  const rb = resampledQuantiles(bs, [q], o.resamples, rngFromKey(`${key}:b`))[0]!;
-  const rc = resampledQuantiles(cs, [q], o.resamples, rngFromKey(`${key}:c`))[0]!;
-  return change(figure, 'ms', 'lower', base, cand, differenceInterval(rb, rc, o.confidence), rel, null);
-}
-
-function repeatsChange(
-  figure: string,
-  unit: FigureChange['unit'],
-  better: Better,
-  bv: number[],
-  cv: number[],
-  o: CompareOptions,
-  key: string,
-  threshold: Threshold,
-): FigureChange {
-  const rb = resampledMeans(bv, o.resamples, rngFromKey(`${key}:b`));
-  const rc = resampledMeans(cv, o.resamples, rngFromKey(`${key}:c`));
-  return change(figure, unit, better, mean(bv), mean(cv), differenceInterval(rb, rc, o.confidence), threshold, null);
-}
-
-function itlChange(
-  figure: string,
-  b: readonly WindowSample[],
-  c: readonly WindowSample[],
-  method: CompareMethod,
-  o: CompareOptions,
-  key: string,
-): FigureChange {
-  const rel: Threshold = { kind: 'relative', value: o.relativeThreshold };
-  const bv = b.map((w) => w.itl[figure] ?? null);
-  const cv = c.map((w) => w.itl[figure] ?? null);
-  if (bv.includes(null) || cv.includes(null)) return change(figure, 'ms', 'lower', null, null, null, rel, 'a run has no ITL figure');
-  if (method === 'bootstrap-over-repeats') return repeatsChange(figure, 'ms', 'lower', bv as number[], cv as number[], o, key, rel);
-  return change(
-    figure,
-    'ms',
-    'lower',
-    mean(bv as number[]),
-    mean(cv as number[]),
-    null,
-    rel,
-    'ITL gaps are not recorded per request (only in the histograms), so no interval over requests can be formed; compare experiments with 2 or more repeats a side for an ITL verdict',
-  );
-}
-
-function successChange(
-  b: readonly WindowSample[],
-  c: readonly WindowSample[],
-  method: CompareMethod,
-  o: CompareOptions,
-  key: string,
-): FigureChange {
-  const t: Threshold = { kind: 'absolute', value: o.successThreshold };
-  const rate = (w: WindowSample): number | null => (w.requests > 0 ? w.completed / w.requests : null);
-  if (method === 'bootstrap-over-repeats') {
-    const bv = b.map(rate);
-    const cv = c.map(rate);
-    if (bv.includes(null) || cv.includes(null))
-      return change('success_rate', 'share', 'higher', null, null, null, t, 'a run has no request in the window');
-    return repeatsChange('success_rate', 'share', 'higher', bv as number[], cv as number[], o, key, t);
-  }
-  const sum = (s: readonly WindowSample[], k: 'requests' | 'completed') => s.reduce((a, w) => a + w[k], 0);
-  const [bn, bk, cn, ck] = [sum(b, 'requests'), sum(b, 'completed'), sum(c, 'requests'), sum(c, 'completed')];
-  if (bn === 0 || cn === 0) return change('success_rate', 'share', 'higher', null, null, null, t, 'a side has no request in the window');
-  const rb = resampledCounts(bk, bn, o.resamples, rngFromKey(`${key}:b`)).map((x) => x / bn);
-  const rc = resampledCounts(ck, cn, o.resamples, rngFromKey(`${key}:c`)).map((x) => x / cn);
-  return change('success_rate', 'share', 'higher', bk / bn, ck / cn, differenceInterval(rb, rc, o.confidence), t, null);
-}
-
-function goodputChange(
-  b: readonly WindowSample[],
-  c: readonly WindowSample[],
-  method: CompareMethod,
-  o: CompareOptions,
-  key: string,
-  t: Threshold,
-): FigureChange {
-  const bv = b.map((w) => w.goodputRps);
-  const cv = c.map((w) => w.goodputRps);
-  if (bv.includes(null) || cv.includes(null))
-    return change(
-      'goodput_rps',
-      'req/s',
-      'higher',
-      null,
-      null,
-      null,
-      t,
-      'goodput needs an SLO: the class declares none on a side (or the window has no length)',
+/** What the comparison cannot tell. */
+function limitsOf(bRuns: number, cRuns: number, pending: readonly Pending[]): string[] {
+  const out: string[] = [];
+  if (bRuns < 2 || cRuns < 2)
+    out.push(
+      `${bRuns < 2 && cRuns < 2 ? 'one run a side' : `one run on the ${bRuns < 2 ? 'baseline' : 'candidate'} side`}: intervals hold each run's own noise over time (its requests resampled in blocks) but not run-to-run variation (another start of the same server, another seed), which can be larger; compare experiments with 2 or more repeats a side (3 or more for useful power) to include it, and ITL has no interval`,
     );
-  if (method === 'bootstrap-over-repeats')
-    return repeatsChange('goodput_rps', 'req/s', 'higher', bv as number[], cv as number[], o, key, t);
-  // Over requests: the window length is fixed, so goodput scales with the resampled count of good requests.
-  const side = (s: readonly WindowSample[], tag: string): { point: number; reps: Float64Array } => {
-    const n = s.reduce((a, w) => a + w.requests, 0);
-    const good = s.reduce((a, w) => a + (w.good ?? 0), 0);
-    const point = mean(s.map((w) => w.goodputRps!));
-    const reps = resampledCounts(good, n, o.resamples, rngFromKey(`${key}:${tag}`)).map((x) => (good === 0 ? 0 : (point * x) / good));
-    return { point, reps };
-  };
-  const bs = side(b, 'b');
-  const cs = side(c, 'c');
-  return change('goodput_rps', 'req/s', 'higher', bs.point, cs.point, differenceInterval(bs.reps, cs.reps, o.confidence), t, null);
+  const short = pending.filter((p) => [p.b, p.c].some((s) => s?.shortRun));
+  if (short.length > 0)
+    out.push(
+      `${short.length} figure(s) (e.g. ${short[0]!.key}) come from runs short for their own autocorrelation (correlation time above 3/4 of the block length): their intervals may be too narrow; run longer`,
+    );
+  return out;
+}
+
+/** Every figure of one class and window, not yet judged. */
+function windowFigures(b: readonly WindowSample[], c: readonly WindowSample[], o: CompareOptions, at: string): Pending[] {
+  const rel: Threshold = { kind: 'relative', value: o.relativeThreshold };
+  const out: Pending[] = [];
+  const rng = (f: string, side: string) => rngFromKey(`${o.seed}:${at}:${f}:${side}`);
+  for (const m of REQUEST_METRICS) {
+    const sides = (s: readonly WindowSample[], tag: string) =>
+      quantileSides(
+        s.map((w) => w.series[m]),
+        COMPARED_QUANTILES,
+        o.resamples,
+        rng(m, tag),
+      );
+    const bs = sides(b, 'b');
+    const cs = sides(c, 'c');
+    COMPARED_QUANTILES.forEach((q, qi) => {
+      const figure = quantileKey(m, q);
+      const reason = bs[qi] && cs[qi] ? null : `a run has no request with ${m} in the window`;
+      out.push({ key: `${at}/${figure}`, figure, unit: 'ms', better: 'lower', threshold: rel, b: bs[qi]!, c: cs[qi]!, reason });
+    });
+  }
+  for (const figure of latencyFigureKeys('itl')) {
+    const bv = b.map((w) => w.itl[figure] ?? null);
+    const cv = c.map((w) => w.itl[figure] ?? null);
+    const has = !bv.includes(null) && !cv.includes(null);
+    const bs = has ? perRunSide(bv as number[], o.resamples, rng(figure, 'b')) : null;
+    const cs = has ? perRunSide(cv as number[], o.resamples, rng(figure, 'c')) : null;
+    const reason = !has
+      ? 'a run has no ITL figure'
+      : bs && cs
+        ? null
+        : 'ITL gaps are not recorded per request (only in the histograms), so only run-to-run variation can give an interval; compare experiments with 2 or more repeats a side for an ITL verdict';
+    out.push({ key: `${at}/${figure}`, figure, unit: 'ms', better: 'lower', threshold: rel, b: bs, c: cs, reason });
+  }
+  const succ = (s: readonly WindowSample[], tag: string) =>
+    meanSide(
+      s.map((w) => ({ series: w.ok, scale: 1 })),
+      o.resamples,
+      rng(successKey, tag),
+    );
+  const sb = succ(b, 'b');
+  const sc = succ(c, 'c');
+  out.push({
+    key: `${at}/${successKey}`,
+    figure: successKey,
+    unit: 'share',
+    better: 'higher',
+    threshold: { kind: 'absolute', value: o.successThreshold },
+    b: sb,
+    c: sc,
+    reason: sb && sc ? null : 'a run has no request in the window',
+  });
+  const goodput = (s: readonly WindowSample[], tag: string) =>
+    s.some((w) => w.goodSeries === null || w.goodputRps === null)
+      ? null
+      : meanSide(
+          s.map((w) => ({ series: w.goodSeries!, scale: w.good ? (w.requests * w.goodputRps!) / w.good : 0 })),
+          o.resamples,
+          rng(goodputKey, tag),
+        );
+  const gb = goodput(b, 'b');
+  const gc = goodput(c, 'c');
+  out.push({
+    key: `${at}/${goodputKey}`,
+    figure: goodputKey,
+    unit: 'req/s',
+    better: 'higher',
+    threshold: rel,
+    b: gb,
+    c: gc,
+    reason: gb && gc ? null : 'goodput needs an SLO: the class declares none on a side (or the window has no request)',
+  });
+  return out;
+}
+
+function finite(x: number | null): number | null {
+  return x === null || !Number.isFinite(x) ? null : round(x);
 }
 
 function round(x: number | null): number | null {
-  return x === null ? null : Math.round(x * 1e6) / 1e6;
+  return x === null || !Number.isFinite(x) ? null : Math.round(x * 1e6) / 1e6;
 }
-
-/** One sentence per field of comparison.json. */
-export const COMPARISON_DEFINITIONS: Record<string, string> = {
-  method:
-    "bootstrap-over-repeats when each side holds 2 or more runs (an experiment arm's repeats): each side's per-run figures are resampled with replacement and averaged, the change is the difference of the averages; bootstrap-over-requests otherwise: each side's successful requests (pooled over its runs) are resampled with replacement at their own count and the figure recomputed",
-  confidence: 'the coverage of every interval (0.95: the 2.5% and 97.5% quantiles of the resampled changes)',
-  resamples:
-    'bootstrap replicates per figure and side, from a generator seeded by seed, class, window and figure (the same inputs give the same intervals)',
-  'classes.<c>.<w>[].baseline':
-    "the figure on the baseline side: for latency, the exact nearest-rank percentile in ms over successful requests of the window (by intended send time) from requests.ndjson (ITL: run.json's histogram percentile, as ITL gaps are not recorded per request); success_rate = completed / requests; goodput_rps as run.json defines it; with repeats, the mean over runs",
-  'classes.<c>.<w>[].candidate': 'the same figure on the candidate side',
-  'classes.<c>.<w>[].delta': "candidate − baseline, in the figure's unit",
-  'classes.<c>.<w>[].delta_relative': 'delta / baseline (null when the baseline is 0)',
-  'classes.<c>.<w>[].interval':
-    'the percentile-bootstrap interval of delta at the stated confidence; null when it could not be formed (see reason)',
-  'classes.<c>.<w>[].verdict':
-    'regressed when the interval excludes 0 on the worse side (higher latency, lower success rate or goodput) and |delta| exceeds the threshold (relative to the baseline for latency and goodput, absolute points for success_rate); improved likewise on the better side; within_noise otherwise; not_evaluable when a side has no value or no interval (see reason)',
-  thresholds:
-    'relative: the smallest |delta_relative| of a latency or goodput figure that counts; success_rate_points: the smallest |delta| of success_rate that counts',
-  comparable:
-    'whether both sides ran the same load: the same plan apart from its target and prompt calibration (SHA-256 of the rest: classes, phases, windows, seed, duration — a new build at a new address is what a comparison is for) and the same schedule (schedule_sha256); a comparison of different ones is refused unless --allow-different-plans, and then says so here with the problems',
-  regressed: 'class/window/figure of every regressed figure',
-  improved: 'class/window/figure of every improved figure',
-};

@@ -12,6 +12,7 @@ import { blankRecord, metricNs } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
 import { isFinished, RECORD_FILE, readExperimentDir } from '../experiment-record.js';
 import { meetsSlo } from '../window-stats.js';
+import { sloFigure } from './figure-keys.js';
 import type { RequestMetric, RunSample, WindowSample } from './figures.js';
 import { COMPARED_QUANTILES, REQUEST_METRICS } from './figures.js';
 
@@ -55,10 +56,17 @@ interface Row {
   output_token_source: OutputTokenSource | null;
 }
 
+/** One request of a window, as the comparison reads it. */
+interface Point {
+  at: number;
+  /** ms; +∞ for a failed request, null when a successful one lacks the metric (e.g. TPOT of one token). */
+  m: Record<RequestMetric, number | null>;
+  ok: boolean;
+  good: boolean;
+}
+
 interface Acc {
-  values: Record<RequestMetric, number[]>;
-  requests: number;
-  completed: number;
+  points: Point[];
   good: number;
 }
 
@@ -72,11 +80,7 @@ export async function loadRun(dir: string): Promise<RunSample> {
     ...(plan.windows ?? []).map((w) => ({ name: w.name, startNs: w.start_s * 1e9, endNs: w.end_s * 1e9 })),
   ];
   const acc = new Map<string, Map<string, Acc>>();
-  for (const cls of plan.classes)
-    acc.set(
-      cls.name,
-      new Map(windows.map((w) => [w.name, { values: { ttft: [], tpot: [], e2e: [] }, requests: 0, completed: 0, good: 0 }])),
-    );
+  for (const cls of plan.classes) acc.set(cls.name, new Map(windows.map((w) => [w.name, { points: [], good: 0 }])));
   const slo = new Map(plan.classes.map((c) => [c.name, c.slo]));
   const rel = (v: bigint | number | null): number | null => (v === null ? null : Number(BigInt(v) - start));
   const lines = createInterface({ input: createReadStream(join(dir, 'requests.ndjson'), 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
@@ -100,15 +104,18 @@ export async function loadRun(dir: string): Promise<RunSample> {
     for (const w of windows) {
       if (at < w.startNs || at >= w.endNs) continue;
       const a = byWindow.get(w.name)!;
-      a.requests++;
-      if (r.status !== 'ok') continue;
-      a.completed++;
-      for (const m of REQUEST_METRICS) {
-        const v = metricNs(r, m);
-        if (v !== null) a.values[m].push(v / 1e6);
-      }
+      const ok = r.status === 'ok';
+      // A failed request ranks +∞: it met no latency bound, so it counts in every percentile as the slowest.
+      const m = Object.fromEntries(
+        REQUEST_METRICS.map((k) => {
+          const v = ok ? metricNs(r, k) : Number.POSITIVE_INFINITY;
+          return [k, v === null ? null : v / 1e6];
+        }),
+      ) as Point['m'];
       // Goodput as run.json counts it: good, and finished inside the window.
-      if (s && meetsSlo(r, s) && r.done_ns !== null && r.done_ns >= w.startNs && r.done_ns < w.endNs) a.good++;
+      const good = ok && !!s && meetsSlo(r, s) && r.done_ns !== null && r.done_ns >= w.startNs && r.done_ns < w.endNs;
+      if (good) a.good++;
+      a.points.push({ at, m, ok, good });
     }
   }
   const classes: RunSample['classes'] = {};
@@ -118,14 +125,18 @@ export async function loadRun(dir: string): Promise<RunSample> {
     for (const [w, a] of byWindow) {
       const m = figures[cls]?.windows[w] ?? {};
       const num = (k: string): number | null => (typeof m[k] === 'number' ? (m[k] as number) : null);
+      // Time order is what the block bootstrap resamples; requests.ndjson is in completion order.
+      const pts = a.points.sort((x, y) => x.at - y.at);
+      const seriesOf = (k: RequestMetric) => Float64Array.from(pts.map((p) => p.m[k]).filter((v): v is number => v !== null));
+      const series = { ttft: seriesOf('ttft'), tpot: seriesOf('tpot'), e2e: seriesOf('e2e') };
+      const successes = (x: Float64Array) => x.filter((v) => Number.isFinite(v)).sort();
       const sample: WindowSample = {
-        values: {
-          ttft: Float64Array.from(a.values.ttft).sort(),
-          tpot: Float64Array.from(a.values.tpot).sort(),
-          e2e: Float64Array.from(a.values.e2e).sort(),
-        },
-        requests: a.requests,
-        completed: a.completed,
+        values: { ttft: successes(series.ttft), tpot: successes(series.tpot), e2e: successes(series.e2e) },
+        series,
+        ok: Float64Array.from(pts, (p) => (p.ok ? 1 : 0)),
+        goodSeries: slo.get(cls) ? Float64Array.from(pts, (p) => (p.good ? 1 : 0)) : null,
+        requests: pts.length,
+        completed: pts.filter((p) => p.ok).length,
         good: slo.get(cls) ? a.good : null,
         goodputRps: slo.get(cls) ? num('goodput_rps') : null,
         itl: Object.fromEntries(COMPARED_QUANTILES.map((q) => [`itl_p${Math.round(q * 100)}_ms`, num(`itl_p${Math.round(q * 100)}_ms`)])),
@@ -133,7 +144,8 @@ export async function loadRun(dir: string): Promise<RunSample> {
       classes[cls]![w] = sample;
     }
   }
-  return { runId: String(run.run_id), planSha256: loadSha256(plan), scheduleSha256: String(run.schedule_sha256), classes };
+  const sloFigures = Object.fromEntries(plan.classes.map((c) => [c.name, Object.keys(c.slo ?? {}).flatMap((k) => sloFigure(k) ?? [])]));
+  return { runId: String(run.run_id), planSha256: loadSha256(plan), scheduleSha256: String(run.schedule_sha256), sloFigures, classes };
 }
 
 /**

@@ -30,13 +30,18 @@ function cell(f: FigureChange): string[] {
   const n = (x: number | null) => (x === null ? '–' : String(Math.round(x * 1000) / 1000));
   const interval = f.interval ? `[${n(f.interval.low)}, ${n(f.interval.high)}]` : '–';
   const rel = f.delta_relative === null ? '' : ` (${f.delta_relative >= 0 ? '+' : ''}${(f.delta_relative * 100).toFixed(1)}%)`;
+  const side = (v: number | null, who: 'baseline' | 'candidate') => (f.failures_decide.includes(who) ? '+∞ (failures)' : n(v));
+  const detectable = f.gating
+    ? `${n(f.detectable_change)}${f.detectable_change_relative === null ? '' : ` (${(f.detectable_change_relative * 100).toFixed(1)}%)`}`
+    : '';
   return [
-    esc(f.figure),
-    esc(n(f.baseline)),
-    esc(n(f.candidate)),
+    esc(f.gating ? `${f.figure} (gates)` : f.figure),
+    esc(side(f.baseline, 'baseline')),
+    esc(side(f.candidate, 'candidate')),
     esc(`${n(f.delta)}${rel}`),
     esc(interval),
     badge(f.verdict, TONE[f.verdict]),
+    esc(detectable),
     esc(f.reason ?? ''),
   ];
 }
@@ -48,19 +53,20 @@ export function comparisonPage(
   candidate: readonly RunSample[],
   labels: { baseline: string; candidate: string },
 ): string {
-  const head = `<h1>loadfleet compare</h1><p>baseline: ${esc(labels.baseline)}<br>candidate: ${esc(labels.candidate)}</p><p class="definition">Method: ${esc(c.method)}; intervals at ${c.confidence * 100}% confidence. Regressed: ${c.regressed.length}, improved: ${c.improved.length}.</p>`;
+  const limits = c.limits.map((l) => `<p class="definition">Note: ${esc(l)}</p>`).join('');
+  const head = `<h1>loadfleet compare</h1><p>baseline: ${esc(labels.baseline)}<br>candidate: ${esc(labels.candidate)}</p><p class="definition">Method: ${esc(c.method)}; intervals at ${c.confidence * 100}% confidence. Gating figures (${c.gating.length}): ${c.regressed.length} regressed, ${c.improved.length} improved; other figures, reported and not gating: ${c.reported.regressed.length} regressed, ${c.reported.improved.length} improved.</p>${limits}`;
   const sections = Object.entries(c.classes).map(([cls, windows]) => {
     const tables = Object.entries(windows)
       .map(
         ([w, figs]) =>
-          `<h3>${esc(cls)} — window ${esc(w)}</h3>${table(['figure', 'baseline', 'candidate', 'Δ', 'interval of Δ', 'verdict', 'reason'], figs.map(cell), 'compare')}`,
+          `<h3>${esc(cls)} — window ${esc(w)}</h3>${table(['figure', 'baseline', 'candidate', 'Δ', 'interval of Δ', 'verdict', 'smallest detectable worsening', 'reason'], figs.map(cell), 'compare')}`,
       )
       .join('');
     const charts = REQUEST_METRICS.map((m) =>
       renderLineChart({
         id: `compare-${cls}-${m}`,
         title: `${cls}: ${m.toUpperCase()} distribution, baseline vs candidate (window all)`,
-        definition: `Empirical CDF of ${m} (ms) over successful requests, each side pooled over its runs: the share of requests at or below each value.`,
+        definition: `Empirical CDF of ${m} (ms) over successful requests, each side pooled over its runs: the share of successful requests at or below each value (failed requests, which rank +∞ in the figures, are not drawn).`,
         xLabel: `${m} (ms)`,
         yLabel: 'share of requests ≤ x',
         series: [

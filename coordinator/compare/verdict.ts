@@ -1,7 +1,6 @@
-// Pure: the verdict on one figure's change, from its point change, its interval and the user's
-// threshold. A change is a regression only when the interval excludes zero on the worse side
-// (beyond noise) and the change is larger than the threshold (beyond what the user tolerates).
-import type { Interval } from './bootstrap.js';
+// Pure: the verdict on one figure's change, from its point change, whether the test found it beyond
+// noise on either side, and the user's threshold. A change is a regression only when it is beyond
+// noise on the worse side and larger than the threshold (beyond what the user tolerates).
 
 export type ChangeVerdict = 'regressed' | 'improved' | 'within_noise' | 'not_evaluable';
 
@@ -14,25 +13,22 @@ export interface Threshold {
   value: number;
 }
 
-/** The verdict on candidate − baseline = delta with its interval. */
+/** |delta| in the threshold's terms (relative to the baseline, or absolute); +∞ from a 0 or +∞ baseline to another value. */
+export function changeSize(baseline: number, delta: number, threshold: Threshold): number {
+  if (threshold.kind === 'absolute') return Math.abs(delta);
+  if (delta === 0) return 0;
+  if (baseline === 0 || !Number.isFinite(baseline)) return Number.POSITIVE_INFINITY;
+  return Math.abs(delta / baseline);
+}
+
+/** The verdict on candidate − baseline = delta (null: no finite change), given which side the test found it on. */
 export function changeVerdict(
   baseline: number | null,
   delta: number | null,
-  interval: Interval | null,
-  better: Better,
+  beyondNoise: { worse: boolean; better: boolean },
   threshold: Threshold,
 ): ChangeVerdict {
-  if (baseline === null || delta === null || interval === null) return 'not_evaluable';
-  const size =
-    threshold.kind === 'relative'
-      ? baseline === 0
-        ? delta === 0
-          ? 0
-          : Number.POSITIVE_INFINITY
-        : Math.abs(delta / baseline)
-      : Math.abs(delta);
-  if (size <= threshold.value) return 'within_noise';
-  const worse = better === 'lower' ? interval.low > 0 : interval.high < 0;
-  const improved = better === 'lower' ? interval.high < 0 : interval.low > 0;
-  return worse ? 'regressed' : improved ? 'improved' : 'within_noise';
+  if (baseline === null) return 'not_evaluable';
+  if (delta === null || changeSize(baseline, delta, threshold) <= threshold.value) return 'within_noise';
+  return beyondNoise.worse ? 'regressed' : beyondNoise.better ? 'improved' : 'within_noise';
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/plan.js';
 import { buildSchedule } from '../../shared/schedule.js';
 import type { SelfTestFigures } from '../../shared/self-test.js';
-import { headroomReport } from './index.js';
+import { fleetSizeText, headroomReport } from './index.js';
 import type { ServerSpeed } from './load.js';
 import { agentLoads, classTotals } from './load.js';
 import type { FleetAgent } from './rule.js';
@@ -216,6 +216,15 @@ describe('headroom rule', () => {
     const strict = headroomReport(p, s, agents(1), { ...opts, limits: { maxElu: 0.1, maxSloShare: 0.1 } }, { freeCores: 2 });
     expect(strict.agents_needed).toBeNull();
     expect(strict.agents_needed_why).toMatch(/more CPU than the 2 free core\(s\) of this machine give/);
+    // … yet a number of agents on machines of their own would: the dry run's figure, in the same sentence everywhere.
+    const remote = headroomReport(p, s, agents(1), { ...opts, limits: { maxElu: 0.1, maxSloShare: 0.1 } });
+    expect(remote.agents_needed).toBe(4);
+    expect(strict.agents_needed_own_machines).toBe(4);
+    expect(fleetSizeText(strict)).toBe(
+      '4 agent(s) like these, each on a machine of its own (more CPU than the 2 free core(s) of this machine give: use agents on other machines (--listen))',
+    );
+    expect(fleetSizeText(remote)).toBe('4 agent(s) like these');
+    expect(fleetSizeText(four)).toBe('2 agent(s) like these on this machine');
   });
 
   it('packed: agents served by one process share its loop, which gets a whole core', () => {

@@ -37,6 +37,12 @@ export interface HeadroomReport extends HeadroomVerdict {
   /** The smallest fleet of agents like the weakest one that passes, null when none does (why says why). */
   agents_needed: number | null;
   agents_needed_why: string;
+  /**
+   * The smallest fleet of agents like the weakest one, each on a machine of its own (not sharing
+   * this machine's cores): what `coordinator plan` states without --local. For a remote fleet the
+   * same as agents_needed.
+   */
+  agents_needed_own_machines: number | null;
   /** What the check did: passed, warned, or refused. */
   outcome: 'passed' | 'warned' | 'refused';
   /** A local fleet: its agent threads (packed agents without workers: one per process), the machine's free cores and the share of a core each thread gets. */
@@ -61,7 +67,9 @@ export const HEADROOM_DEFINITIONS: Record<string, string> = {
   'headroom.limits':
     'max_elu: the largest projected utilisation a share may reach; max_slo_share: the largest implied error p99 as a share of the tightest TTFT or E2E p95 bound.',
   'headroom.agents_needed':
-    'The smallest number of agents like the fleet weakest (the one projecting the most CPU) whose shares all pass both limits; null when no number does.',
+    'The smallest number of agents like the fleet weakest (the one projecting the most CPU) whose shares all pass both limits; null when no number does (for a local fleet, none within the machine free cores).',
+  'headroom.agents_needed_own_machines':
+    'The same smallest number with each agent on a machine of its own (a whole core each, as `coordinator plan` projects without --local); for a remote fleet equal to agents_needed.',
   'headroom.local':
     "For agents spawned on the coordinator's machine: their threads (packed agents without workers: one per process), the machine's free cores (logical CPUs less the 1-minute load average) and the share of a core each thread gets (free cores / threads, at most 1; at least one core is counted), by which projected_elu is divided.",
   'headroom.outcome':
@@ -86,7 +94,7 @@ export function checkHeadroom(
     throw new LoadfleetError(
       ErrorCode.HEADROOM_REFUSED,
       `the plan's shares are beyond what these ${fleet.length} agents measured they can offer accurately (${report.agents.flatMap((a) => a.problems.map((p) => `${a.agent_id}: ${p}`))[0]}); ` +
-        `${report.agents_needed === null ? report.agents_needed_why : `it needs ${report.agents_needed} agents like them`}; nothing was sent (--headroom warn runs it anyway)`,
+        `it needs ${fleetSizeText(report)}; nothing was sent (--headroom warn runs it anyway)`,
       { exitCode: ExitCode.ABORTED },
     );
   return report;
@@ -136,6 +144,9 @@ export function headroomReport(
   const needed = model
     ? fleetSizeNeeded(loadsFor, model, tightest, opts.limits, agents.length, 10_000, local?.freeCores)
     : { agents: null, why: 'no agent sent self-test figures' };
+  // Beyond a local machine's free cores more agents do not help there: say how many would, elsewhere.
+  const elsewhere =
+    model && local ? fleetSizeNeeded(loadsFor, { ...model, coreShare: 1 }, tightest, opts.limits, agents.length).agents : needed.agents;
   const failing = !verdict.ok;
   const refuse = (opts.policy === 'refuse' && verdict.over_ceiling) || (opts.policy === 'strict' && failing);
   return {
@@ -145,6 +156,7 @@ export function headroomReport(
     server_speed_assumed: { ttft_ms: opts.speed.ttftMs, tokens_per_s: opts.speed.tokensPerS },
     agents_needed: needed.agents,
     agents_needed_why: needed.why,
+    agents_needed_own_machines: elsewhere,
     outcome: refuse ? 'refused' : failing ? 'warned' : 'passed',
     local: local ? { agent_threads: threads, free_cores: local.freeCores, core_share: Math.round(coreShare * 1000) / 1000 } : null,
   };
@@ -163,6 +175,19 @@ function weakest(agents: readonly FleetAgent[], loads: ReturnType<typeof agentLo
     }
   });
   return worst;
+}
+
+/**
+ * How many agents the plan needs, in words: the one sentence the refusal, the run's log and
+ * `coordinator plan` all give for the same plan and figures.
+ */
+export function fleetSizeText(
+  r: Pick<HeadroomReport, 'agents_needed' | 'agents_needed_why' | 'agents_needed_own_machines' | 'local'>,
+): string {
+  if (r.agents_needed !== null) return `${r.agents_needed} agent(s) like these${r.local ? ' on this machine' : ''}`;
+  if (r.agents_needed_own_machines !== null)
+    return `${r.agents_needed_own_machines} agent(s) like these, each on a machine of its own (${r.agents_needed_why})`;
+  return `more agents than any number tried: none suffices (${r.agents_needed_why})`;
 }
 
 /** The log lines of a report. */
@@ -187,8 +212,8 @@ export function describeHeadroom(r: HeadroomReport): string[] {
   if (r.outcome !== 'passed' || r.agents_needed !== r.agents.length + r.unknown.length)
     lines.push(
       r.agents_needed === null
-        ? `headroom: agents needed: none suffices (${r.agents_needed_why})`
-        : `headroom: this plan needs ${r.agents_needed} agent(s) like these to stay within ${Math.round(r.limits.max_elu * 100)}% utilisation${r.tightest_slo_ms === null ? '' : ` and ${Math.round(r.limits.max_slo_share * 100)}% of the ${r.tightest_slo_ms} ms SLO bound`}`,
+        ? `headroom: this plan needs ${fleetSizeText(r)}`
+        : `headroom: this plan needs ${fleetSizeText(r)} to stay within ${Math.round(r.limits.max_elu * 100)}% utilisation${r.tightest_slo_ms === null ? '' : ` and ${Math.round(r.limits.max_slo_share * 100)}% of the ${r.tightest_slo_ms} ms SLO bound`}`,
     );
   return lines;
 }

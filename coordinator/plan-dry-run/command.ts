@@ -18,7 +18,7 @@ import { attachWorkloadInputs } from '../../shared/workload-files.js';
 import { calibratePlan } from '../calibrate/index.js';
 import type { RunFlags } from '../cli-options.js';
 import { addHeadroomFlags, headroomFromFlags, positiveInt } from '../cli-options.js';
-import { describeHeadroom, freeCoresNow } from '../headroom/index.js';
+import { describeHeadroom, fleetSizeText, freeCoresNow } from '../headroom/index.js';
 import type { FleetAgent } from '../headroom/rule.js';
 import type { LocalLayoutMode } from '../local-layout.js';
 import { chooseLocalLayout, LOCAL_LAYOUT_MODES } from '../local-layout.js';
@@ -144,7 +144,7 @@ export function describeDryRun(r: PlanDryRun): string[] {
     );
   if (r.headroom) {
     lines.push(...describeHeadroom(r.headroom));
-    lines.push(`fleet size the headroom rule asks for: ${r.headroom.agents_needed ?? `none suffices (${r.headroom.agents_needed_why})`}`);
+    lines.push(`fleet size the headroom rule asks for: ${fleetSizeText(r.headroom)}`);
   } else lines.push('headroom: not projected (no self-test figures: --self-test skip)');
   return lines;
 }

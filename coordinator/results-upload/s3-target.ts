@@ -1,7 +1,8 @@
 // Where an upload goes: an s3://bucket/prefix URL plus the standard AWS environment (the names
 // every AWS SDK and CLI reads), resolved to an endpoint, a bucket, a key prefix and credentials.
-// Pure: the environment is passed in.
+// Pure: the environment and the credentials (credentials.ts) are passed in.
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import type { S3Credentials } from './credentials.js';
 
 /** A resolved upload destination. */
 export interface S3Target {
@@ -13,23 +14,26 @@ export interface S3Target {
   region: string;
   /** Path-style (endpoint/bucket/key: MinIO, Ceph, most S3-compatible servers) or virtual-hosted (bucket.endpoint/key: AWS). */
   pathStyle: boolean;
-  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  credentials: S3Credentials;
 }
 
 const fail = (message: string): LoadfleetError =>
   new LoadfleetError(ErrorCode.UPLOAD_FAILED, message, { exitCode: ExitCode.INVALID_INPUT });
 
-/**
- * Reads AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN (optional), AWS_REGION or
- * AWS_DEFAULT_REGION (default us-east-1) and AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (default:
- * AWS itself, virtual-hosted). A custom endpoint is addressed path-style unless
- * AWS_S3_FORCE_PATH_STYLE=false.
- */
-export function s3Target(url: string, env: Record<string, string | undefined>): S3Target {
+/** The bucket and key prefix of an s3://bucket[/prefix] URL, or a clear refusal. */
+export function parseS3Url(url: string): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
   if (!m) throw fail(`${url} is not an s3://bucket[/prefix] URL (bucket: 3-63 characters of a-z, 0-9, '.', '-')`);
-  const missing = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'].filter((k) => !env[k]);
-  if (missing.length > 0) throw fail(`no credentials for ${url}: set ${missing.join(' and ')}`);
+  return { bucket: m[1]!, prefix: (m[2] ?? '').replace(/^\/+|\/+$/g, '') };
+}
+
+/**
+ * Reads AWS_REGION or AWS_DEFAULT_REGION (default us-east-1) and AWS_ENDPOINT_URL_S3 or
+ * AWS_ENDPOINT_URL (default: AWS itself, virtual-hosted). A custom endpoint is addressed
+ * path-style unless AWS_S3_FORCE_PATH_STYLE=false.
+ */
+export function s3Target(url: string, env: Record<string, string | undefined>, credentials: S3Credentials): S3Target {
+  const { bucket, prefix } = parseS3Url(url);
   const region = env['AWS_REGION'] || env['AWS_DEFAULT_REGION'] || 'us-east-1';
   const custom = env['AWS_ENDPOINT_URL_S3'] || env['AWS_ENDPOINT_URL'];
   let endpoint: URL;
@@ -41,15 +45,11 @@ export function s3Target(url: string, env: Record<string, string | undefined>): 
   if (endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') throw fail(`the endpoint ${endpoint.href} is not http(s)`);
   return {
     endpoint: new URL(endpoint.origin),
-    bucket: m[1]!,
-    prefix: (m[2] ?? '').replace(/^\/+|\/+$/g, ''),
+    bucket,
+    prefix,
     region,
     pathStyle: custom ? env['AWS_S3_FORCE_PATH_STYLE'] !== 'false' : false,
-    credentials: {
-      accessKeyId: env['AWS_ACCESS_KEY_ID']!,
-      secretAccessKey: env['AWS_SECRET_ACCESS_KEY']!,
-      ...(env['AWS_SESSION_TOKEN'] ? { sessionToken: env['AWS_SESSION_TOKEN'] } : {}),
-    },
+    credentials,
   };
 }
 

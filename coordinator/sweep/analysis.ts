@@ -94,12 +94,14 @@ export interface ClientAdvice {
 }
 
 /**
- * For the first client-limited stage: per-agent ceiling = the lowest request rate (every class) of
+ * For the first client-limited stage no re-measure decided: per-agent ceiling = the lowest request rate (every class) of
  * an agent that was limited there; load = every class's request rate at that stage; agents needed =
  * ⌈load / (0.8 · ceiling)⌉, at least one more than were used.
  */
 export function clientAdvice(stages: readonly StageSummary[], scale: SweepScale): ClientAdvice | null {
-  const s = stages.find((x) => x.verdict === 'client_limited');
+  // A client-limited stage that a re-measure then decided needs no more agents.
+  const decided = (v: number) => stages.some((y) => y.value === v && (y.verdict === 'pass' || y.verdict === 'fail'));
+  const s = stages.find((x) => x.verdict === 'client_limited' && !decided(x.value));
   if (!s) return null;
   const rates = s.client_limited_agents.map((a) => a.requests_per_s).filter((r) => r > 0);
   const load = s.all_classes_rps ?? 0;

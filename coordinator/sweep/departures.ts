@@ -5,6 +5,9 @@
 // requests.ndjson, streaming, and counts departures itself.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { SloBasis } from '../../shared/plan.js';
+import type { WindowLatencies } from './ranked-latency.js';
+import { addLatencyRow, emptyLatencies } from './ranked-latency.js';
 
 /** Departures of one class in [startNs, endNs) (unix ns as numbers: sub-µs rounding is irrelevant here). */
 export interface Departures {
@@ -21,13 +24,22 @@ export function countDeparture(acc: Departures, row: Record<string, unknown>, cl
   acc.completionTokens += typeof row.completion_tokens === 'number' ? row.completion_tokens : 0;
 }
 
-/** Streams `path` (requests.ndjson) and counts the class's departures in the window. */
-export async function readDepartures(path: string, cls: string, startNs: number, endNs: number): Promise<Departures> {
-  const acc: Departures = { requests: 0, completionTokens: 0 };
+/** A stage's departures and, in one pass over the same file, its window's latencies with failures ranked (ranked-latency.ts). */
+export async function readStageRequests(
+  path: string,
+  cls: string,
+  runStartNs: number,
+  measure: { start_s: number; end_s: number },
+  basis: SloBasis,
+): Promise<{ departures: Departures; latencies: WindowLatencies }> {
+  const departures: Departures = { requests: 0, completionTokens: 0 };
+  const latencies = emptyLatencies();
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
   for await (const line of lines) {
     if (line.length === 0) continue;
-    countDeparture(acc, JSON.parse(line) as Record<string, unknown>, cls, startNs, endNs);
+    const row = JSON.parse(line) as Record<string, unknown>;
+    countDeparture(departures, row, cls, runStartNs + measure.start_s * 1e9, runStartNs + measure.end_s * 1e9);
+    addLatencyRow(latencies, row, cls, runStartNs, measure, basis);
   }
-  return acc;
+  return { departures, latencies };
 }

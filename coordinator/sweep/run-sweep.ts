@@ -18,7 +18,7 @@ import { sweepReportHtml } from '../report/sweep-page.js';
 import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
 import { checkBudget } from './budget.js';
-import { readDepartures } from './departures.js';
+import { readStageRequests } from './departures.js';
 import { endpointProblem } from './endpoint.js';
 import { buildStagePlan, MEASURE_WINDOW } from './stage-plan.js';
 import type { Outcome } from './strategy.js';
@@ -124,19 +124,27 @@ export async function executeSweep(
         const checked = validatePlan(stage.plan);
         if (!checked.ok) throw new LoadfleetError(ErrorCode.INTERNAL, `stage ${index + 1} plan is invalid`, { details: checked.problems });
         const unit = scaleUnit(sweep.scale);
-        say(`stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s`);
+        const again = state.stages.at(-1)?.verdict === 'client_limited' && state.stages.at(-1)?.value === step.value;
+        say(
+          `stage ${index + 1}: ${sweep.class} at ${fmt(step.value)} ${unit} for ${sweep.stage_duration_s} s${again ? ' (measured again: the last was client-limited)' : ''}`,
+        );
         const t0 = Date.now();
         let record: StageRecord;
         try {
           const result = await runOnFleet(fleet, { ...run, plan: checked.plan, outDir: stagesDir });
           const runJson = JSON.parse(await readFile(join(result.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
-          const t = Number(runJson.started_at_unix_ns);
-          const departures = await readDepartures(
-            join(result.dir, 'requests.ndjson'),
-            sweep.class,
-            t + stage.measure.start_s * 1e9,
-            t + stage.measure.end_s * 1e9,
-          ).catch(() => null);
+          // Sampled records hold a sample of the requests: departures and ranks over it would not be the
+          // stage's, so run.json's own figures (every request's, merged by the agents) stand then.
+          const sampled = (runJson.records as { sent?: string } | undefined)?.sent === 'sampled';
+          const read = sampled
+            ? null
+            : await readStageRequests(
+                join(result.dir, 'requests.ndjson'),
+                sweep.class,
+                Number(runJson.started_at_unix_ns),
+                stage.measure,
+                state.slo.basis ?? 'sent',
+              ).catch(() => null);
           const figures = stageFigures(
             runJson,
             sweep.class,
@@ -145,8 +153,9 @@ export async function executeSweep(
             sweep.scale,
             step.value,
             meanLength(scaled.prompt.output_tokens) ?? Number.NaN,
-            departures,
+            read?.departures ?? null,
             state.slo.basis,
+            read?.latencies ?? null,
           );
           const judged = interrupted
             ? { verdict: 'error' as const, reasons: ['interrupted by the user (SIGINT) during the stage'] }
@@ -154,6 +163,7 @@ export async function executeSweep(
           record = {
             index,
             value: step.value,
+            measurement: measurementAt(state.stages, step.value),
             ...figures,
             ...judged,
             reason: judged.reasons.join('; '),
@@ -171,6 +181,7 @@ export async function executeSweep(
           record = {
             index,
             value: step.value,
+            measurement: measurementAt(state.stages, step.value),
             ...emptyFigures(),
             verdict: 'error',
             reasons: [why],
@@ -190,6 +201,11 @@ export async function executeSweep(
   }
   state.finishedAt = new Date();
   return { dir, doc: await save() };
+}
+
+// 1 for a value's first stage, 2 for its first re-measure (a client-limited stage is measured again).
+function measurementAt(stages: readonly StageRecord[], value: number): number {
+  return stages.filter((s) => s.value === value).length + 1;
 }
 
 function pickSlo(slo: SweepSlo | undefined): SweepSlo {
@@ -223,6 +239,9 @@ function emptyFigures(): StageFigures {
     tpot_p50_ms: null,
     tpot_p95_ms: null,
     tpot_p99_ms: null,
+    latency_on_failure: [],
+    ttft_p95_successful_ms: null,
+    tpot_p95_successful_ms: null,
     requests: 0,
     completed: 0,
     failed: 0,
@@ -235,6 +254,7 @@ function emptyFigures(): StageFigures {
     server: null,
     client_limited: false,
     client_limited_agents: [],
+    client_limited_reasons: [],
     data_quality_valid: null,
     slo_proof_valid: null,
     failed_checks: [],

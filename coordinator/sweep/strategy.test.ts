@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Outcome, Rules, Verdict } from './strategy.js';
-import { nextStep, rulesOf } from './strategy.js';
+import { CLIENT_LIMITED_REMEASURES, nextStep, rulesOf } from './strategy.js';
 
 const RULES: Rules = rulesOf(undefined);
 const o = (value: number, verdict: Verdict, errorShare: number | null = 0): Outcome => ({ value, verdict, errorShare });
@@ -67,10 +67,33 @@ describe('bisect', () => {
 });
 
 describe('rules after any stage', () => {
-  it('a client-limited stage or an error ends the sweep', () => {
+  it('an error ends the sweep', () => {
     const s = { type: 'stages' as const, values: [1, 2, 3] };
-    expect(nextStep(s, 'rate', RULES, [o(1, 'client_limited')])).toMatchObject({ kind: 'stop', rule: 'client_limited' });
     expect(nextStep(s, 'rate', RULES, [o(1, 'error', null)])).toMatchObject({ kind: 'stop', rule: 'endpoint_failed' });
+  });
+  it(`a client-limited stage is measured again up to ${CLIENT_LIMITED_REMEASURES} times, then the sweep stops saying why`, () => {
+    const s = { type: 'stages' as const, values: [1, 2, 3] };
+    const cl = (v: number): Outcome => ({
+      value: v,
+      verdict: 'client_limited',
+      errorShare: 0,
+      reason: 'client-limited: agent-2 at second 7',
+    });
+    expect(nextStep(s, 'rate', RULES, [o(1, 'pass'), cl(2)])).toEqual({ kind: 'run', value: 2 });
+    expect(nextStep(s, 'rate', RULES, [o(1, 'pass'), cl(2), cl(2)])).toEqual({ kind: 'run', value: 2 });
+    expect(nextStep(s, 'rate', RULES, [o(1, 'pass'), cl(2), cl(2), cl(2)])).toEqual({
+      kind: 'stop',
+      rule: 'client_limited',
+      reason:
+        'the stage at 2 was client-limited in all 3 measurements (the first and 2 re-measures), the last: client-limited: agent-2 at second 7',
+    });
+    // A re-measure that decides takes the stage's place: the strategy goes on from it.
+    expect(nextStep(s, 'rate', RULES, [o(1, 'pass'), cl(2), o(2, 'pass')])).toEqual({ kind: 'run', value: 3 });
+    const b = { type: 'bisect' as const, pass: 2, fail: 8, resolution: 1 };
+    expect(nextStep(b, 'rate', RULES, [cl(2), o(2, 'pass')])).toEqual({ kind: 'run', value: 8 });
+    expect(nextStep(b, 'rate', RULES, [o(2, 'pass'), o(8, 'fail'), cl(5), o(5, 'fail')])).toEqual({ kind: 'run', value: 3.5 });
+    const g = { type: 'geometric' as const, start: 1, factor: 2, max: 64 };
+    expect(nextStep(g, 'rate', RULES, [o(1, 'pass'), cl(2), o(2, 'pass')])).toEqual({ kind: 'run', value: 4 });
   });
   it('an error share above the limit ends an escalating sweep', () => {
     const s = { type: 'geometric' as const, start: 1, factor: 2, max: 64 };

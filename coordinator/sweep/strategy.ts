@@ -37,6 +37,13 @@ export type StopRule =
   | 'out_of_range'
   | 'interrupted';
 
+/**
+ * How many times a client-limited stage is measured again before the sweep stops: the client's
+ * trouble may be passing (a neighbour process, a stall), and a stage the client limited says
+ * nothing about the server either way.
+ */
+export const CLIENT_LIMITED_REMEASURES = 2;
+
 /** Either the next stage's value or the end of the sweep. */
 export type Step = { kind: 'run'; value: number } | { kind: 'stop'; rule: StopRule; reason: string };
 
@@ -52,6 +59,16 @@ export function rulesOf(stop: { max_failing_stages?: number; max_error_share?: n
 /** The next step after `done` (in the order run). */
 export function nextStep(strategy: SweepStrategy, scale: SweepScale, rules: Rules, done: readonly Outcome[]): Step {
   const last = done.at(-1);
+  if (last?.verdict === 'client_limited') {
+    // Measured again at the same value, a bounded number of times; then the sweep stops, saying why.
+    let tries = 0;
+    for (let i = done.length - 1; i >= 0 && done[i]!.verdict === 'client_limited' && done[i]!.value === last.value; i--) tries++;
+    if (tries <= CLIENT_LIMITED_REMEASURES) return run(last.value);
+    return stop(
+      'client_limited',
+      `the stage at ${fmt(last.value)} was client-limited in all ${tries} measurements (the first and ${CLIENT_LIMITED_REMEASURES} re-measures)${last.reason ? `, the last: ${last.reason}` : ''}`,
+    );
+  }
   // Bisect never runs above a value already run, so failing stages and their errors only narrow the
   // bracket there: the failing-stage and error-share rules guard the escalating strategies.
   const escalating = strategy.type !== 'bisect';
@@ -65,7 +82,12 @@ export function nextStep(strategy: SweepStrategy, scale: SweepScale, rules: Rule
       'max_failing_stages',
       `${failing} failing stage${failing === 1 ? '' : 's'} (max_failing_stages ${rules.maxFailingStages}): no heavier stage is started`,
     );
-  const step = strategyStep(strategy, scale, done);
+  // A client-limited measurement decided nothing: the strategies see the stages that did.
+  const step = strategyStep(
+    strategy,
+    scale,
+    done.filter((o) => o.verdict !== 'client_limited'),
+  );
   if (step.kind === 'run' && rules.maxValue !== null && step.value > rules.maxValue)
     return stop('max_value', `the next value ${fmt(step.value)} is above max_value ${fmt(rules.maxValue)}`);
   return step;
@@ -75,8 +97,6 @@ export function nextStep(strategy: SweepStrategy, scale: SweepScale, rules: Rule
 function stopAfter(last: Outcome, rules: Rules, escalating: boolean): Step | undefined {
   if (last.verdict === 'error')
     return stop('endpoint_failed', `the stage at ${fmt(last.value)} could not be run or measured${last.reason ? `: ${last.reason}` : ''}`);
-  // A heavier stage would be more client-limited still, and a lighter one is not the question asked.
-  if (last.verdict === 'client_limited') return stop('client_limited', `the stage at ${fmt(last.value)} was client-limited`);
   if (escalating && last.errorShare !== null && last.errorShare > rules.maxErrorShare)
     return stop(
       'max_error_share',

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { Capacity, ClientAdvice, Knee } from './analysis.js';
 import { answerOf, capacityOf, clientAdvice, kneeOf } from './analysis.js';
 import type { StopRule, Verdict } from './strategy.js';
-import { scaleUnit } from './strategy.js';
+import { CLIENT_LIMITED_REMEASURES, scaleUnit } from './strategy.js';
 import type { StageFigures } from './verdict.js';
 
 /** The result schema id. */
@@ -17,6 +17,8 @@ export const SWEEP_RESULT_SCHEMA = 'loadfleet.sweep-result/v1';
 export interface StageRecord extends StageFigures {
   index: number;
   value: number;
+  /** 1 for the value's first measurement, 2 and on for re-measures of a client-limited one. */
+  measurement: number;
   verdict: Verdict;
   reasons: string[];
   reason: string;
@@ -43,7 +45,7 @@ function percentileDefinitions(metric: string, what: string): Record<string, str
   const out: Record<string, string> = {};
   for (const p of ['p50', 'p95', 'p99'])
     out[`stages[].${metric}_${p}_ms`] =
-      `nearest-rank ${p} of ${what} over the successful requests of the scaled class in the measured window, ms`;
+      `nearest-rank ${p} of ${what} over the requests of the scaled class in the measured window, each failed request ranked +∞ (null when the rank falls on a failure, listed in latency_on_failure; a success the metric is undefined on is not ranked), ms`;
   return out;
 }
 
@@ -64,6 +66,17 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   ...percentileDefinitions('ttft', 'time to first token'),
   ...percentileDefinitions('tpot', 'time per output token after the first'),
   'stages[].index': 'the stage number in the order run, from 0',
+  'stages[].latency_on_failure':
+    'the stage latency figures (ttft_p95_ms, …) whose nearest rank falls on a failed request: +∞, written as null; read from the stage requests.ndjson, or, without it, when more than 1 − q of the window requests failed',
+  'stages[].ttft_p95_successful_ms':
+    'p95 TTFT (on the SLO basis) over the successful requests of the window only (run.json), for comparison',
+  'stages[].tpot_p95_successful_ms': 'p95 TPOT over the successful requests of the window only (run.json), for comparison',
+  'stages[].measurement':
+    'which measurement of this value the stage is: 1 the first, 2 and on a re-measure after a client-limited one (at most client_limited_remeasures)',
+  client_limited_remeasures:
+    "how many times a client-limited stage is measured again at the same value before the sweep stops with stop_rule client_limited; a re-measure that passes or fails takes the stage's place",
+  'stages[].client_limited_reasons':
+    'run.json client_health.reasons of the stage run: which agent or class was over a limit, by what share (with its confidence), the worst second and what the records show there',
   'stages[].ttft_basis':
     'what the ttft_* figures of the stage measure from, the SLO basis: sent (ttft, from the actual send) or intended (ttft_from_intended, from the intended send, keeping any delay the client added)',
   'stages[].requests': 'requests of the scaled class whose intended (or sent) time fell in the measured window, every status',
@@ -87,15 +100,16 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
     'failed requests of the scaled class over the whole stage by outcome, and non-200 responses by HTTP status (http_<code>)',
   'stages[].server':
     'server signals over the measured window from run.json server.windows.measure (max running and waiting requests, max KV-cache use %, max pool saturation, max EPP queue); null when the run scraped nothing',
-  'stages[].client_limited': 'run.json client_health.client_limited: some agent could not keep its schedule or its event loop was late',
+  'stages[].client_limited':
+    "run.json client_health.client_limited: more than 1% of some agent's or class's requests (shown with 95% confidence) were sent late or stamped with too much uncertainty, or an agent's event loop was late or saturated through the run",
   'stages[].data_quality_valid':
     'run.json data_quality.valid of the stage run (every validity check passed; not_evaluated counts as not passed); reported, not used in the verdict',
   'stages[].slo_proof_valid': 'run.json slo_proof.valid of the stage run; reported, not used in the verdict',
   'stages[].failed_checks': 'names of the data_quality and slo_proof checks of the stage run whose status is fail',
   'stages[].client_limited_agents':
-    'agents whose schedule-lag p99 or event-loop-delay p99 exceeded the run client-health limits, with their dispatched req/s',
+    'agents the run named as client-limited (run.json client_health.limited_agents), with their schedule-lag and event-loop-delay p99 and their dispatched req/s',
   'stages[].verdict':
-    'pass: SLO met and (rate) achieved ≥ 90% of the arrivals offered in the window (a shortfall of at most 2 requests is counting noise at the window edges); a latency bound is missed when more than 5% of the window requests failed (each failure ranks +∞, so the p95 is a failure); fail: otherwise, or the run was stopped by a plan abort rule (over capacity); client_limited: an agent could not keep its schedule, so the stage says nothing about the server; error: the run aborted otherwise',
+    'pass: SLO met and (rate) achieved ≥ 90% of the arrivals offered in the window (a shortfall of at most 2 requests is counting noise at the window edges); a latency bound is missed when its p95 falls on a failed request (each failure ranks +∞); fail: otherwise, or the run was stopped by a plan abort rule (over capacity); client_limited: the client, not the server, shaped the stage figures (run.json client_health), so the stage says nothing about the server and is measured again; error: the run aborted otherwise',
   'stages[].measure_window':
     'the part of the stage judged: from the scaled phase start plus warmup_s to the end of the stage, seconds from the stage start',
   'stages[].measure_s': 'length of the measured window, s',
@@ -104,7 +118,7 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   bracket: '[capacity, the lowest failing value above it]: the true capacity lies in between; either end is null when not measured',
   knee: 'over stages that measured throughput, sorted by value, elasticity = (Δachieved_rps / achieved_rps) / (Δoffered / offered) between neighbours (offered: scheduled_rps for a rate, the value for a concurrency); the knee is the value before the first elasticity below 0.5 (achieved throughput stops following the offered load); null if that never happened',
   client_advice:
-    'for the first client-limited stage: ceiling = the lowest req/s of an agent limited there, agents_needed = ⌈all-classes req/s / (0.8 × ceiling)⌉ and at least one more than used',
+    'for the first client-limited stage that no re-measure decided: ceiling = the lowest req/s of an agent limited there, agents_needed = ⌈all-classes req/s / (0.8 × ceiling)⌉ and at least one more than used',
 };
 
 /** The sweep.json document. */
@@ -141,6 +155,7 @@ export function sweepDocument(s: SweepState): Record<string, unknown> {
     agents: s.agents,
     design:
       'each stage is its own run (under stages/) with its own engine state, schedule, clock checks and validity gates; the other classes keep their plan in every stage; only the measure window (after warmup_s) is judged',
+    client_limited_remeasures: CLIENT_LIMITED_REMEASURES,
     stages: s.stages,
     capacity: capacity.capacity,
     bracket: capacity.bracket,

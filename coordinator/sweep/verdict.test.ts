@@ -118,7 +118,7 @@ describe('judgeStage', () => {
     expect(judgeStage(f, SLO)).toEqual({
       verdict: 'fail',
       reasons: [
-        // 10 of 80 failed (12.5% > 5%): the p95 falls on a failure, whatever the successes' p95 (issue 22).
+        // 10 of 80 failed (12.5% > 5%): the p95 falls on a failure, whatever the successes' p95.
         'p95 TTFT falls on a failed request (10 of 80 failed, each ranked +∞; successful-only 812.4 ms) > SLO 100 ms',
         'p95 TPOT falls on a failed request (10 of 80 failed, each ranked +∞; successful-only 12 ms) > SLO 10 ms',
         'success rate 87.5% < SLO 99.0% (10 of 80 failed; 429/503/timeouts count as misses)',
@@ -126,7 +126,7 @@ describe('judgeStage', () => {
       ],
     });
   });
-  it('a stage whose successes are fast but 6% of requests failed misses a latency-only SLO (issue 22)', () => {
+  it('a stage whose successes are fast but 6% of requests failed misses a latency-only SLO', () => {
     const f = figures(runJson({ window: { completed: 75, failed: 5, requests: 80, ttft_p95_ms: 20 } }), {
       requests: 76,
       completionTokens: 0,
@@ -160,12 +160,17 @@ describe('judgeStage', () => {
     });
     const f = figures(run);
     expect(f.client_limited_agents).toEqual([{ agent_id: 'a2', schedule_lag_p99_ms: 80, event_loop_delay_p99_ms: 61, requests_per_s: 4 }]);
-    expect(judgeStage(f, SLO)).toEqual({
-      verdict: 'client_limited',
-      reasons: ['client-limited: a2 (schedule lag p99 80 ms, event-loop delay p99 61 ms)'],
-    });
+    // A run.json from before the share rule: named by its p99 figures, and pointed at.
+    expect(judgeStage(f, SLO)).toEqual({ verdict: 'client_limited', reasons: ['client-limited: see run.json client_health'] });
+    // Today's run names its limited agents and says which second and why: that is the reason.
+    const why =
+      'a1: 5 of 100 (5.0%, above 2.0% with 95% confidence > 1.0% allowed) of its requests were sent more than 50 ms after their intended time — worst: a1 at second 7, 3 requests, sends up to 120 ms late';
+    Object.assign(run.client_health, { limited_agents: ['a1'], reasons: [why] });
+    const g = figures(run);
+    expect(g.client_limited_agents.map((a) => a.agent_id)).toEqual(['a1']);
+    expect(judgeStage(g, SLO)).toEqual({ verdict: 'client_limited', reasons: [`client-limited: ${why}`] });
   });
-  it('a stage stopped by a plan abort rule is over capacity (fail), not an error (issue 22)', () => {
+  it('a stage stopped by a plan abort rule is over capacity (fail), not an error', () => {
     const r = runJson({ status: 'aborted' });
     r.status_reason = 'abort rule abort.error_share_above: class rt failed 40 of 44 requests (90.9% > 50%) for 2 s (window 5 s)';
     expect(judgeStage(figures(r), SLO)).toEqual({ verdict: 'fail', reasons: [`over capacity, stopped early: ${r.status_reason}`] });

@@ -8,6 +8,8 @@ import { sloTtftMetric } from '../../shared/plan.js';
 import type { SweepScale, SweepSlo } from '../../shared/sweep.js';
 import { SATURATION_RATIO } from '../../shared/sweep.js';
 import { ABORT_RULE_PREFIX } from '../abort-rule.js';
+import type { WindowLatencies } from './ranked-latency.js';
+import { rankedQuantile } from './ranked-latency.js';
 import type { Verdict } from './strategy.js';
 import { fmt } from './strategy.js';
 
@@ -67,6 +69,11 @@ export interface StageFigures {
   tpot_p50_ms: number | null;
   tpot_p95_ms: number | null;
   tpot_p99_ms: number | null;
+  /** The figures above whose rank falls on a failed request (+∞, written as null). */
+  latency_on_failure: string[];
+  /** p95 TTFT and TPOT over the successful requests only (run.json), for the reasons. */
+  ttft_p95_successful_ms: number | null;
+  tpot_p95_successful_ms: number | null;
   requests: number;
   completed: number;
   failed: number;
@@ -80,6 +87,8 @@ export interface StageFigures {
   server: ServerSignals | null;
   client_limited: boolean;
   client_limited_agents: LimitedAgent[];
+  /** run.json client_health.reasons: which agent or class, which second, and what was seen. */
+  client_limited_reasons: string[];
   /** run.json data_quality.valid and slo_proof.valid (null when the run has no such gate). */
   data_quality_valid: boolean | null;
   slo_proof_valid: boolean | null;
@@ -105,6 +114,8 @@ export function stageFigures(
   outputTokens: number,
   departures: { requests: number; completionTokens: number } | null,
   basis: SloBasis = 'sent',
+  /** The window's latencies from requests.ndjson (failures ranked +∞); null: run.json's successful-only figures, failures judged by their count. */
+  latencies: WindowLatencies | null = null,
 ): StageFigures {
   const ttft = sloTtftMetric(basis);
   const c = obj(obj(run.classes)[cls]);
@@ -148,12 +159,7 @@ export function stageFigures(
     achieved_tok_s: departures && lengthS > 0 ? round3(departures.completionTokens / lengthS) : num(w.throughput_tok_s),
     all_classes_rps: wallS && wallS > 0 ? round3((num(run.requests) ?? 0) / wallS) : null,
     ttft_basis: basis,
-    ttft_p50_ms: num(w[`${ttft}_p50_ms`]),
-    ttft_p95_ms: num(w[`${ttft}_p95_ms`]),
-    ttft_p99_ms: num(w[`${ttft}_p99_ms`]),
-    tpot_p50_ms: num(w.tpot_p50_ms),
-    tpot_p95_ms: num(w.tpot_p95_ms),
-    tpot_p99_ms: num(w.tpot_p99_ms),
+    ...latencyFigures(w, ttft, latencies, requests, failed),
     requests,
     completed,
     failed,
@@ -172,12 +178,15 @@ export function stageFigures(
         .map(obj)
         .flatMap((c) => (c.status === 'fail' ? [String(c.name)] : [])),
     ),
+    // The run names the agents its evidence limited (client-health.ts); a run.json written before
+    // it did is read by the agents' own p99 figures against its limits.
     client_limited_agents: agents
-      .filter(
-        (a) =>
-          (num(a.schedule_lag_p99_ms) ?? 0) > (num(limits.schedule_lag_p99_ms) ?? 50) ||
-          (num(a.event_loop_delay_p99_ms) ?? 0) > (num(limits.event_loop_delay_p99_ms) ?? 50) ||
-          (num(a.event_loop_utilization) ?? 0) > (num(limits.event_loop_utilization) ?? 1),
+      .filter((a) =>
+        Array.isArray(health.limited_agents)
+          ? health.limited_agents.includes(String(a.agent_id))
+          : (num(a.schedule_lag_p99_ms) ?? 0) > (num(limits.schedule_lag_p99_ms) ?? 50) ||
+            (num(a.event_loop_delay_p99_ms) ?? 0) > (num(limits.event_loop_delay_p99_ms) ?? 50) ||
+            (num(a.event_loop_utilization) ?? 0) > (num(limits.event_loop_utilization) ?? 1),
       )
       .map((a) => ({
         agent_id: String(a.agent_id),
@@ -185,7 +194,59 @@ export function stageFigures(
         event_loop_delay_p99_ms: num(a.event_loop_delay_p99_ms),
         requests_per_s: wallS && wallS > 0 ? round3((num(a.requests) ?? 0) / wallS) : 0,
       })),
+    client_limited_reasons: Array.isArray(health.reasons) ? health.reasons.map(String) : [],
   };
+}
+
+const QUANTILES = [
+  ['p50', 0.5],
+  ['p95', 0.95],
+  ['p99', 0.99],
+] as const;
+
+// TTFT and TPOT p50/p95/p99 with failures ranked +∞. Without the stage's records, run.json's
+// successful-only figures stand and a quantile q falls on a failure when more than 1 − q of the
+// window's requests failed.
+function latencyFigures(
+  w: Json,
+  ttft: string,
+  l: WindowLatencies | null,
+  requests: number,
+  failed: number,
+): Pick<
+  StageFigures,
+  | 'ttft_p50_ms'
+  | 'ttft_p95_ms'
+  | 'ttft_p99_ms'
+  | 'tpot_p50_ms'
+  | 'tpot_p95_ms'
+  | 'tpot_p99_ms'
+  | 'latency_on_failure'
+  | 'ttft_p95_successful_ms'
+  | 'tpot_p95_successful_ms'
+> {
+  const out: Record<string, unknown> = {};
+  const onFailure: string[] = [];
+  for (const [metric, source, values] of [
+    ['ttft', ttft, l?.ttftNs],
+    ['tpot', 'tpot', l?.tpotNs],
+  ] as const)
+    for (const [p, q] of QUANTILES) {
+      const key = `${metric}_${p}_ms`;
+      const f = l
+        ? rankedQuantile(values!, l.failed, q)
+        : requests > 0 && failed / requests > 1 - q
+          ? { ms: null, onFailure: true }
+          : { ms: num(w[`${source}_${p}_ms`]), onFailure: false };
+      out[key] = f.ms;
+      if (f.onFailure) onFailure.push(key);
+    }
+  return {
+    ...(out as Pick<StageFigures, 'ttft_p50_ms'>),
+    latency_on_failure: onFailure,
+    ttft_p95_successful_ms: num(w[`${ttft}_p95_ms`]),
+    tpot_p95_successful_ms: num(w.tpot_p95_ms),
+  } as ReturnType<typeof latencyFigures>;
 }
 
 function gateValid(g: unknown): boolean | null {
@@ -217,33 +278,36 @@ export function judgeStage(f: StageFigures, slo: SweepSlo): Judgement {
   if (f.run_status === 'aborted' && f.run_status_reason?.startsWith(ABORT_RULE_PREFIX))
     return { verdict: 'fail', reasons: [`over capacity, stopped early: ${f.run_status_reason}`] };
   if (f.run_status === 'aborted') return { verdict: 'error', reasons: [`the run aborted: ${f.run_status_reason ?? 'no reason given'}`] };
-  if (f.client_limited) {
-    const who = f.client_limited_agents.map(
-      (a) => `${a.agent_id} (schedule lag p99 ${ms(a.schedule_lag_p99_ms)}, event-loop delay p99 ${ms(a.event_loop_delay_p99_ms)})`,
-    );
-    return { verdict: 'client_limited', reasons: [`client-limited: ${who.length > 0 ? who.join(', ') : 'see run.json client_health'}`] };
-  }
+  // The run's own reasons name the agent or class, the second and what was seen there.
+  if (f.client_limited)
+    return {
+      verdict: 'client_limited',
+      reasons: [
+        `client-limited: ${f.client_limited_reasons.length > 0 ? f.client_limited_reasons.join('; ') : 'see run.json client_health'}`,
+      ],
+    };
   // Nothing but refused connections: the endpoint is gone, which says nothing about its capacity.
   const connectErrors = f.failures_by_status.connect_error ?? 0;
   if (f.requests > 0 && f.completed === 0 && f.failed > 0 && connectErrors >= f.failed)
     return { verdict: 'error', reasons: [`the endpoint did not answer (${connectErrors} connect errors, nothing completed)`] };
   const reasons: string[] = [];
   if (f.requests === 0) return { verdict: 'fail', reasons: ['no request of the class fell in the measured window'] };
-  // Failures count (as in the run's SLO verdict): each ranks +∞, so past 5% of the window's requests the p95 is a failure.
-  const onFailure = f.requests > 0 && f.failed / f.requests > 0.05;
+  // Failures count (as in the run's SLO verdict): each ranks +∞, so a p95 whose rank falls on one is a miss.
   const failedText = `${f.failed} of ${f.requests} failed, each ranked +∞`;
-  if (slo.ttft_p95_ms !== undefined) {
-    if (onFailure)
-      reasons.push(`p95 TTFT falls on a failed request (${failedText}; successful-only ${ms(f.ttft_p95_ms)}) > SLO ${ms(slo.ttft_p95_ms)}`);
-    else if (f.ttft_p95_ms === null) reasons.push('no successful request to measure p95 TTFT on');
-    else if (f.ttft_p95_ms > slo.ttft_p95_ms)
-      reasons.push(`p95 TTFT${f.ttft_basis === 'intended' ? ' from intended send' : ''} ${ms(f.ttft_p95_ms)} > SLO ${ms(slo.ttft_p95_ms)}`);
-  }
-  if (slo.tpot_p95_ms !== undefined) {
-    if (onFailure)
-      reasons.push(`p95 TPOT falls on a failed request (${failedText}; successful-only ${ms(f.tpot_p95_ms)}) > SLO ${ms(slo.tpot_p95_ms)}`);
-    else if (f.tpot_p95_ms === null) reasons.push('no successful request to measure p95 TPOT on');
-    else if (f.tpot_p95_ms > slo.tpot_p95_ms) reasons.push(`p95 TPOT ${ms(f.tpot_p95_ms)} > SLO ${ms(slo.tpot_p95_ms)}`);
+  for (const [key, label, successful] of [
+    ['ttft_p95_ms', 'TTFT', f.ttft_p95_successful_ms],
+    ['tpot_p95_ms', 'TPOT', f.tpot_p95_successful_ms],
+  ] as const) {
+    const bound = slo[key];
+    if (bound === undefined) continue;
+    const figure = f[key];
+    if (f.latency_on_failure.includes(key))
+      reasons.push(`p95 ${label} falls on a failed request (${failedText}; successful-only ${ms(successful)}) > SLO ${ms(bound)}`);
+    else if (figure === null) reasons.push(`no successful request to measure p95 ${label} on`);
+    else if (figure > bound)
+      reasons.push(
+        `p95 ${label}${label === 'TTFT' && f.ttft_basis === 'intended' ? ' from intended send' : ''} ${ms(figure)} > SLO ${ms(bound)}`,
+      );
   }
   if (slo.success_rate_min !== undefined && f.success_rate !== null && f.success_rate < slo.success_rate_min)
     reasons.push(

@@ -1,0 +1,54 @@
+// One sentence per field of comparison.json: every number the artifact carries is defined in it.
+
+export const COMPARISON_DEFINITIONS: Record<string, string> = {
+  schema: 'the artifact schema, loadfleet.comparison/v1',
+  baseline: 'the baseline side: its label, the run ids compared (runs) and their directories (dirs)',
+  candidate: 'the candidate side, as baseline',
+  seed: 'the seed of every bootstrap generator of this comparison',
+  'classes.<c>.<w>[].figure': 'the figure compared: <metric>_p<q>_ms, success_rate or goodput_rps',
+  'classes.<c>.<w>[].unit': "the figure's unit: ms, share (0–1) or req/s",
+  'classes.<c>.<w>[].better': 'which way the figure improves: lower (latency) or higher (success rate, goodput)',
+  'classes.<c>.<w>[].reason': 'why the figure is not_evaluable (null otherwise)',
+  method:
+    "block-bootstrap-one-run when a side holds one run: each run's requests, in intended-send order, are resampled in blocks of consecutive requests (the stationary bootstrap, mean block length chosen from the data by Politis and White's rule) so that a queue's autocorrelation stays in the interval; two-level-repeats when each side holds 2 or more runs: a side's figure is the mean of its runs' figures, its variance the runs' sample variance / runs (never below their mean within-run block-bootstrap variance / runs), with runs − 1 degrees of freedom (Kalibera and Jones's two levels: runs, then requests within runs)",
+  confidence: 'the two-sided coverage of every interval (0.95: 2.5% on each side)',
+  false_alarm:
+    'the family-wise rate of false regressions held over the gating figures: Holm’s step-down over their one-sided p_worse values, so the chance that any gating figure of an unchanged server reads regressed is at most this',
+  resamples:
+    'bootstrap replicates per figure and side, from a generator seeded by seed, class, window and figure (the same inputs give the same intervals)',
+  gating:
+    "class/window/figure of the figures that decide --fail-on-regression: by default each class's SLO figures (ttft_p95_ms, tpot_p95_ms, e2e_p95_ms, success_rate for success_rate_min) in window all, or those named with --gate-on",
+  limits: 'what this comparison cannot tell, in sentences (e.g. run-to-run variation with one run a side)',
+  'classes.<c>.<w>[].gating': 'whether the figure decides --fail-on-regression',
+  'classes.<c>.<w>[].baseline':
+    "the figure on the baseline side: for latency, the exact nearest-rank percentile in ms over the window's requests (by intended send time) from requests.ndjson, a failed request ranking +∞ (ITL: run.json's histogram percentile, as ITL gaps are not recorded per request); success_rate = completed / requests; goodput_rps as run.json defines it; with repeats, the mean over runs; null when +∞ (see failures_decide)",
+  'classes.<c>.<w>[].candidate': 'the same figure on the candidate side',
+  'classes.<c>.<w>[].failures_decide':
+    "the sides whose figure is +∞ because failed requests reach its rank (more than 5% failed for a p95): the figure is then null and the test reads the bootstrap's replicates, +∞ included",
+  'classes.<c>.<w>[].delta': "candidate − baseline, in the figure's unit; null when both are +∞",
+  'classes.<c>.<w>[].delta_relative': 'delta / baseline (null when the baseline is 0 or +∞)',
+  'classes.<c>.<w>[].interval':
+    "the two-sided interval of delta at the stated confidence: delta ± Student's t × its standard error (Welch's degrees of freedom), or the percentile interval of the replicates' differences when +∞ values enter; an end is null when unbounded; null when no interval could be formed (see reason)",
+  'classes.<c>.<w>[].p_worse':
+    "the one-sided p-value of the candidate being worse (higher latency, lower success rate or goodput): Welch's t from both sides' variances, or the share of bootstrap replicate differences not worse when +∞ values enter",
+  'classes.<c>.<w>[].p_worse_adjusted': "Holm's adjusted p_worse over the gating figures (null for figures that do not gate)",
+  'classes.<c>.<w>[].detectable_change':
+    "the smallest true worsening, in the figure's unit, that this comparison would flag 4 times in 5: (t at Holm's strictest level false_alarm / gating figures + t at 0.8) standard errors, and never below the threshold; null for figures that do not gate or whose standard error is unbounded",
+  'classes.<c>.<w>[].detectable_change_relative': 'detectable_change / baseline',
+  'classes.<c>.<w>[].block_len': "the mean length in requests of the resampled blocks on each side (mean over the side's runs)",
+  'classes.<c>.<w>[].correlation_time':
+    "how far the series' autocorrelation reaches, in requests, on each side: Σ|k|γ(k) / Σγ(k) over a flat-top window (mean over runs); a block bootstrap's variance falls short by about correlation_time / block_len, which the variance is corrected for",
+  'classes.<c>.<w>[].verdict':
+    'for a gating figure: regressed when Holm rejects "not worse" at false_alarm and |delta| exceeds the threshold; for any other figure: regressed when its interval excludes 0 on the worse side and |delta| exceeds the threshold; improved likewise on the better side; within_noise otherwise; not_evaluable when a side has no value (see reason)',
+  thresholds:
+    'relative: the smallest |delta_relative| of a latency or goodput figure that counts; success_rate_points: the smallest |delta| of success_rate that counts',
+  comparable:
+    'whether both sides ran the same load: the same plan apart from its target and prompt calibration (SHA-256 of the rest: classes, phases, windows, seed, duration — a new build at a new address is what a comparison is for) and the same schedule (schedule_sha256); a comparison of different ones is refused unless --allow-different-plans, and then says so here with the problems',
+  regressed: 'class/window/figure of every gating figure that regressed (exit 5 with --fail-on-regression)',
+  improved: 'class/window/figure of every gating figure that improved',
+  reported:
+    'the non-gating figures beyond noise and threshold at their own level (regressed, improved): reported, never deciding the exit code',
+  classes: 'class → window → the compared figures, each defined below',
+  'reported.regressed': 'class/window/figure of every other figure that regressed at its own level (reported, not gating)',
+  'reported.improved': 'class/window/figure of every other figure that improved at its own level',
+};
