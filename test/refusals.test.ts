@@ -195,6 +195,8 @@ describe('refusals and early ends', () => {
     const dir = onlyRunDir(join(work, 'out'));
     // The embedded engine-sim was scraped until the stop, and the report drawn from what there is.
     expect(readdirSync(dir).sort()).toEqual([
+      'benchmark-report.json',
+      'benchmark-report.yaml',
       'epp.post.prom',
       'epp.pre.prom',
       'histograms.hlog',
