@@ -2,7 +2,7 @@
 // retry when retrying cannot help (wrong token, other protocol, a TLS mismatch), frame every message.
 import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
-import { LINK_SILENCE_MS } from '../shared/channel.js';
+import { LINK_SILENCE_MS } from '../shared/delivery.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import { heartbeat } from '../shared/heartbeat.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SeqReceiver } from '../shared/channel.js';
+import { SeqReceiver } from '../shared/delivery.js';
 import type { AgentMessage } from '../shared/protocol.js';
-import { Outbox } from './outbox.js';
+import { BATCH_ROWS, BATCH_WINDOW, Outbox } from './outbox.js';
 
 const interval = (second: number): AgentMessage => ({ type: 'interval', second, classes: {} });
 const records = (seq: number): AgentMessage => ({ type: 'records', seq, rows: [] });
@@ -115,5 +115,49 @@ describe('SeqReceiver', () => {
     const r = new SeqReceiver();
     expect([1, 2, 2, 4, 3, 1].map((s) => r.receive(s))).toEqual(['take', 'take', 'duplicate', 'gap', 'take', 'duplicate']);
     expect(r).toMatchObject({ hwm: 3, duplicates: 2, gaps: 1 });
+  });
+});
+
+describe('Outbox flow control', () => {
+  const rows = (n: number): AgentMessage => ({ type: 'records', seq: 0, rows: Array.from({ length: n }, () => ({}) as never) });
+
+  it('at most BATCH_WINDOW record batches unacknowledged; the rest wait, folded up to BATCH_ROWS; final waits behind them; intervals do not', async () => {
+    const o = new Outbox();
+    const s = sink();
+    o.up(s);
+    for (let i = 0; i < BATCH_WINDOW; i++) o.send(rows(600));
+    o.send(rows(600)); // waits
+    o.send(rows(400)); // folded into the waiting one (1,000 rows)
+    o.send(rows(1)); // a new waiting batch
+    o.send(interval(7)); // goes at once
+    expect(o.send(final)).toBe(0); // waits behind the batches
+    let done = false;
+    const all = o.allAcked().then(() => (done = true));
+    expect(s.sent.map(label)).toEqual([...Array.from({ length: BATCH_WINDOW }, (_, i) => `records${i}#${i + 1}`), 'interval7#9']);
+    expect(o.waiting).toBe(3);
+    // One ack frees one slot: the folded batch goes; the next waits for another slot.
+    o.ack(1);
+    expect(s.sent.slice(9).map(label)).toEqual(['records8#10']);
+    expect((s.sent[9] as { rows: unknown[] }).rows).toHaveLength(BATCH_ROWS);
+    o.ack(2);
+    expect(s.sent.slice(10).map(label)).toEqual(['records9#11', 'final#12']);
+    expect(o.waiting).toBe(0);
+    o.ack(11);
+    await Promise.resolve();
+    expect(done).toBe(false);
+    o.ack(12);
+    await all;
+    expect(done).toBe(true);
+  });
+
+  it('what waits for the window is resent in order after a cut, numbered once', () => {
+    const o = new Outbox();
+    o.up(sink());
+    for (let i = 0; i <= BATCH_WINDOW; i++) o.send(rows(BATCH_ROWS));
+    o.down();
+    const next = sink();
+    o.up(next, 3);
+    expect(next.sent.map(label)).toEqual(['records3#4', 'records4#5', 'records5#6', 'records6#7', 'records7#8', 'records8#9']);
+    expect(o.waiting).toBe(0);
   });
 });

@@ -3,12 +3,12 @@
 // yet taken) and interval histograms, then hand over the run histograms.
 import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Agent as UndiciAgent } from 'undici';
-import { adapterPicker } from '../shared/adapters.js';
 import { classApi } from '../shared/api-kinds.js';
 import type { Clock } from '../shared/clock.js';
 import { perfOffsetToHrtime } from '../shared/clock.js';
 import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import { newHistogram, nsToMs, percentilesNs, recordNs } from '../shared/histogram.js';
+import { loraPicker } from '../shared/lora.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan, Target, TrafficClass } from '../shared/plan.js';
 import { PLAN_DEFAULTS } from '../shared/plan.js';
@@ -29,6 +29,7 @@ import { ClassImages } from './images.js';
 import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { loopBusy } from './loop-busy.js';
+import { BATCH_ROWS } from './outbox.js';
 import { PromptBuilder } from './prompt.js';
 import { RecordSample } from './record-sample.js';
 import { Recorder } from './recorder.js';
@@ -39,7 +40,6 @@ import { StallLog } from './stall-log.js';
 import { sleepUntil } from './timing.js';
 import { WorkloadPromptBuilder } from './workload-prompt.js';
 
-const RECORD_BATCH_ROWS = 1000;
 /** monitorEventLoopDelay samples with a timer of this period and records the whole period. */
 const EVENT_LOOP_RESOLUTION_MS = 10;
 
@@ -48,8 +48,6 @@ function lateness(sampleNs: number): number {
   return nsToMs(Math.max(0, (sampleNs || 0) - EVENT_LOOP_RESOLUTION_MS * 1e6));
 }
 const RECORD_FLUSH_MS = 250;
-/** Unacknowledged record batches allowed in flight before the agent holds rows back. */
-const ACK_WINDOW = 8;
 
 /** What a class's requests are built from: an id for x-request-id, a body, and a canary marker (or null). */
 type RequestPrompts = Pick<PromptBuilder, 'requestId' | 'body' | 'marker'>;
@@ -80,7 +78,7 @@ interface ClassRuntime {
   /** The class's API (class.api, else target.api) and where its requests go. */
   adapter: ApiAdapter;
   path: string;
-  /** A class with LoRA adapters: the model name of each request (shared/adapters.ts). */
+  /** A class with LoRA adapters: the model name of each request (shared/lora.ts). */
   modelOf?: (requestIndex: number) => string;
 }
 
@@ -106,21 +104,15 @@ export class AgentRun implements ShareRunner {
   /** Finished requests wait here for their bookkeeping until the current poll's reads are stamped. */
   private readonly finishing = new AfterReads<RequestResult>((batch) => this.record(batch));
   private rows: RequestRecord[] = [];
-  /** Record batches sent and not yet acknowledged, by batch number (acks are matched, not counted). */
-  private readonly unacked = new Set<number>();
-  private batchSeq = 0;
   private sent = 0;
   private done = 0;
   private errors = 0;
   private inFlight = 0;
   private timers: NodeJS.Timeout[] = [];
-  private allAcked: (() => void) | undefined;
   private spool: Spool | undefined;
   private linkGone = false;
   /** The plan's tokenizer file, when this agent has it: counts output the server did not count. */
   private countOutput: ((text: string) => number) | null = null;
-  /** True once `final` was put in the outbox after every record was acknowledged (the session waits for its ack). */
-  handedOver = false;
   /** Why the process ended this run early (SIGTERM), if it did. */
   private terminated: string | undefined;
   /** With plan.records.sample_every: which records go out, and the counts of every one. */
@@ -170,7 +162,7 @@ export class AgentRun implements ShareRunner {
         variesPerRequest(cls)
           ? workloadPrompts(new WorkloadPromptBuilder(runId, plan, cls, schedule.classes[i]!, classApi(cls, this.target), model))
           : new PromptBuilder(runId, cls, adapter, model, plan.seed, plan.prompt_calibration?.[cls.name]);
-      const picker = adapterPicker(plan.seed, cls);
+      const picker = loraPicker(plan.seed, cls);
       if (!picker) return { ...runtime, prompts: withImages(plan.seed, cls, build(this.target.model)) };
       const builders = picker.adapters.map((a) => build(a.model));
       const prompts: RequestPrompts = withImages(plan.seed, cls, {
@@ -278,11 +270,10 @@ export class AgentRun implements ShareRunner {
     await this.spool?.close(true);
   }
 
-  /** The coordinator is gone (closed or silent): stop, and stop waiting for acknowledgements. */
+  /** The coordinator is gone (closed or silent): stop; no `final` follows (the spool is kept). */
   linkLost(reason: string): void {
     this.linkGone = true;
     this.stop(reason);
-    this.allAcked?.();
   }
 
   /** See ShareRunner.terminate. */
@@ -295,13 +286,6 @@ export class AgentRun implements ShareRunner {
   /** Stops sending; requests in flight end as `aborted`. */
   stop(reason: string): void {
     if (!this.stopper.signal.aborted) this.stopper.abort(new Error(reason));
-  }
-
-  /** The coordinator took record batch `seq` (a batch it never sent, or one acked before, changes nothing). */
-  acked(seq: number): void {
-    if (!this.unacked.delete(seq)) return;
-    this.flushRecords();
-    if (this.unacked.size === 0 && this.rows.length === 0) this.allAcked?.();
   }
 
   private runClass(c: ClassRuntime): Promise<void> {
@@ -397,16 +381,16 @@ export class AgentRun implements ShareRunner {
     }
     this.spool?.append(batch.map((r) => ({ record: r.record, gaps: r.contentGaps.view() })));
     for (const r of batch) r.contentGaps.release();
-    if (this.rows.length >= RECORD_BATCH_ROWS) this.flushRecords();
+    if (this.rows.length >= BATCH_ROWS) this.flushRecords();
     loopBusy.settle(); // keeps this work out of the next wake's bound (loop-busy.ts)
   }
 
+  // Record batches go to the outbox as they fill (it paces them: outbox.ts; it numbers them, so
+  // `seq` is left 0 here).
   private flushRecords(): void {
-    while (this.rows.length > 0 && this.unacked.size < ACK_WINDOW) {
-      const rows = this.rows.splice(0, RECORD_BATCH_ROWS);
-      const seq = this.batchSeq++;
-      this.unacked.add(seq);
-      this.send({ type: 'records', seq, rows });
+    while (this.rows.length > 0) {
+      const rows = this.rows.splice(0, BATCH_ROWS);
+      this.send({ type: 'records', seq: 0, rows });
       loopBusy.settle(); // encoding a batch takes a while: keep it out of the next wake's bound
     }
   }
@@ -417,7 +401,6 @@ export class AgentRun implements ShareRunner {
     this.recorder!.flushAll();
     await this.recorder!.drained();
     this.flushRecords();
-    if (!this.linkGone && (this.rows.length > 0 || this.unacked.size > 0)) await new Promise<void>((r) => (this.allAcked = r));
     if (this.linkGone) {
       // Nobody can take the rest now: keep the spool for a restarted agent to hand over.
       await this.spool?.close(false);
@@ -426,8 +409,9 @@ export class AgentRun implements ShareRunner {
       await this.dispatcher.close();
       return;
     }
-    // The coordinator acknowledged every record; the spool stays until it acknowledges `final` too
-    // (the session deletes it then: a `final` lost with the link is resent, never lost).
+    // `final` follows every record batch (the outbox sends it after them); the spool stays until the
+    // coordinator acknowledges it (the session deletes it then: a `final` lost with the link is
+    // resent, never lost).
     await this.spool?.close(false);
     this.send({
       type: 'final',
@@ -437,7 +421,6 @@ export class AgentRun implements ShareRunner {
       ...(this.terminated !== undefined && { terminated: this.terminated }),
       ...(this.sample && { tally: this.sample.tallies() }),
     });
-    this.handedOver = true;
     this.eventLoop.disable();
     this.stallLog.stop();
     await this.dispatcher.close();

@@ -7,55 +7,30 @@
 // A link that dies between runs is reconnected too: the agent proves with the secret it was given
 // at join that it is the same process, and takes its slot back.
 
-import { randomBytes } from 'node:crypto';
-import { rename } from 'node:fs/promises';
 import type { Clock } from '../shared/clock.js';
 import { clockFromAnchor } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
-import { CLOSE_CODE, PROTOCOL_VERSION } from '../shared/protocol.js';
-import type { SelfTestFigures } from '../shared/self-test.js';
+import { CLOSE_CODE } from '../shared/protocol.js';
+import type { CurrentRun } from './current-run.js';
+import { newRun } from './current-run.js';
+import { awaitFinalAck } from './hand-over.js';
+import { offerSpool } from './leftover.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
+import type { RunEvent } from './run-phase.js';
+import { holdsLoad, runNext } from './run-phase.js';
 import { createRunner } from './runner.js';
-import type { ShareRunner } from './share-runner.js';
-import { findSpools, keepSpools, readSpool, removeSpools, setAside, spoolDamage } from './spool.js';
+import type { SessionOptions } from './session-options.js';
+import { helloOf, probeReply } from './session-options.js';
+import { findSpools, keepSpools, removeSpools, setAside } from './spool.js';
 import { trackRun } from './terminate.js';
-import { uploadSpool } from './upload.js';
 
-/** This process: a coordinator tells a live resume (same epoch) from a restarted process by it. */
-const EPOCH = randomBytes(8).toString('hex');
+export type { SessionOptions } from './session-options.js';
+
 /** How long a cut-off agent keeps its load going when the coordinator did not say (protocol 1's silence limit). */
 export const DEFAULT_GRACE_MS = 10_000;
-
-/** How an agent identifies itself and reaches the coordinator. */
-export interface SessionOptions {
-  coordinatorUrl: string;
-  token: string;
-  agentId: string;
-  host: string;
-  clockDomainId: string;
-  clockDomainDeclared: boolean;
-  clock: Clock;
-  connectTimeoutMs: number;
-  ca?: Buffer;
-  /** Where finished requests are spooled, and where a restarted agent looks for a spool to upload. */
-  spoolDir: string;
-  /** Adopt the coordinator's clock anchor when it runs on this machine (off when a test shifts our clock). */
-  shareHostAnchor: boolean;
-  /** Worker threads that stripe this agent's share (1: the main thread runs it). */
-  workers: number;
-  /** What the agent measured of itself before joining (null: skipped or failed); sent in every hello. */
-  selfTest?: SelfTestFigures | null;
-  /** Test hook: wait this long before answering `arm` (proves the arm deadline). */
-  armDelayMs: number;
-  /** Test hook: called when a run's plan arrives (agent --test-stall counts runs with it). */
-  onPlan?: () => void;
-  /** After a release (or a coordinator that went away), wait for the next coordinator instead of exiting. */
-  stay: boolean;
-  log(line: string): void;
-}
 
 const STAY_RETRY_MS = 1000;
 /** How long a release waits for a hand-over in progress to delete its spool. */
@@ -75,103 +50,18 @@ export async function runAgent(opts: SessionOptions): Promise<number> {
 export async function runSession(opts: SessionOptions): Promise<number> {
   const leftover = await findSpools(opts.spoolDir, opts.agentId);
   if (leftover.length > 0) {
-    const code = await resumeSession(opts, leftover).catch((err: Error) => {
+    const code = await offerSpool(opts, leftover).catch((err: Error) => {
       if (err instanceof LoadfleetError && err.exitCode === ExitCode.INVALID_INPUT) throw err;
       opts.log(`could not hand over ${leftover.join(', ')}: ${err.message}`);
       return CLOSE_CODE.UNKNOWN_RUN;
     });
+    // The coordinator that took the spool still has runs to send: join it as a member again.
+    if (code === 0) return new Member(opts).serve();
     if (code !== CLOSE_CODE.UNKNOWN_RUN) return code;
     for (const path of leftover) opts.log(`kept ${await setAside(path)} (its run is not in progress here)`);
     opts.log('joining as a new agent');
   }
   return new Member(opts).serve();
-}
-
-// Reconnects with `resume_run_id` and uploads the spool; resolves with an exit code, or with
-// CLOSE_CODE.UNKNOWN_RUN when the coordinator refused the resume.
-async function resumeSession(opts: SessionOptions, paths: readonly string[]): Promise<number> {
-  const spools = await Promise.all(paths.map(readSpool));
-  const header = spools[0]!.header;
-  const entries = spools.flatMap((s) => s.entries);
-  const damage = spoolDamage(spools);
-  opts.log(
-    `found the spool of run ${header.run_id} (${entries.length} requests${damage ? `; ${damage}` : ''}); offering it to the coordinator`,
-  );
-  let settle: (code: number) => void = () => {};
-  const ended = new Promise<number>((r) => (settle = r));
-  const outbox = new Outbox();
-  // Handed over once `final` is acknowledged; the link closing after that is no failure.
-  let handedOver = false;
-  const link = await connectLink({
-    url: opts.coordinatorUrl,
-    token: opts.token,
-    giveUpAfterMs: opts.connectTimeoutMs,
-    ...(opts.ca ? { ca: opts.ca } : {}),
-    log: opts.log,
-    onClose: (code) => {
-      if (!handedOver) settle(code === CLOSE_CODE.UNKNOWN_RUN ? CLOSE_CODE.UNKNOWN_RUN : 1);
-    },
-    onMessage: (m) => {
-      if (m.type === 'ack') outbox.ack(m.seq);
-      if (m.type === 'probe')
-        link.send({ type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: opts.clock.nowNs(), t3_ns: opts.clock.nowNs() });
-      if (m.type !== 'resume') return;
-      outbox.up(link, m.acked);
-      void uploadSpool(header, entries, outbox).then(async () => {
-        handedOver = true;
-        for (const path of paths) await rename(path, `${path}.done`);
-        opts.log(`uploaded ${entries.length} spooled requests of run ${header.run_id}`);
-        settle(0);
-      });
-    },
-  });
-  link.send({ ...helloOf(opts), resume_run_id: header.run_id });
-  const code = await ended;
-  await link.close();
-  // The coordinator that took the spool still has runs to send: join it as a member again.
-  return code === 0 ? new Member(opts).serve() : code;
-}
-
-function helloOf(opts: SessionOptions): Extract<AgentMessage, { type: 'hello' }> {
-  return {
-    type: 'hello',
-    protocol: PROTOCOL_VERSION,
-    agent_id: opts.agentId,
-    host: opts.host,
-    pid: process.pid,
-    clock_domain_id: opts.clockDomainId,
-    clock_domain_declared: opts.clockDomainDeclared,
-    clock_anchor_uncertainty_ns: opts.clock.anchorUncertaintyNs,
-    workers: opts.workers,
-    ...(opts.selfTest ? { self_test: opts.selfTest } : {}),
-    epoch: EPOCH,
-  };
-}
-
-/** The run this agent is in, from `welcome` until it handed over (or gave up). */
-interface CurrentRun {
-  runId: string;
-  graceMs: number;
-  runner?: ShareRunner;
-  /** Set once armed: the load (and the hand-over) is under way. */
-  running?: Promise<void>;
-  /** The sequence number of this run's `final` once it is in the outbox. */
-  finalRseq?: number;
-  /** True once the coordinator acknowledged `final` (and the spool is deleted, or kept as the run's records). */
-  handedOver: boolean;
-  /** Sampled records (plan.records.sample_every): the spool is the only copy of most records, so it is kept. */
-  keepRecords?: boolean;
-  /** Acks heard in this run, and those that did not advance the mark (each answers a resent duplicate). */
-  acks: { heard: number; repeated: number; mark: number };
-  /** Resolves when the run is given up (the coordinator refused it or stayed away past the grace). */
-  gaveUp: Promise<void>;
-  giveUp: () => void;
-}
-
-function newRun(runId: string, graceMs: number): CurrentRun {
-  let giveUp = (): void => {};
-  const gaveUp = new Promise<void>((r) => (giveUp = r));
-  return { runId, graceMs, handedOver: false, gaveUp, giveUp, acks: { heard: 0, repeated: 0, mark: 0 } };
 }
 
 // One coordinator's member: every run it sends, until it releases us or goes away.
@@ -235,21 +125,11 @@ class Member {
       case 'welcome':
         this.welcome(m);
         return;
-      case 'probe': {
-        const t2 = this.clock.nowNs();
+      case 'probe':
         // The run timeline's correction read with T2: the coordinator measures the slewed timeline
         // the records are stamped on, not only the raw clock it steers from.
-        const correction = this.run?.runner?.clockCorrectionNs();
-        this.link?.send({
-          type: 'probe_reply',
-          seq: m.seq,
-          t1_ns: m.t1_ns,
-          t2_ns: t2,
-          t3_ns: this.clock.nowNs(),
-          ...(correction !== undefined && { clock_correction_ns: Math.round(correction) }),
-        });
+        this.link?.send(probeReply(m, this.clock, () => this.run?.runner?.clockCorrectionNs()));
         return;
-      }
       case 'plan':
         this.plan(m);
         return;
@@ -263,11 +143,10 @@ class Member {
           if (m.seq <= a.mark) a.repeated++;
           a.mark = Math.max(a.mark, m.seq);
         }
-        this.covered(this.outbox.ack(m.seq));
+        this.outbox.ack(m.seq);
         return;
       case 'resume': {
-        const { resent, queued, covered } = this.outbox.up(this.link!, m.acked);
-        this.covered(covered);
+        const { resent, queued } = this.outbox.up(this.link!, m.acked);
         this.reconnecting = false;
         opts.log(`resumed run ${m.run_id}: resent ${resent} unacknowledged messages and ${queued} held ones`);
         return;
@@ -277,11 +156,13 @@ class Member {
         return;
       case 'stop':
         opts.log(`coordinator asked to stop: ${m.reason}`);
+        if (this.run) this.step(this.run, 'stop');
         this.run?.runner?.stop(m.reason);
         return;
       case 'abort': {
         opts.log(`run aborted by the coordinator: ${m.reason}`);
         const runner = this.run?.runner;
+        if (this.run) this.step(this.run, 'abort');
         this.run = undefined;
         runner?.stop(m.reason);
         void runner?.discardSpool();
@@ -291,16 +172,21 @@ class Member {
         this.released = true;
         opts.log(`released by the coordinator: ${m.reason}`);
         // A hand-over whose ack came just before (even in the same TCP read) finishes first.
-        void Promise.race([this.run?.running ?? Promise.resolve(), new Promise((r) => setTimeout(r, RELEASE_WAIT_MS))])
+        void Promise.race([this.run?.handOver ?? Promise.resolve(), new Promise((r) => setTimeout(r, RELEASE_WAIT_MS))])
           .then(() => this.spoolRemoval)
           .then(() => this.settle(ExitCode.OK));
         return;
     }
   }
 
-  // Record batches an ack covered free their runner's window (matched by batch number, once each).
-  private covered(messages: readonly AgentMessage[]): void {
-    for (const c of messages) if (c.type === 'records') this.run?.runner?.acked(c.seq);
+  /**
+   * Moves the run's phase (run-phase.ts). A move the table does not have is a coordinator breaking
+   * the protocol (or a late message): said, and the phase left as it is.
+   */
+  private step(run: CurrentRun, event: RunEvent): void {
+    const to = runNext(run.phase, event);
+    if (to === null) this.opts.log(`error ${ErrorCode.PHASE_MOVE}: run ${run.runId}: no move for ${event} in phase ${run.phase}`);
+    else run.phase = to;
   }
 
   private welcome(m: Extract<CoordinatorMessage, { type: 'welcome' }>): void {
@@ -322,17 +208,22 @@ class Member {
     // A plan without a welcome first (no coordinator sends one) still gets a run to belong to.
     if (this.run?.runId !== m.run_id) this.run = newRun(m.run_id, this.graceMs);
     const run = this.run;
+    this.step(run, 'plan');
     run.keepRecords = typeof m.plan.records === 'object';
     const t0 = performance.now();
     const send = (msg: AgentMessage): void => {
-      const rseq = this.outbox.send(msg);
-      if (msg.type === 'final') run.finalRseq = rseq;
+      this.outbox.send(msg);
+      if (msg.type !== 'final') return;
+      // `final` is the run's last message that must arrive: once everything is acknowledged, it is.
+      run.finalAcked = this.outbox.allAcked();
+      this.step(run, 'final');
     };
     try {
       run.runner = createRunner(m.run_id, m.plan, m.share, this.clock, send, opts.workers);
     } catch (err) {
       const e = err instanceof LoadfleetError ? err : new LoadfleetError(ErrorCode.AGENT_FAILED, (err as Error).message);
       this.outbox.send({ type: 'failed', code: e.code, message: e.message });
+      this.step(run, 'fail');
       this.run = undefined;
       return;
     }
@@ -342,10 +233,12 @@ class Member {
       (note) => {
         opts.log(note);
         this.outbox.send({ type: 'prepared', prep_ms: performance.now() - t0, planned_requests: runner.plannedRequests() });
+        this.step(run, 'prepared');
       },
       (err: Error) => {
         this.outbox.send({ type: 'failed', code: ErrorCode.AGENT_FAILED, message: err.message });
-        this.run = undefined;
+        this.step(run, 'fail');
+        if (this.run === run) this.run = undefined;
       },
     );
   }
@@ -353,16 +246,18 @@ class Member {
   private arm(startLocalNs: bigint): void {
     const run = this.run;
     const runner = run?.runner;
-    if (!run || !runner) return; // aborted meanwhile
+    if (!run || !runner || run.phase !== 'prepared') return; // aborted, dropped or failed meanwhile
     this.outbox.send({ type: 'armed', start_local_ns: startLocalNs });
+    this.step(run, 'arm');
     let handedOver: (ok: boolean) => void = () => {};
     // SIGTERM (agent/terminate.ts) ends this runner early and waits for this same hand-over.
     trackRun(runner, new Promise<boolean>((r) => (handedOver = r)));
-    run.running = runner.start(startLocalNs).then(
+    run.handOver = runner.start(startLocalNs).then(
       async () => void handedOver(await this.handOver(run)),
       (err: Error) => {
         handedOver(false);
         this.outbox.send({ type: 'failed', code: ErrorCode.AGENT_FAILED, message: err.message });
+        this.step(run, 'fail');
       },
     );
   }
@@ -374,10 +269,10 @@ class Member {
    * (A shutdown that hands over early — SIGTERM — ends its runner and awaits this same function.)
    */
   async handOver(run: CurrentRun): Promise<boolean> {
-    if (run.finalRseq !== undefined) {
-      const acked = await Promise.race([this.outbox.acked(run.finalRseq).then(() => true), run.gaveUp.then(() => false)]);
-      if (acked) {
-        run.handedOver = true;
+    if (run.finalAcked !== undefined) {
+      const acked = await awaitFinalAck(run.finalAcked, run.gaveUp);
+      if (acked && run.phase === 'handing-over') {
+        this.step(run, 'acked');
         this.spoolRemoval = (run.keepRecords ? keepSpools : removeSpools)(this.opts.spoolDir, this.opts.agentId, run.runId).catch(() => 0);
         if (run.keepRecords)
           this.opts.log(`run ${run.runId}: every record kept in ${this.opts.spoolDir} (${this.opts.agentId}.${run.runId}*.records.ndjson)`);
@@ -385,7 +280,7 @@ class Member {
       }
     }
     if (this.run === run) this.run = undefined;
-    if (run.handedOver) {
+    if (run.phase === 'handed-over') {
       this.opts.log(`run ${run.runId} handed over (${run.acks.heard} acks, ${run.acks.repeated} repeated); waiting for the next run`);
       return true;
     }
@@ -397,6 +292,7 @@ class Member {
   // The coordinator no longer holds the run for us, or cannot be reached within its grace.
   private giveUp(run: CurrentRun, why: string): void {
     this.reconnecting = false;
+    this.step(run, 'give-up');
     run.runner?.linkLost(why);
     run.giveUp();
   }
@@ -413,7 +309,9 @@ class Member {
       return;
     }
     const run = this.run;
-    if (run?.running && !run.handedOver) {
+    // Given up: the spool is kept and the hand-over ends the session (handOver).
+    if (run?.phase === 'given-up') return;
+    if (run && holdsLoad(run.phase)) {
       if (code === CLOSE_CODE.UNKNOWN_RUN) {
         // The coordinator no longer holds this run for us (grace over, or a new coordinator).
         opts.log(`the coordinator refused to resume run ${run.runId}: stopping the load, keeping the spool`);
@@ -429,6 +327,7 @@ class Member {
       run.runner.stop('coordinator connection closed');
       void run.runner.discardSpool();
     }
+    if (run) this.step(run, 'link-closed');
     this.run = undefined;
     if (code === CLOSE_CODE.FINISHING) {
       opts.log('the coordinator is finishing');

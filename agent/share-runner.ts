@@ -22,14 +22,10 @@ export interface ShareRunner {
    * `final` saying so. No effect once the run is already stopping.
    */
   terminate(reason: string): void;
-  /** The coordinator acknowledged record batch `seq`. */
-  acked(seq: number): void;
   linkLost(reason: string): void;
   /** Slews the run timeline back at `ratePpm` from now on (continuously: no step). */
   slew(ratePpm: number): void;
   /** How far the run timeline is slewed back from the raw clock now (ns); undefined before the run armed. */
   clockCorrectionNs(): number | undefined;
   discardSpool(): Promise<void>;
-  /** True once `final` went out after every record was acknowledged. */
-  readonly handedOver: boolean;
 }

@@ -21,7 +21,6 @@ export interface ThreadInit {
 export type ThreadCommand =
   | { cmd: 'prepare'; spool: SpoolTarget }
   | { cmd: 'start'; startLocalNs: bigint }
-  | { cmd: 'ack'; seq: number }
   | { cmd: 'slew'; ratePpm: number }
   | { cmd: 'stop'; reason: string }
   | { cmd: 'link-lost'; reason: string }

@@ -1,22 +1,18 @@
 // Hands a spool over to the coordinator: every spooled record (the coordinator drops any it
 // already has), then the run histograms rebuilt from those records, as the agent would have sent
 // them at the end. No load is sent. Both go through an outbox of their own (a restarted process
-// has a sequence space of its own), so the upload is done only when `final` is acknowledged.
+// has a sequence space of its own), which paces the batches; the upload is done only when `final`
+// is acknowledged (the caller waits for that: hand-over.ts).
 import type { AgentHealth } from '../shared/protocol.js';
 import type { Outbox } from './outbox.js';
+import { BATCH_ROWS } from './outbox.js';
 import { Recorder } from './recorder.js';
 import type { SpoolEntry, SpoolHeader } from './spool.js';
 
-const BATCH_ROWS = 1000;
-const ACK_WINDOW = 8;
-
-/** Uploads `entries`; resolves once the coordinator acknowledged every batch and `final`. */
-export async function uploadSpool(header: SpoolHeader, entries: readonly SpoolEntry[], outbox: Outbox): Promise<void> {
-  for (let i = 0, seq = 0; i < entries.length; i += BATCH_ROWS, seq++) {
-    const rseq = outbox.send({ type: 'records', seq, rows: entries.slice(i, i + BATCH_ROWS).map((e) => e.record) });
-    // At most ACK_WINDOW batches unacknowledged: memory stays bounded on both sides.
-    if (rseq > ACK_WINDOW) await outbox.acked(rseq - ACK_WINDOW);
-  }
+/** Puts `entries` and the rebuilt `final` in the outbox. */
+export function uploadSpool(header: SpoolHeader, entries: readonly SpoolEntry[], outbox: Outbox): void {
+  for (let i = 0; i < entries.length; i += BATCH_ROWS)
+    outbox.send({ type: 'records', seq: 0, rows: entries.slice(i, i + BATCH_ROWS).map((e) => e.record) });
   const recorder = new Recorder(
     header.windows,
     () => 0,
@@ -30,6 +26,5 @@ export async function uploadSpool(header: SpoolHeader, entries: readonly SpoolEn
     event_loop_delay_max_ms: 0,
     cpu_ms: 0,
   };
-  const rseq = outbox.send({ type: 'final', windows: recorder.encodeRun(), health, records: entries.length });
-  await outbox.acked(rseq);
+  outbox.send({ type: 'final', windows: recorder.encodeRun(), health, records: entries.length });
 }

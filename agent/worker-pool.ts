@@ -1,6 +1,6 @@
 // `agent --workers N`: the agent's share striped over N worker threads (shares.ts subShare), so
 // one agent process can use several cores. The main thread keeps the link and speaks for the
-// agent: it renumbers record batches (routing each ack back to its thread), holds each second's
+// agent: it passes the threads' record batches on (the outbox numbers and paces them), holds each second's
 // interval until every running thread has sent it, and folds the threads' `started`, heartbeats
 // and `final` into one (worker-merge.ts).
 import { Worker } from 'node:worker_threads';
@@ -22,15 +22,12 @@ type Heartbeat = Extract<AgentMessage, { type: 'heartbeat' }>;
 
 /** Runs one share over worker threads and presents it as one agent. */
 export class WorkerPool implements ShareRunner {
-  handedOver = false;
   private stopped = false;
   /** Why the process ended this run early (SIGTERM), if it did. */
   private terminated: string | undefined;
   private readonly threads: Worker[];
   private readonly clock: Clock;
   private readonly waiters: ((e: ThreadEvent) => void)[][];
-  private readonly batches = new Map<number, { part: number; seq: number }>();
-  private nextSeq = 0;
   private readonly seconds = new Map<number, Map<number, Record<string, IntervalClass>>>();
   /** The last second each thread sent; Infinity once it sent `final` (it sends no more). */
   private readonly lastSecond: number[];
@@ -103,13 +100,6 @@ export class WorkerPool implements ShareRunner {
     this.stop(reason);
   }
 
-  acked(seq: number): void {
-    const b = this.batches.get(seq);
-    if (!b) return;
-    this.batches.delete(seq);
-    this.threads[b.part]!.postMessage({ cmd: 'ack', seq: b.seq } satisfies ThreadCommand);
-  }
-
   slew(ratePpm: number): void {
     if (this.startHr !== undefined) this.timeline.slew(Number(process.hrtime.bigint() - this.startHr), ratePpm);
     this.broadcast({ cmd: 'slew', ratePpm });
@@ -165,12 +155,6 @@ export class WorkerPool implements ShareRunner {
 
   private relay(part: number, m: AgentMessage): void {
     switch (m.type) {
-      case 'records': {
-        const seq = this.nextSeq++;
-        this.batches.set(seq, { part, seq: m.seq });
-        this.send({ ...m, seq });
-        return;
-      }
       case 'interval':
         this.secondOf(m.second).set(part, m.classes);
         this.lastSecond[part] = m.second;
@@ -236,6 +220,5 @@ export class WorkerPool implements ShareRunner {
       // Sampled records: the threads' counts add up to the agent's.
       ...(finals.some((f) => f.tally) && { tally: mergeTallies(finals.map((f) => f.tally ?? {})) }),
     });
-    this.handedOver = true;
   }
 }

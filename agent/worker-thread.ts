@@ -57,9 +57,6 @@ port.on('message', (c: ThreadCommand) => {
     case 'start':
       start(c.startLocalNs).catch(failed);
       return;
-    case 'ack':
-      run.acked(c.seq);
-      return;
     case 'slew':
       run.slew(c.ratePpm);
       return;

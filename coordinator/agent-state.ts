@@ -1,11 +1,11 @@
-// What the coordinator knows of one agent during a run: kept by RunSession (run.ts), read by
-// run.json (artifacts/run-json.ts) and the status policy, in a module of its own so they do not
-// import each other.
-import type { OffsetEstimate, ProbeSample } from '../shared/clock.js';
+// What the coordinator knows of one agent during a run: kept by the agent's channel (channel.ts,
+// which implements it), read by run.json (artifacts/run-json.ts) and the status policy, in a
+// module of its own so they do not import each other.
+import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import type { AgentHealth } from '../shared/protocol.js';
-import type { AgentChannel } from './channel.js';
 import type { HeldOutResidual } from './clock/held-out.js';
 import type { OffsetLine } from './clock-slew.js';
+import type { AgentPhase } from './phases.js';
 import type { AgentConn } from './server.js';
 
 /** A stretch of time an agent's link was down during a run (seconds after the start, coordinator clock). */
@@ -20,9 +20,16 @@ export interface Outage {
 /** Per-agent state during a run. */
 export interface AgentState {
   /** Position in agents[] (the collector's and the share's index); kept across reconnects. */
-  index: number;
+  readonly index: number;
   /** The run's channel to the agent (its phase is the truth the three flags below read). */
-  channel: AgentChannel;
+  readonly channel: {
+    readonly phase: AgentPhase;
+    readonly done: boolean;
+    readonly epoch: string | undefined;
+    readonly hwm: number;
+    /** One clock probe through the channel (its own number `seq`): the run's only way to probe the agent. */
+    probe(clock: Clock, seq: number): Promise<ProbeSample>;
+  };
   /** The agent's current link (the channel's). */
   readonly conn: AgentConn;
   /** The link is down and the agent is within its grace: not lost, not live. */

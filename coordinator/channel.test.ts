@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { channelMayMove } from '../shared/channel.js';
+import { anchoredClock } from '../shared/clock.js';
+import { ErrorCode } from '../shared/errors.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { decodeCoordinatorMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
+import type { ChannelHooks } from './channel.js';
 import { AgentChannel } from './channel.js';
 import type { Hello } from './server.js';
 import { AgentConn } from './server.js';
@@ -17,14 +19,37 @@ const hello: Hello = {
   epoch: 'e1',
 };
 
-// One fleet link: what the coordinator sends on it is decoded back, as the agent would see it.
-function link(): { conn: AgentConn; sent: CoordinatorMessage[] } {
+// One fleet link: what the coordinator sends on it is decoded back, as the agent would see it;
+// `answer` plays the agent (its replies are delivered on the next turn, as frames would be).
+function link(answer: (m: CoordinatorMessage) => AgentMessage | null = () => null): { conn: AgentConn; sent: CoordinatorMessage[] } {
   const sent: CoordinatorMessage[] = [];
-  const ws = { readyState: 1, send: (b: Buffer) => void sent.push(decodeCoordinatorMessage(b)), close() {}, terminate() {} };
-  return { conn: new AgentConn(hello, '127.0.0.1:1', ws as never), sent };
+  const ws = {
+    readyState: 1,
+    send: (b: Buffer) => {
+      const m = decodeCoordinatorMessage(b);
+      sent.push(m);
+      const reply = answer(m);
+      if (reply) setImmediate(() => conn.deliver(reply));
+    },
+    close() {},
+    terminate() {},
+  };
+  const conn = new AgentConn(hello, '127.0.0.1:1', ws as never);
+  return { conn, sent };
 }
 
+// The agent's side of a clean run: answers probes, plan and arm.
+function agent(m: CoordinatorMessage): AgentMessage | null {
+  if (m.type === 'probe') return { type: 'probe_reply', seq: m.seq, t1_ns: m.t1_ns, t2_ns: m.t1_ns + 5n, t3_ns: m.t1_ns + 6n };
+  if (m.type === 'plan') return { type: 'prepared', prep_ms: 12, planned_requests: 3 };
+  if (m.type === 'arm') return { type: 'armed', start_local_ns: m.start_local_ns };
+  return null;
+}
+
+const clock = anchoredClock();
+const hooks = (extra: Partial<ChannelHooks> = {}): ChannelHooks => ({ linkClosed: () => {}, ...extra });
 const records = (rseq: number): AgentMessage => ({ type: 'records', seq: rseq - 1, rows: [], rseq });
+const plan = { type: 'plan', run_id: 'r', plan: {} as never, share: { index: 0, count: 1 } } as const;
 
 describe('AgentChannel', () => {
   it('a fleet link serving three runs in a row: one ack per sequence number, no earlier run left listening', () => {
@@ -35,7 +60,7 @@ describe('AgentChannel', () => {
     for (let run = 0; run < 3; run++) {
       const got: string[] = [];
       taken.push(got);
-      const ch = new AgentChannel(conn, () => {});
+      const ch = new AgentChannel(conn, 0, hooks());
       ch.onMessage((m) => got.push(`${m.type}:${'rseq' in m ? m.rseq : '-'}`));
       sent.length = 0;
       for (let rseq = 1; rseq <= 5; rseq++) conn.deliver(records(rseq));
@@ -51,7 +76,7 @@ describe('AgentChannel', () => {
 
   it('drops a resent duplicate and acknowledges it again; holds back a gap; a new epoch starts a new sequence space', () => {
     const { conn, sent } = link();
-    const ch = new AgentChannel(conn, () => {});
+    const ch = new AgentChannel(conn, 0, hooks());
     const got: number[] = [];
     ch.onMessage((m) => 'rseq' in m && got.push(m.rseq!));
     for (const r of [1, 2, 2, 4, 3, 4]) conn.deliver(records(r));
@@ -68,13 +93,113 @@ describe('AgentChannel', () => {
     expect(got).toEqual([1, 2, 3, 4, 1]);
   });
 
-  it('moves only along the written state machine; terminal phases stay', () => {
-    const { conn } = link();
-    const ch = new AgentChannel(conn, () => {});
-    expect(ch.move('live')).toBe(false);
-    expect(ch.move('armed') && ch.move('live') && ch.move('reconnecting') && ch.move('live') && ch.move('final')).toBe(true);
-    expect(ch.move('lost')).toBe(false);
+  it('a whole run from messages alone: joined → probing → probed → preparing → prepared → arming → armed → live → draining → final', async () => {
+    const { conn, sent } = link(agent);
+    const ch = new AgentChannel(conn, 0, hooks());
+    const phases: string[] = [ch.phase];
+    const offset = await ch.probeAtJoin(clock, 4);
+    phases.push(ch.phase);
+    expect(offset.probes).toBe(4);
+    expect(sent.filter((m) => m.type === 'probe').map((m) => (m.type === 'probe' ? m.seq : -1))).toEqual([0, 1, 2, 3]);
+    expect(await ch.prepare(plan, 1000)).toBe(12);
+    phases.push(ch.phase);
+    expect(await ch.arm(123n, 1000)).toBe(true);
+    phases.push(ch.phase);
+    conn.deliver({ type: 'started', first_send_error_ns: 1, rseq: 1 });
+    phases.push(ch.phase);
+    ch.stop('enough');
+    phases.push(ch.phase);
+    expect(sent.at(-1)).toEqual({ type: 'stop', reason: 'enough' });
+    conn.deliver({ type: 'final', windows: {} as never, health: {} as never, records: 0, rseq: 2 });
+    phases.push(ch.phase);
+    expect(phases).toEqual(['joined', 'probed', 'prepared', 'armed', 'live', 'draining', 'final']);
+    // Late messages leave a terminal phase as it is.
+    conn.deliver({ type: 'started', first_send_error_ns: 1, rseq: 3 });
     expect(ch.phase).toBe('final');
-    expect(channelMayMove('lost', 'live')).toBe(false);
+  });
+
+  it('a link cut mid-run: reconnecting, then back where it was on the new link (draining when a stop came meanwhile)', () => {
+    const { conn } = link();
+    const ch = new AgentChannel(conn, 0, hooks());
+    for (const e of ['probe', 'probed', 'plan', 'prepared', 'arm', 'armed', 'started'] as const) ch.step(e);
+    expect(ch.phase).toBe('live');
+    ch.step('link-down');
+    expect(ch.reconnecting).toBe(true);
+    ch.step('rejoin');
+    expect(ch.phase).toBe('live');
+    ch.step('link-down');
+    const { conn: next, sent } = link();
+    ch.attach(next);
+    ch.step('rejoin');
+    ch.stop('stopped while it was away');
+    expect(ch.phase).toBe('draining');
+    expect(sent).toEqual([{ type: 'stop', reason: 'stopped while it was away' }]);
+    ch.step('lose');
+    expect(ch.lost).toBe(true);
+    // A lost channel takes a restarted process's upload without moving.
+    ch.attach(link().conn, true);
+    const got: string[] = [];
+    ch.onMessage((m) => got.push(m.type));
+    ch.conn.deliver(records(1));
+    ch.conn.deliver({ type: 'final', windows: {} as never, health: {} as never, records: 0, rseq: 2 });
+    expect(got).toEqual(['records', 'final']);
+    expect(ch.phase).toBe('lost');
+  });
+
+  it('a message its phase has no move for is dropped and said, with LF_PHASE_MOVE; an illegal step throws it', () => {
+    const { conn } = link();
+    const said: string[] = [];
+    const ch = new AgentChannel(conn, 0, hooks({ illegal: (_, err) => said.push(`${err.code} ${err.message}`) }));
+    const got: string[] = [];
+    ch.onMessage((m) => got.push(m.type));
+    conn.deliver({ type: 'prepared', prep_ms: 1, planned_requests: 1 });
+    conn.deliver({ type: 'armed', start_local_ns: 1n });
+    expect(got).toEqual([]);
+    expect(said).toEqual([
+      `${ErrorCode.PHASE_MOVE} agent a1: no move for prepared in phase joined`,
+      `${ErrorCode.PHASE_MOVE} agent a1: no move for armed in phase joined`,
+    ]);
+    expect(ch.phase).toBe('joined');
+    expect(() => ch.step('started')).toThrow(expect.objectContaining({ code: ErrorCode.PHASE_MOVE }));
+  });
+
+  it('a failure before the start: the agent says so, its link closes, or it stays silent — failed, with the detail, and no wait left on the link', async () => {
+    // It says so.
+    const says = link((m) => (m.type === 'plan' ? { type: 'failed', code: 'LF_AGENT_FAILED', message: 'no spool', rseq: 1 } : agent(m)));
+    const a = new AgentChannel(says.conn, 0, hooks());
+    await a.probeAtJoin(clock, 1);
+    await expect(a.prepare(plan, 1000)).rejects.toMatchObject({ code: ErrorCode.AGENT_FAILED });
+    expect([a.phase, a.failure]).toEqual(['failed', 'LF_AGENT_FAILED: no spool']);
+    // Its link closes while it prepares.
+    const closes = link((m) => (m.type === 'plan' ? null : agent(m)));
+    const closed: string[] = [];
+    const b = new AgentChannel(closes.conn, 0, hooks({ linkClosed: (ch) => closed.push(ch.phase) }));
+    await b.probeAtJoin(clock, 1);
+    const preparing = b.prepare(plan, 1000);
+    closes.conn.closedNow(1006);
+    await expect(preparing).rejects.toThrow('agent a1 closed its link while preparing');
+    expect([b.phase, b.failure, closed]).toEqual(['failed', 'closed its link while preparing', ['failed']]);
+    // It stays silent past the deadline: the wait ends with it, so nothing of this run is left on
+    // the fleet's link for the next one.
+    const silent = link((m) => (m.type === 'plan' ? null : agent(m)));
+    const baseline = silent.conn.listenerCount();
+    const c = new AgentChannel(silent.conn, 0, hooks());
+    await c.probeAtJoin(clock, 1);
+    await expect(c.prepare(plan, 20)).rejects.toMatchObject({ code: ErrorCode.ARM_TIMEOUT });
+    expect([c.phase, c.failure]).toEqual(['failed', 'did not prepare within 0.02 s']);
+    c.dispose();
+    expect(silent.conn.listenerCount()).toBe(baseline);
+  });
+
+  it('an agent that does not arm by the deadline: arm resolves false and its wait is gone; disposing ends a pending probe', async () => {
+    const { conn } = link((m) => (m.type === 'arm' ? null : agent(m)));
+    const ch = new AgentChannel(conn, 0, hooks());
+    await ch.probeAtJoin(clock, 1);
+    await ch.prepare(plan, 1000);
+    expect(await ch.arm(5n, 10)).toBe(false);
+    expect(ch.phase).toBe('arming');
+    const probe = ch.probe(clock, 99); // the agent above answers, but only on the next turn
+    ch.dispose();
+    await expect(probe).rejects.toThrow('the run is over');
   });
 });

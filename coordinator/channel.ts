@@ -1,29 +1,83 @@
-// One agent's channel in one run (shared/channel.ts has the state machine and the delivery
-// rule). It owns every subscription the run has on the agent's link — moved to the new link when
-// the agent resumes, all removed by dispose() when the run is over — so a fleet connection that
+// One agent's channel in one run: the run's whole conversation with that agent — clock probes,
+// the plan, the start instant, every message it sends, its `final`, its loss — and what the run
+// knows of it (AgentState). Its phase moves only along the table in phases.ts. It owns every
+// subscription the run has on the agent's link — moved to the new link when the agent resumes,
+// all removed by dispose() when the run is over, waits included — so a fleet connection that
 // serves run after run carries no earlier run's handlers. It acknowledges each message that must
-// arrive exactly once per sequence number (a duplicate is dropped and acknowledged again) and
-// hands the run only the messages it takes, in order.
-import type { ChannelPhase } from '../shared/channel.js';
-import { channelMayMove, SEQUENCED_TYPES, SeqReceiver } from '../shared/channel.js';
-import type { AgentMessage } from '../shared/protocol.js';
+// arrive exactly once per sequence number (shared/delivery.ts: a duplicate is dropped and
+// acknowledged again) and hands the run only the messages it takes, in order.
+import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
+import { fitOffset } from '../shared/clock.js';
+import { SEQUENCED_TYPES, SeqReceiver } from '../shared/delivery.js';
+import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import type { AgentHealth, AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
+import type { AgentState, Outage } from './agent-state.js';
+import type { HeldOutResidual } from './clock/held-out.js';
+import type { OffsetLine } from './clock-slew.js';
+import type { AgentEvent, AgentPhase } from './phases.js';
+import { agentStep, eventOf, TERMINAL_PHASES } from './phases.js';
 import type { AgentConn } from './server.js';
 
+const PROBE_TIMEOUT_MS = 2000;
+
+/** A reply the channel is waiting for: fed every message it takes, told when the link closes. */
+interface Wait {
+  message(m: AgentMessage): void;
+  closed(): void;
+  cancel(): void;
+}
+
+/** What the run hears from a channel besides the messages it takes. */
+export interface ChannelHooks {
+  /** The link the channel is on closed (not an earlier one it has left). */
+  linkClosed(ch: AgentChannel): void;
+  /** The agent sent a message its phase has no move for: dropped, and said here. */
+  illegal?(ch: AgentChannel, err: LoadfleetError): void;
+}
+
 /** A (run, agent) channel on the coordinator. */
-export class AgentChannel {
+export class AgentChannel implements AgentState {
   private current: AgentConn;
-  private phaseNow: ChannelPhase = 'joined';
+  private phaseNow: AgentPhase = 'joined';
+  /** The phase the agent had when its link went down: where a rejoin takes it back. */
+  private beforeDown: AgentPhase = 'armed';
   private receiver = new SeqReceiver();
   private readonly handlers = new Set<(m: AgentMessage) => void>();
+  private readonly waits = new Set<Wait>();
   private unsubscribe: (() => void)[] = [];
   private disposed = false;
   /** The agent process whose sequence space this is (its hello's epoch). */
   epoch: string | undefined;
+  /** Duplicates dropped (and acknowledged) so far, across every link and epoch of the run. */
+  duplicates = 0;
+  /** Why the run told the agent to stop, if it did: said again when the agent rejoins. */
+  stopReason: string | null = null;
+
+  // What the run knows of the agent (agent-state.ts says what each field is).
+  outages: Outage[] = [];
+  offset: OffsetEstimate = { offset_ns: 0, uncertainty_ns: 0, rtt_ns: 0, probes: 0, used: 0 };
+  startLocalNs = 0n;
+  prepMs = 0;
+  firstSendErrorNs: number | null = null;
+  health: AgentHealth | null = null;
+  terminated: string | null = null;
+  failure: string | null = null;
+  runProbes: ProbeSample[] = [];
+  clockCorrectionNs: number | null = null;
+  slewSteps: { t_s: number; drift_ppm: number; error_ns: number }[] = [];
+  offsetLine: OffsetLine | null = null;
+  domainSteps: { t_s: number; drift_ppm: number; error_ns: number }[] = [];
+  startOffsetNs?: number;
+  heldOut?: HeldOutResidual[];
+  recoveredRecords = 0;
+  spoolHandedOver = false;
+  lastHeardMs = Date.now();
 
   constructor(
     conn: AgentConn,
-    /** Called when the link the channel is on closes (not an earlier one it has left). */
-    private readonly onLinkClosed: (conn: AgentConn) => void,
+    /** Position in agents[] (the collector's and the share's index); kept across reconnects. */
+    readonly index: number,
+    private readonly hooks: ChannelHooks,
   ) {
     this.current = conn;
     this.epoch = conn.hello.epoch;
@@ -34,8 +88,34 @@ export class AgentChannel {
     return this.current;
   }
 
-  get phase(): ChannelPhase {
+  get id(): string {
+    return this.current.hello.agent_id;
+  }
+
+  get phase(): AgentPhase {
     return this.phaseNow;
+  }
+
+  /** AgentState's view of the channel (the phase and the mark live here). */
+  get channel(): this {
+    return this;
+  }
+
+  get reconnecting(): boolean {
+    return this.phaseNow === 'reconnecting';
+  }
+
+  get final(): boolean {
+    return this.phaseNow === 'final';
+  }
+
+  get lost(): boolean {
+    return this.phaseNow === 'lost';
+  }
+
+  /** Whether the channel is in a terminal phase. */
+  get done(): boolean {
+    return TERMINAL_PHASES.has(this.phaseNow);
   }
 
   /** Every sequenced message up to this one was taken. */
@@ -43,30 +123,118 @@ export class AgentChannel {
     return this.receiver.hwm;
   }
 
-  /** Duplicates dropped (and acknowledged) so far, across every link and epoch of the run. */
-  duplicates = 0;
-
-  /**
-   * Moves to `to` when the state machine allows it; returns whether it did. An illegal move is
-   * refused rather than thrown: it runs inside a link's message handler, and a terminal phase
-   * must stay terminal whatever arrives late.
-   */
-  move(to: ChannelPhase): boolean {
-    if (to === this.phaseNow) return true;
-    if (!channelMayMove(this.phaseNow, to)) return false;
+  /** Moves the phase by `event` (phases.ts); an illegal move throws LF_PHASE_MOVE. */
+  step(event: AgentEvent): AgentPhase {
+    const to = agentStep(this.phaseNow, event, `agent ${this.id}`, this.beforeDown);
+    if (event === 'link-down' && to !== this.phaseNow) this.beforeDown = this.phaseNow;
+    // Armed while its link is down (the frame is lost with it): it comes back to arming.
+    if (event === 'arm' && this.phaseNow === 'reconnecting') this.beforeDown = 'arming';
     this.phaseNow = to;
-    return true;
+    return to;
   }
 
-  /** Whether the channel is in a terminal phase. */
-  get done(): boolean {
-    return this.phaseNow === 'final' || this.phaseNow === 'lost' || this.phaseNow === 'failed';
+  send(m: CoordinatorMessage): void {
+    this.current.send(m);
   }
 
   /** Subscribes to the messages the channel takes (unsequenced ones, and sequenced ones once each). */
   onMessage(fn: (m: AgentMessage) => void): () => void {
     this.handlers.add(fn);
     return () => this.handlers.delete(fn);
+  }
+
+  /** Measures the agent's clock at join: `count` probes one after another, the offset fitted. */
+  async probeAtJoin(clock: Clock, count: number): Promise<OffsetEstimate> {
+    this.step('probe');
+    const samples: ProbeSample[] = [];
+    for (let seq = 0; seq < count; seq++) samples.push(await this.probe(clock, seq));
+    this.offset = fitOffset(samples, Math.max(1, Math.floor(count / 4)));
+    this.step('probed');
+    return this.offset;
+  }
+
+  /** One NTP-style probe; resolves with its four timestamps (`seq`: its own number, so a late reply completes no later probe). */
+  probe(clock: Clock, seq: number): Promise<ProbeSample> {
+    return this.await(
+      (m, done) => {
+        if (m.type !== 'probe_reply' || m.seq !== seq) return;
+        const t4 = clock.nowNs();
+        done.resolve({
+          t1: m.t1_ns,
+          t2: m.t2_ns,
+          t3: m.t3_ns,
+          t4,
+          ...(m.clock_correction_ns !== undefined && { correctionNs: m.clock_correction_ns }),
+        });
+      },
+      {
+        ms: PROBE_TIMEOUT_MS,
+        timedOut: (done) => done.reject(new Error(`agent ${this.id} did not answer a clock probe within ${PROBE_TIMEOUT_MS} ms`)),
+        closed: (done) => done.reject(new Error(`agent ${this.id} closed its link during a clock probe`)),
+      },
+      () => this.send({ type: 'probe', seq, t1_ns: clock.nowNs() }),
+    );
+  }
+
+  /** Gives the agent the plan and its share; resolves with its preparation time (ms). */
+  prepare(plan: Extract<CoordinatorMessage, { type: 'plan' }>, timeoutMs: number): Promise<number> {
+    this.step('plan');
+    return this.await(
+      (m, done) => {
+        if (m.type === 'prepared') {
+          this.prepMs = m.prep_ms;
+          done.resolve(m.prep_ms);
+        } else if (m.type === 'failed') {
+          this.fail(`${m.code}: ${m.message}`);
+          done.reject(
+            new LoadfleetError(ErrorCode.AGENT_FAILED, `agent ${this.id} could not prepare: ${m.message}`, { exitCode: ExitCode.ABORTED }),
+          );
+        }
+      },
+      {
+        ms: timeoutMs,
+        timedOut: (done) => {
+          const why = `did not prepare within ${timeoutMs / 1000} s`;
+          this.fail(why);
+          done.reject(new LoadfleetError(ErrorCode.ARM_TIMEOUT, `agent ${this.id} ${why}`, { exitCode: ExitCode.ABORTED }));
+        },
+        closed: (done) => {
+          this.fail('closed its link while preparing');
+          done.reject(new Error(`agent ${this.id} closed its link while preparing`));
+        },
+      },
+      () => this.send(plan),
+    );
+  }
+
+  /**
+   * Tells the agent the start instant (its own clock); resolves true once it is armed, false when
+   * `deadlineMs` passes first. A link that closes meanwhile is the run's to handle (it may rejoin).
+   */
+  arm(startLocalNs: bigint, deadlineMs: number): Promise<boolean> {
+    this.startLocalNs = startLocalNs;
+    this.step('arm');
+    return this.await(
+      (m, done) => {
+        if (m.type === 'armed') done.resolve(true);
+      },
+      { ms: Math.max(0, deadlineMs), timedOut: (done) => done.resolve(false) },
+      () => this.send({ type: 'arm', start_local_ns: startLocalNs }),
+    );
+  }
+
+  /** Tells the agent to stop (its final is awaited); a reconnecting agent hears it when it rejoins. */
+  stop(reason: string): void {
+    if (this.done) return;
+    this.stopReason ??= reason;
+    this.step('stop');
+    this.send({ type: 'stop', reason });
+  }
+
+  /** Before the start: the agent failed (or timed out, or its link closed); `why` is failed-run.json's detail. */
+  fail(why: string): void {
+    this.failure = why;
+    this.step('fail');
   }
 
   /**
@@ -83,11 +251,48 @@ export class AgentChannel {
     this.subscribe(conn);
   }
 
-  /** The run is over: no handler of it stays on the link. Idempotent. */
+  /** The run is over: no handler or wait of it stays on the link. Idempotent. */
   dispose(): void {
     this.disposed = true;
     this.release();
     this.handlers.clear();
+    for (const w of [...this.waits]) w.cancel();
+  }
+
+  // A wait on the agent's replies with a deadline and a link that may close; it always unsubscribes.
+  private await<T>(
+    onMessage: (m: AgentMessage, done: { resolve(v: T): void; reject(e: Error): void }) => void,
+    limits: {
+      ms: number;
+      timedOut(done: { resolve(v: T): void; reject(e: Error): void }): void;
+      closed?(done: { resolve(v: T): void; reject(e: Error): void }): void;
+    },
+    ask: () => void,
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const end = (): void => {
+        clearTimeout(timer);
+        this.waits.delete(wait);
+      };
+      const done = {
+        resolve: (v: T): void => {
+          end();
+          resolve(v);
+        },
+        reject: (e: Error): void => {
+          end();
+          reject(e);
+        },
+      };
+      const wait: Wait = {
+        message: (m) => onMessage(m, done),
+        closed: () => limits.closed?.(done),
+        cancel: () => done.reject(new Error(`agent ${this.id}: the run is over`)),
+      };
+      const timer = setTimeout(() => limits.timedOut(done), limits.ms);
+      this.waits.add(wait);
+      ask();
+    });
   }
 
   private release(): void {
@@ -100,7 +305,9 @@ export class AgentChannel {
     this.unsubscribe.push(
       conn.onMessage((m) => this.receive(conn, m)),
       conn.onClose(() => {
-        if (conn === this.current && !this.disposed) this.onLinkClosed(conn);
+        if (conn !== this.current || this.disposed) return;
+        for (const w of [...this.waits]) w.closed();
+        this.hooks.linkClosed(this);
       }),
     );
   }
@@ -114,10 +321,25 @@ export class AgentChannel {
         conn.send({ type: 'ack', seq: this.receiver.hwm });
         return;
       }
-      for (const fn of [...this.handlers]) fn(m);
+      this.take(m);
       conn.send({ type: 'ack', seq: this.receiver.hwm });
       return;
     }
+    this.take(m);
+  }
+
+  // The message moves the phase (a lost channel takes only a restarted process's upload), then
+  // the waits and the run hear it.
+  private take(m: AgentMessage): void {
+    this.lastHeardMs = Date.now();
+    try {
+      this.step(this.phaseNow === 'lost' ? 'upload' : eventOf(m.type));
+    } catch (err) {
+      if (!(err instanceof LoadfleetError)) throw err;
+      this.hooks.illegal?.(this, err);
+      return;
+    }
+    for (const w of [...this.waits]) w.message(m);
     for (const fn of [...this.handlers]) fn(m);
   }
 }

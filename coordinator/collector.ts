@@ -17,17 +17,17 @@ import type { IntervalClass } from '../shared/protocol.js';
 import type { TalliesData } from '../shared/record-tally.js';
 import type { GlobalSchedule } from '../shared/schedule.js';
 import { arrivalsBetween, concurrencyAt } from '../shared/schedule.js';
-import { AdapterTally } from './adapter-tally.js';
-import { AtomicLineStream } from './artifacts/atomic.js';
-import { HlogWriter } from './artifacts/hlog.js';
-import type { AgentTimebase } from './artifacts/requests-ndjson.js';
-import { formatRequestRow } from './artifacts/requests-ndjson.js';
-import { TrafficCsvWriter } from './artifacts/traffic-csv.js';
 import { ClassShape, expectedShape } from './class-shape.js';
 import type { ExactMethod } from './exact/exact-store.js';
 import { ExactStore } from './exact/exact-store.js';
-import { histogramRankSummary } from './histogram-verdict.js';
+import { AtomicLineStream } from './file-writers/atomic.js';
+import { HlogWriter } from './file-writers/hlog.js';
+import type { AgentTimebase } from './file-writers/requests-ndjson.js';
+import { formatRequestRow } from './file-writers/requests-ndjson.js';
+import { TrafficCsvWriter } from './file-writers/traffic-csv.js';
+import { histogramRankSummary } from './histogram-ranks.js';
 import { IndexSet } from './index-set.js';
+import { LoraTally } from './lora-tally.js';
 import { OfferedArrivals } from './offered-arrivals.js';
 import { SessionTurns } from './session-turns.js';
 import { TtftUncertainty } from './timing-uncertainty.js';
@@ -79,7 +79,7 @@ export class Collector {
   /** Sessions classes → their figures by turn. */
   readonly sessionTurns = new Map<string, SessionTurns>();
   /** Classes with LoRA adapters: per-adapter counts and means. */
-  readonly adapterTallies = new Map<string, AdapterTally>();
+  readonly loraTallies = new Map<string, LoraTally>();
   /** Classes offering tools: tool-call timing and argument validity. */
   readonly toolTallies = new Map<string, ToolTally>();
   readonly agentTotals = new Map<number, AgentTotals>();
@@ -150,7 +150,7 @@ export class Collector {
         const scheduled = schedule.classes[i]!.closedLoop
           ? null
           : cls.adapters.map((_, a) => adapters.perRequest.filter((x) => x === a).length);
-        this.adapterTallies.set(cls.name, new AdapterTally(cls.adapters, scheduled));
+        this.loraTallies.set(cls.name, new LoraTally(cls.adapters, scheduled));
       }
     }
   }
@@ -188,7 +188,7 @@ export class Collector {
       if (r.intended_ns !== null && this.sampleEvery === null) this.offeredOf(r.class)?.add(r.request_index, r.intended_ns);
       this.shapes.get(r.class)?.add(agent, r);
       this.sessionTurns.get(r.class)?.add(r);
-      this.adapterTallies.get(r.class)?.add(r);
+      this.loraTallies.get(r.class)?.add(r);
       this.toolTallies.get(r.class)?.add(r);
       const byWindow = this.stats.get(r.class);
       if (!byWindow || this.sampleEvery !== null) continue; // sampled: counted by the agents

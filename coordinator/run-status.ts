@@ -1,5 +1,5 @@
 // A run's status policy, in one place: what makes a run aborted, degraded or completed, and the
-// reason it gives. Pure; coordinator/run.ts gathers the facts, run.json writes the outcome.
+// reason it gives. Pure; the run (coordinator/run/) gathers the facts, run.json writes the outcome.
 //
 //   aborted   a stop the run could not recover from (an agent failed, too many agents lost, the
 //             user interrupted, agents never armed, clock refusal)

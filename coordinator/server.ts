@@ -6,7 +6,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { LINK_SILENCE_MS } from '../shared/channel.js';
+import { LINK_SILENCE_MS } from '../shared/delivery.js';
 import { heartbeat } from '../shared/heartbeat.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { AGENT_PATH, CLOSE_CODE, checkUpgrade, decodeAgentMessage, encodeMessage, PROTOCOL_VERSION } from '../shared/protocol.js';

@@ -1,10 +1,10 @@
 // Liveness of one WebSocket link, the same on both ends: ping the peer every PING_INTERVAL_MS and
 // drop the link when no pong came back for LINK_SILENCE_MS. Only pongs count — they answer our own
 // pings, so they prove both directions carry frames; frames the peer sends on its own would not
-// (a link blackholed towards the peer still delivers them). shared/channel.ts states the bound,
+// (a link blackholed towards the peer still delivers them). shared/delivery.ts states the bound,
 // which holds while this process's event loop is responsive: a blocked loop is not the link.
 import { WebSocket } from 'ws';
-import { LINK_SILENCE_MS, PING_INTERVAL_MS } from './channel.js';
+import { LINK_SILENCE_MS, PING_INTERVAL_MS } from './delivery.js';
 import { StallClock } from './late-tick.js';
 
 /** Starts the heartbeat on `ws`; `onSilent` runs just before the link is dropped. Returns the stop function. */

@@ -4,7 +4,7 @@
 // meanwhile as missing; and a pong needs a round trip after the stall, which the next busy turn
 // can keep unread past the following tick. So silence is counted from the end of this process's
 // last stall at the latest: a tick that comes late marks that end. Used by the link heartbeat
-// (shared/heartbeat.ts) and the coordinator's in-run watchdog (coordinator/run.ts).
+// (shared/heartbeat.ts) and the coordinator's in-run watchdog (coordinator/run/watchdog.ts).
 
 /** A tick more than this many periods after the previous one came late: the loop was blocked. */
 export const LATE_TICK_PERIODS = 2;

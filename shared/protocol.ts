@@ -2,7 +2,7 @@
 // that does not decode to a known message with the right field types is rejected here, so
 // neither side ever acts on a malformed frame.
 import { Packr } from 'msgpackr';
-import { SEQUENCED_TYPES } from './channel.js';
+import { SEQUENCED_TYPES } from './delivery.js';
 import { ErrorCode, LoadfleetError } from './errors.js';
 import type { RequestRecord } from './metrics.js';
 import type { Plan } from './plan.js';
@@ -14,7 +14,7 @@ import type { Share } from './shares.js';
  * Bumped on any incompatible change; both sides refuse a different one. 2: agents belong to a
  * fleet (many runs per link, `release`), and reconnect mid-run (`resume_live`, `resume`).
  * 3: every message that must arrive carries `rseq` and is acknowledged cumulatively, `final`
- * included; agents carry an epoch and prove themselves on resume (shared/channel.ts).
+ * included; agents carry an epoch and prove themselves on resume (shared/delivery.ts).
  */
 export const PROTOCOL_VERSION = 3;
 /** HTTP upgrade header carrying the agent's protocol version. */
@@ -96,6 +96,7 @@ export type AgentMessage =
       /** The secret the fleet issued at join (`joined`): proves a rejoin or resume is the same process. */
       secret?: string;
     }
+  /** `seq`: the probe's own number (its `probe`'s), not a sequence number of the run. */
   | {
       type: 'probe_reply';
       seq: number;
@@ -121,6 +122,7 @@ export type AgentMessage =
       /** How far the agent has slewed its run timeline back so far (ns; absent from old agents). */
       clock_correction_ns?: number;
     }
+  /** One record batch; `seq` is its batch number (the agent's outbox counts them from 0 in each run), `rseq` its sequence number. */
   | { type: 'records'; seq: number; rows: RequestRecord[]; rseq?: number }
   | { type: 'interval'; second: number; classes: Record<string, IntervalClass>; rseq?: number }
   | {
@@ -140,7 +142,7 @@ export type AgentMessage =
   | { type: 'failed'; code: string; message: string; rseq?: number };
 
 /**
- * A message that must arrive (shared/channel.ts SEQUENCED_TYPES). Its `rseq` is set by the
+ * A message that must arrive (shared/delivery.ts SEQUENCED_TYPES). Its `rseq` is set by the
  * agent's outbox (the runners leave it out) and is required on the wire.
  */
 export type SequencedMessage = Extract<AgentMessage, { type: 'records' | 'interval' | 'started' | 'failed' | 'final' }>;
@@ -160,6 +162,7 @@ export type CoordinatorMessage =
     }
   /** Sent once an agent is admitted to the fleet: the secret it presents when it comes back on a new link. */
   | { type: 'joined'; secret: string }
+  /** A clock probe; `seq` is the probe's own number, echoed by its reply. */
   | { type: 'probe'; seq: number; t1_ns: bigint }
   | { type: 'plan'; run_id: string; plan: Plan; share: Share }
   | { type: 'arm'; start_local_ns: bigint }

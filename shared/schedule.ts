@@ -4,10 +4,10 @@
 
 import type { Hash } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { adapterPicker } from './adapters.js';
 import { LOAD_MODELS } from './load/index.js';
 import type { ConcurrencyStep, LoadModel } from './load/model.js';
 import { secondsToNs } from './load/model.js';
+import { loraPicker } from './lora.js';
 import type { Phase, Plan } from './plan.js';
 import { ClassRequests, variesPerRequest } from './request-shape.js';
 import type { Rng } from './rng.js';
@@ -66,7 +66,7 @@ export function buildSchedule(plan: Plan): GlobalSchedule {
     const out: ClassSchedule = { className: cls.name, closedLoop: model.closedLoop, arrivalsNs, concurrency: mergeSteps(concurrency) };
     if (!model.closedLoop && variesPerRequest(cls)) out.requests = requestShapes(new ClassRequests(plan, cls), arrivalsNs.length);
     if (cls.load.model === 'sessions') out.sessions = sessionShapes(plan.seed, cls, arrivalsNs.length);
-    const picker = adapterPicker(plan.seed, cls);
+    const picker = loraPicker(plan.seed, cls);
     if (picker) {
       const perRequest = model.closedLoop ? [] : Array.from({ length: arrivalsNs.length }, (_, i) => picker.at(i));
       out.adapters = { perRequest, weights: picker.adapters.map((a) => `${a.model}=${a.weight}`).join(',') };

@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SILENCE_DETECTION_BOUND_MS } from '../shared/channel.js';
+import { SILENCE_DETECTION_BOUND_MS } from '../shared/delivery.js';
 import { constantRatePlan, freePort, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
 
 const TOKEN = { LOADFLEET_TOKEN: 'silent-links-token' };

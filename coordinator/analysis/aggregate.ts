@@ -4,7 +4,7 @@
 import { CLASS_WINDOW_FIGURES, isCountColumn } from '../../shared/analysis-figures.js';
 import type { Compare } from '../../shared/experiment.js';
 import { median, round3 } from '../../shared/stats.js';
-import { armVerdicts } from './arm-verdict.js';
+import { armVerdicts } from './arm-slo.js';
 import type { Row } from './rows.js';
 import { isVerdictColumn, ROW_HEAD, ROW_TAIL } from './rows.js';
 

@@ -4,7 +4,7 @@
 import type { Experiment } from '../../shared/experiment.js';
 import { byArm, comparison, comparisonKeys, type Spread3 } from './aggregate.js';
 import { answerText, defaultClaimBoundary, describeMetric } from './answer.js';
-import { ARM_VERDICT_DEFINITIONS } from './arm-verdict.js';
+import { ARM_VERDICT_DEFINITIONS } from './arm-slo.js';
 import type { Row } from './rows.js';
 
 /** The analysis schema id. */

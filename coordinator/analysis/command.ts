@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
 import { loadExperimentFile } from '../../shared/experiment-load.js';
-import { RECORD_FILE, readExperimentDir } from '../experiment/record.js';
+import { RECORD_FILE, readExperimentDir } from '../experiment-record.js';
 import { writeExperimentReport } from '../report/index.js';
 import { ANALYSIS_FILE, analysisTable, analyzeExperimentDir, analyzeRunDirs } from './analyze.js';
 

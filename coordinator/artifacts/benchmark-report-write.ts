@@ -11,7 +11,7 @@ import { addEncoded, type Histogram, newHistogram, percentilesNs } from '../../s
 import { parseExact } from '../../shared/json.js';
 import type { Plan, TrafficClass } from '../../shared/plan.js';
 import { VERSION } from '../../shared/version.js';
-import { writeFileAtomic } from './atomic.js';
+import { writeFileAtomic } from '../file-writers/atomic.js';
 import {
   BR_LATENCY,
   BR_PERCENTILES,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { LoadfleetError } from '../../shared/errors.js';
 import { stringifyExact } from '../../shared/json.js';
 import type { Plan } from '../../shared/plan.js';
-import { writeFileAtomic } from './atomic.js';
+import { writeFileAtomic } from '../file-writers/atomic.js';
 import { RUN_SCHEMA } from './run-json.js';
 
 /** Where one agent had got to when the run failed. */

@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import { hostClockDomain } from '../../shared/clock.js';
 import type { AgentMessage, CoordinatorMessage } from '../../shared/protocol.js';
 import type { AgentState } from '../agent-state.js';
+import { AgentChannel } from '../channel.js';
 import type { ClockDecision } from '../clock-policy.js';
 import type { AgentConn } from '../server.js';
 import { HELD_OUT_BURST, HOLD_OUT_EVERY } from './held-out.js';
@@ -57,6 +58,9 @@ function fakeAgent(index: number, domain: string, correction: () => number | und
   return { conn: conn as unknown as AgentConn, sent };
 }
 
+/** The run probes an agent through its channel. */
+const channelOf = (conn: AgentConn, index: number): AgentChannel => new AgentChannel(conn, index, { linkClosed: () => {} });
+
 const measured: ClockDecision = { alignment: 'measured-offsets', domainId: 'coordinator:x', domainOffsetNs: 0, refusal: null, note: null };
 
 describe('ClockSteering', () => {
@@ -73,7 +77,7 @@ describe('ClockSteering', () => {
     const preparing = new Promise<void>((r) => {
       prepared = r;
     });
-    const probing = steering.probeBeforeStart([fast.conn, local.conn], preparing);
+    const probing = steering.probeBeforeStart([channelOf(fast.conn, 0), channelOf(local.conn, 1)], preparing);
     await new Promise((r) => setTimeout(r, 300));
     prepared();
     const probes = await probing;
@@ -96,10 +100,10 @@ describe('ClockSteering', () => {
       () => 0,
     );
     const fast = fakeAgent(0, 'lab:fast');
-    const failed = steering.probeBeforeStart([fast.conn], Promise.reject(new Error('no')));
+    const failed = steering.probeBeforeStart([channelOf(fast.conn, 0)], Promise.reject(new Error('no')));
     expect((await failed)[0]!.length).toBeLessThanOrEqual(1);
     const local = fakeAgent(0, hostClockDomain());
-    const none = await steering.probeBeforeStart([local.conn], new Promise(() => {}));
+    const none = await steering.probeBeforeStart([channelOf(local.conn, 0)], new Promise(() => {}));
     expect(none).toEqual([[]]);
   });
 
@@ -117,7 +121,7 @@ describe('ClockSteering', () => {
     const state = {
       index: 0,
       conn: agent.conn,
-      channel: { done: false },
+      channel: channelOf(agent.conn, 0),
       offset: { offset_ns: AHEAD },
       startOffsetNs: startOffset,
       firstSendErrorNs: 0,

@@ -11,7 +11,7 @@ import type { AgentState } from '../agent-state.js';
 import type { ClockDecision } from '../clock-policy.js';
 import { domainResidualNs } from '../clock-policy.js';
 import { fitOffsetLine, slewStep } from '../clock-slew.js';
-import { probeLanes, probeOnce } from '../probe.js';
+import { probeLanes } from '../probe.js';
 import type { AgentConn } from '../server.js';
 import { HELD_OUT_BURST, heldOutResidual, isHeldOut } from './held-out.js';
 import { driftKnown, PRE_START_INTERVAL_MS, PRE_START_MAX_WAIT_MS, startOffsetNs } from './pre-start.js';
@@ -59,9 +59,9 @@ export class ClockSteering {
    * rejects. Returns each agent's
    * probes by index (none for agents not steered).
    */
-  async probeBeforeStart(agents: readonly AgentConn[], preparing: Promise<unknown>): Promise<ProbeSample[][]> {
+  async probeBeforeStart(agents: readonly AgentState[], preparing: Promise<unknown>): Promise<ProbeSample[][]> {
     const out: ProbeSample[][] = agents.map(() => []);
-    const targets = agents.filter((a) => this.steers(a));
+    const targets = agents.filter((a) => this.steers(a.conn));
     if (targets.length === 0) return out;
     let readyAt: number | null = null;
     let failed = false;
@@ -80,15 +80,15 @@ export class ClockSteering {
       const lane = async (): Promise<void> => {
         while (next < targets.length && !failed) {
           const a = targets[next++]!;
-          if (a.closed) continue;
-          await probeOnce(a, this.clock, PRE_START_SEQ + this.seq++).then(
+          if (a.conn.closed) continue;
+          await a.channel.probe(this.clock, PRE_START_SEQ + this.seq++).then(
             (p) => void out[a.index]!.push(p),
             () => void this.probeFailures++,
           );
         }
       };
       await Promise.all(Array.from({ length: lanes }, lane));
-      const enough = targets.every((a) => a.closed || driftKnown(out[a.index]!));
+      const enough = targets.every((a) => a.conn.closed || driftKnown(out[a.index]!));
       if (failed || (readyAt !== null && (enough || Date.now() - readyAt > PRE_START_MAX_WAIT_MS))) return out;
       await new Promise((r) => setTimeout(r, Math.max(0, PRE_START_INTERVAL_MS - (Date.now() - began))));
     }
@@ -117,14 +117,14 @@ export class ClockSteering {
     const k = this.sent.get(s.index) ?? 0;
     this.sent.set(s.index, k + 1);
     if (!(this.steers(s.conn) && isHeldOut(k))) {
-      const p = await probeOnce(s.conn, this.clock, nextSeq());
+      const p = await s.channel.probe(this.clock, nextSeq());
       s.runProbes.push(p);
       this.step(s, states, p);
       return;
     }
     let best: ProbeSample | null = null;
     for (let i = 0; i < HELD_OUT_BURST; i++) {
-      const p = await probeOnce(s.conn, this.clock, nextSeq()).catch(() => null);
+      const p = await s.channel.probe(this.clock, nextSeq()).catch(() => null);
       if (p && (best === null || probeOffset(p).delayNs < probeOffset(best).delayNs)) best = p;
     }
     if (best === null) throw new Error(`agent ${s.conn.hello.agent_id} answered none of a held-out probe burst`);

@@ -10,7 +10,7 @@ import { parseExact } from '../../shared/json.js';
 import type { OutputTokenSource, RequestRecord, RequestStatus } from '../../shared/metrics.js';
 import { blankRecord, metricNs } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
-import { isFinished, RECORD_FILE, readExperimentDir } from '../experiment/record.js';
+import { isFinished, RECORD_FILE, readExperimentDir } from '../experiment-record.js';
 import { meetsSlo } from '../window-stats.js';
 import { sloFigure } from './figure-keys.js';
 import type { RequestMetric, RunSample, WindowSample } from './figures.js';

@@ -7,12 +7,12 @@ import { join, relative, resolve } from 'node:path';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
 import { loadExperimentFile } from '../../shared/experiment-load.js';
 import { analysisTable, analyzeExperimentDir } from '../analysis/analyze.js';
+import type { ExperimentRecord, Manifest, ManifestEntry } from '../experiment-record.js';
+import { experimentRecord, isFinished, newManifest, readExperimentDir, writeManifest, writeRecord } from '../experiment-record.js';
 import type { Fleet } from '../fleet.js';
 import { writeExperimentReport } from '../report/index.js';
 import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
-import type { ExperimentRecord, Manifest, ManifestEntry } from './record.js';
-import { experimentRecord, isFinished, newManifest, readExperimentDir, writeManifest, writeRecord } from './record.js';
 
 /** The fleet and the RunOptions every run of the experiment shares (from the shared flags). */
 export type SharedRunOptions = Omit<RunOptions, 'plan' | 'outDir' | 'experiment'>;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeHistogram, newHistogram, recordNs } from '../../shared/histogram.js';
-import { HlogWriter } from '../artifacts/hlog.js';
+import { HlogWriter } from '../file-writers/hlog.js';
 import { hlogHeader, metricIntervals } from './hlog-series.js';
 
 function histogramOfMs(values: number[]) {

@@ -1,5 +1,5 @@
 // Per-class percentiles over time from histograms.hlog (an HdrHistogram V2 interval log, as
-// coordinator/artifacts/hlog.ts writes it): each tagged 1 s interval histogram is decoded and read
+// coordinator/file-writers/hlog.ts writes it): each tagged 1 s interval histogram is decoded and read
 // with the product's own nearest-rank code, so a chart shows exactly what run.json would compute.
 import { decodeHistogram, percentilesNs } from '../../shared/histogram.js';
 

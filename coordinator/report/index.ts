@@ -3,9 +3,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
-import { writeFileAtomic } from '../artifacts/atomic.js';
+import { writeFileAtomic } from '../file-writers/atomic.js';
 import { renderExperimentReport } from './experiment-page.js';
-import { exists, loadExperimentReportInput, loadRunReportInput } from './load.js';
+import { exists, loadExperimentReportInput, loadRunReportInput } from './read-dir.js';
 import { renderRunReport } from './run-page.js';
 
 /** The report's file name in every run and experiment directory. */

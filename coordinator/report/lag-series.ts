@@ -10,7 +10,7 @@ import { GroupedValues } from './grouped-values.js';
 
 const NS_PER_S = 1_000_000_000n;
 
-// The leading keys of a row as coordinator/artifacts/requests-ndjson.ts writes them, in its order:
+// The leading keys of a row as coordinator/file-writers/requests-ndjson.ts writes them, in its order:
 // matching them directly is ~4× faster than parsing the whole row, and anything else (another
 // writer, other spacing) falls back to a full exact parse.
 const ROW_HEAD =

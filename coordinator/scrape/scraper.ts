@@ -10,11 +10,11 @@
 import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.js';
 import type { Plan, ScrapeTarget } from '../../shared/plan.js';
-import { writeFileAtomic } from '../artifacts/atomic.js';
-import { ServerMetricsCsvWriter } from '../artifacts/server-metrics-csv.js';
-import { ServerScrapesCsvStream } from '../artifacts/server-scrapes-csv.js';
+import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { FetchOutcome } from './fetch.js';
 import { fetchExposition, scrapeDispatcher } from './fetch.js';
+import { ServerMetricsCsvWriter } from './server-metrics-csv.js';
+import { ServerScrapesCsvStream } from './server-scrapes-csv.js';
 import { ScrapeSummary } from './summary.js';
 import type { ScrapeRecord, SourceResult } from './types.js';
 

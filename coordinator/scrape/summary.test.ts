@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anchoredClock } from '../../shared/clock.js';
 import type { Plan } from '../../shared/plan.js';
-import { writeServerScrapesCsv } from '../artifacts/server-scrapes-csv.js';
 import { fairnessPriorities } from './derive.js';
 import { parseExposition } from './prom-parse.js';
 import { Scraper } from './scraper.js';
 import { serverBlock, toSamples } from './server-block.js';
+import { writeServerScrapesCsv } from './server-scrapes-csv.js';
 import { ScrapeSummary } from './summary.js';
 import type { ScrapeRecord, SourceResult } from './types.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../shared/plan.js';
-import { csvField, formatValue, labelsJson } from '../artifacts/server-metrics-csv.js';
+import { csvField, formatValue, labelsJson } from './server-metrics-csv.js';
 import { scrapeTargets } from './targets.js';
 
 const BASE: Plan = { schema: 'loadfleet.plan/v1', name: 'p', seed: 1, duration_s: 1, classes: [] };

@@ -12,7 +12,7 @@ import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { SweepSlo } from '../../shared/sweep.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
-import { writeFileAtomic } from '../artifacts/atomic.js';
+import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { SweepDoc } from '../report/sweep-page.js';
 import { sweepReportHtml } from '../report/sweep-page.js';
 import type { RunOptions } from '../run.js';

@@ -3,7 +3,7 @@
 // written atomically (after every stage, so an interrupted sweep keeps what it measured).
 import { join } from 'node:path';
 import type { Sweep, SweepSlo } from '../../shared/sweep.js';
-import { writeFileAtomic } from '../artifacts/atomic.js';
+import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { Capacity, ClientAdvice, Knee } from './analysis.js';
 import { answerOf, capacityOf, clientAdvice, kneeOf } from './analysis.js';
 import type { StopRule, Verdict } from './strategy.js';

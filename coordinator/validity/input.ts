@@ -9,7 +9,7 @@ import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import type { Collector } from '../collector.js';
 import { exactQuantile } from '../exact/rank-select.js';
-import { histogramRankSummary } from '../histogram-verdict.js';
+import { histogramRankSummary } from '../histogram-ranks.js';
 import { promptExactness } from '../prompt-exactness.js';
 import { classFairness } from '../scrape/server-block.js';
 import type { ClassVerdict } from '../slo-verdict.js';

@@ -1,7 +1,7 @@
-// The protocol's state machines, written down: what a (run, agent) channel may go through on the
-// coordinator, what a run may go through, and the sequencing rule every message that must arrive
-// follows. Pure (no I/O): the coordinator's AgentChannel (coordinator/channel.ts) and the agent's
-// Outbox (agent/outbox.ts) implement them, and the unit tests check them here.
+// The protocol's delivery rule, written down: the sequencing every message that must arrive
+// follows, and how each side notices a dead link. Pure (no I/O): the coordinator's AgentChannel
+// (coordinator/channel.ts) and the agent's Outbox (agent/outbox.ts) implement it. The per-agent
+// phase machines are coordinator/phases.ts and agent/run-phase.ts.
 //
 // Delivery (the shape of Kafka's idempotent producer):
 // - Every message that must arrive — `records`, `interval`, `started`, `failed`, `final`, and a
@@ -33,53 +33,6 @@ export const SILENCE_DETECTION_BOUND_MS = LINK_SILENCE_MS + PING_INTERVAL_MS;
 
 /** Message types that carry `rseq` and are resent until acknowledged. */
 export const SEQUENCED_TYPES: ReadonlySet<string> = new Set(['records', 'interval', 'started', 'failed', 'final']);
-
-/**
- * Phases of one agent's channel in one run (coordinator side):
- *
- *   joined → armed → live ⇄ reconnecting → final
- *      │        │ ↖_____________↙ │
- *      └────────┴──────┴──────────┴──→ lost | failed
- *
- * (any non-terminal phase may also go to final: an agent can finish a short run before its
- * `started` is seen; a reconnecting agent that had not started yet goes back to armed)
- *
- * joined: the run took the agent (welcome, probes, plan); armed: it confirmed the start instant;
- * live: load under way; reconnecting: its link is down and it is within its grace; final: its
- * `final` is merged (terminal); lost: its grace ran out or its process restarted (terminal; a
- * restarted process may still hand over its spool); failed: it reported a failure (terminal).
- */
-export type ChannelPhase = 'joined' | 'armed' | 'live' | 'reconnecting' | 'final' | 'lost' | 'failed';
-
-const CHANNEL_MOVES: Record<ChannelPhase, readonly ChannelPhase[]> = {
-  joined: ['armed', 'reconnecting', 'final', 'lost', 'failed'],
-  armed: ['live', 'reconnecting', 'final', 'lost', 'failed'],
-  live: ['reconnecting', 'final', 'lost', 'failed'],
-  reconnecting: ['armed', 'live', 'final', 'lost', 'failed'],
-  final: [],
-  lost: [],
-  failed: [],
-};
-
-/** Whether a channel may go from `from` to `to`. */
-export function channelMayMove(from: ChannelPhase, to: ChannelPhase): boolean {
-  return CHANNEL_MOVES[from].includes(to);
-}
-
-/**
- * Phases of a run (coordinator side): open (taking agents back: resumes are routed to it) →
- * closing (every channel is terminal, or the run was stopped and is being written: a resume is
- * refused, but a `final` it already merged is still acknowledged to an agent that asks) → closed
- * (its channels are disposed; no handler of it is left on any link).
- */
-export type RunPhase = 'open' | 'closing' | 'closed';
-
-const RUN_MOVES: Record<RunPhase, readonly RunPhase[]> = { open: ['closing'], closing: ['closed'], closed: [] };
-
-/** Whether a run may go from `from` to `to`. */
-export function runMayMove(from: RunPhase, to: RunPhase): boolean {
-  return RUN_MOVES[from].includes(to);
-}
 
 /** What the coordinator does with a sequenced message. */
 export type Receipt = 'take' | 'duplicate' | 'gap';

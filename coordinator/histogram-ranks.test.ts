@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newHistogram, recordNs } from '../shared/histogram.js';
 import { exactQuantile, summarizeSorted } from './exact/rank-select.js';
-import { histogramRankSummary } from './histogram-verdict.js';
+import { histogramRankSummary } from './histogram-ranks.js';
 
 describe('histogramRankSummary', () => {
   it('reads the exact summary ranks from a histogram, failures ranked +∞', () => {

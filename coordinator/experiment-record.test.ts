@@ -1,7 +1,7 @@
 // Run order and resume bookkeeping of an experiment directory.
 import { describe, expect, it } from 'vitest';
-import type { Experiment } from '../../shared/experiment.js';
-import { isFinished, slots } from './record.js';
+import type { Experiment } from '../shared/experiment.js';
+import { isFinished, slots } from './experiment-record.js';
 
 const base = { repeats: 2, arms: [{ name: 'A' }, { name: 'B' }] } as Pick<Experiment, 'repeats' | 'arms'>;
 

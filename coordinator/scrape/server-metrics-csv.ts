@@ -2,9 +2,10 @@
 // (`elapsed_s,unix_ns,source,metric,labels_json,value`), so a reader can replot any server signal
 // against the client's view without the run's scraper. Only the serving stack's families are kept
 // (names.ts keptInCsv) so the file stays proportional to what the analysis reads.
-import { keptInCsv } from '../scrape/names.js';
-import type { PromSample } from '../scrape/prom-parse.js';
-import { AtomicLineStream } from './atomic.js';
+
+import { AtomicLineStream } from '../file-writers/atomic.js';
+import { keptInCsv } from './names.js';
+import type { PromSample } from './prom-parse.js';
 
 /** The header line's columns. */
 export const SERVER_METRICS_COLUMNS = ['elapsed_s', 'unix_ns', 'source', 'metric', 'labels_json', 'value'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdapterPicker } from './adapters.js';
+import { LoraPicker } from './lora.js';
 import type { Plan } from './plan.js';
 import { buildSchedule } from './schedule.js';
 
@@ -10,14 +10,14 @@ const weights = [
 
 describe('LoRA adapter assignment', () => {
   it('is exact over whole cycles, seeded, and at most a weight short in a partial cycle', () => {
-    const p = new AdapterPicker(1, 'c', weights);
+    const p = new LoraPicker(1, 'c', weights);
     const counts = (n: number) => [0, 1].map((k) => Array.from({ length: n }, (_, i) => p.at(i)).filter((x) => x === k).length);
     expect(counts(400)).toEqual([300, 100]);
     const [a, b] = counts(402);
     expect(a! + b!).toBe(402);
     expect(a).toBeGreaterThanOrEqual(300);
-    expect(new AdapterPicker(1, 'c', weights).modelAt(7)).toBe(p.modelAt(7));
-    const order = (seed: number) => Array.from({ length: 40 }, (_, i) => new AdapterPicker(seed, 'c', weights).at(i)).join('');
+    expect(new LoraPicker(1, 'c', weights).modelAt(7)).toBe(p.modelAt(7));
+    const order = (seed: number) => Array.from({ length: 40 }, (_, i) => new LoraPicker(seed, 'c', weights).at(i)).join('');
     expect(order(1)).not.toBe(order(2));
   });
 

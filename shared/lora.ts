@@ -8,13 +8,13 @@ import type { Rng } from './rng.js';
 import { rngFromKey } from './rng.js';
 
 /** One adapter of a class: the model name requests carry and its integer weight. */
-export interface AdapterWeight {
+export interface LoraWeight {
   model: string;
   weight: number;
 }
 
 /** Which adapter each request of one class uses. */
-export class AdapterPicker {
+export class LoraPicker {
   private readonly cycle: number;
   private cachedCycle = -1;
   private order: number[] = [];
@@ -22,7 +22,7 @@ export class AdapterPicker {
   constructor(
     private readonly seed: number,
     private readonly className: string,
-    readonly adapters: readonly AdapterWeight[],
+    readonly adapters: readonly LoraWeight[],
   ) {
     this.cycle = adapters.reduce((n, a) => n + a.weight, 0);
   }
@@ -44,12 +44,12 @@ export class AdapterPicker {
 }
 
 /** The picker of a class with adapters, else undefined. */
-export function adapterPicker(seed: number, cls: TrafficClass): AdapterPicker | undefined {
-  return cls.adapters && cls.adapters.length > 0 ? new AdapterPicker(seed, cls.name, cls.adapters) : undefined;
+export function loraPicker(seed: number, cls: TrafficClass): LoraPicker | undefined {
+  return cls.adapters && cls.adapters.length > 0 ? new LoraPicker(seed, cls.name, cls.adapters) : undefined;
 }
 
 // Every adapter index `weight` times, Fisher–Yates shuffled.
-function shuffled(adapters: readonly AdapterWeight[], rng: Rng): number[] {
+function shuffled(adapters: readonly LoraWeight[], rng: Rng): number[] {
   const out = adapters.flatMap((a, i) => Array<number>(a.weight).fill(i));
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rng.next() * (i + 1));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { byArm } from './aggregate.js';
-import { armVerdictLines, armVerdicts } from './arm-verdict.js';
+import { armVerdictLines, armVerdicts } from './arm-slo.js';
 import { runRow } from './rows.js';
 
 const compare = { metric: 'realtime_all_p95_ttft_ms', baseline: 'alone', treatment: 'with batch' };

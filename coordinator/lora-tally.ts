@@ -1,7 +1,7 @@
 // Per-adapter figures of a class with LoRA adapters (class.adapters): how many requests named each
 // model, how many the schedule gave it, their outcomes and mean latencies, exact over every record.
 // Pure; the collector feeds it.
-import type { AdapterWeight } from '../shared/adapters.js';
+import type { LoraWeight } from '../shared/lora.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { metricNs } from '../shared/metrics.js';
 
@@ -15,17 +15,17 @@ interface Tally {
 }
 
 /** One sentence per field of classes.<c>.adapters.<model>. */
-export const ADAPTER_DEFINITIONS: Record<string, string> = {
+export const LORA_DEFINITIONS: Record<string, string> = {
   'classes.<c>.adapters':
     'a class with LoRA adapters (class.adapters): per model name, its weight, the requests the schedule assigned it (scheduled, open loop; null in a closed loop), the requests that named it (requests), completed, failed, and the exact mean ttft and e2e of its successful requests in ms (null without one)',
 };
 
 /** The tally of one class. */
-export class AdapterTally {
+export class LoraTally {
   private readonly byModel = new Map<string, Tally>();
 
   constructor(
-    private readonly adapters: readonly AdapterWeight[],
+    private readonly adapters: readonly LoraWeight[],
     /** Requests the schedule assigned each adapter (open loop), or null. */
     private readonly scheduled: readonly number[] | null,
   ) {

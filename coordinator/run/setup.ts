@@ -1,0 +1,51 @@
+// What a run sets up before it talks to its agents: the embedded engine-sim when the plan names no
+// target, prompt-length calibration on the target's tokenizer, a clean server cache if asked (last
+// before the load: calibration's tokenize calls cache nothing), and the server scraper.
+import type { Clock } from '../../shared/clock.js';
+import type { Plan } from '../../shared/plan.js';
+import type { CacheReset } from '../cache-reset.js';
+import { resetServerCache } from '../cache-reset.js';
+import { calibratePlan } from '../calibrate/index.js';
+import type { LocalSim } from '../local.js';
+import { startLocalSim } from '../local.js';
+import { embeddedSimArgs, planAsRun } from '../plan.js';
+import { Scraper } from '../scrape/scraper.js';
+import { scrapeTargets } from '../scrape/targets.js';
+
+/** What setUpTarget made; `cleanups` run last to first whatever happens after. */
+export interface RunSetup {
+  plan: Plan;
+  cacheReset: CacheReset | undefined;
+  scraper: Scraper;
+}
+
+/**
+ * Starts what the run needs on the server side. `original`: the plan as given (its target decides
+ * whether engine-sim is embedded); `withInputs`: with its trace and dataset files attached.
+ * Each resource is pushed onto `cleanups` as soon as it exists, so a failure later releases it.
+ */
+export async function setUpTarget(
+  original: Plan,
+  withInputs: Plan,
+  simArgs: readonly string[],
+  runId: string,
+  dir: string,
+  clock: Clock,
+  cleanups: (() => Promise<void>)[],
+  log: (line: string) => void,
+  resolved: (plan: Plan) => void,
+): Promise<RunSetup> {
+  let sim: LocalSim | undefined;
+  if (!original.target) {
+    sim = await startLocalSim(embeddedSimArgs(original, simArgs), log);
+    const started = sim;
+    cleanups.push(() => started.stop());
+    log(`engine-sim listening at ${sim.baseUrl}`);
+  }
+  const plan = await calibratePlan(planAsRun(withInputs, sim), runId, log);
+  resolved(plan);
+  const cacheReset = await resetServerCache(original.target, log);
+  const scraper = new Scraper(scrapeTargets(original, sim), dir, clock, { plan });
+  cleanups.unshift(() => scraper.close());
+  return { plan, cacheReset, scraper };
+}

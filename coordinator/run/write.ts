@@ -1,0 +1,47 @@
+// The end of a run: the collector and the scraper closed, run.json written from everything the run
+// holds (its channels included), then report.html as a view of it.
+import { formatError } from '../../shared/errors.js';
+import { writeBenchmarkReports } from '../artifacts/benchmark-report-write.js';
+import { writeRunJson } from '../artifacts/run-json.js';
+import { writeRunReport } from '../report/index.js';
+import type { RunState } from './context.js';
+import type { RunResult } from './options.js';
+
+/** Writes the run directory and returns what the CLI reports. */
+export async function writeAndSummarize(run: RunState): Promise<RunResult> {
+  run.moveRun('closing');
+  const c = run.collector!;
+  await c.close();
+  await run.scraper.stop();
+  await run.scraper.snapshot('post');
+  await run.scraper.close();
+  const startNs = run.runStartNs();
+  const finishedNs = startNs + BigInt(Math.round(c.lastDoneNs));
+  run.wroteRunJson = true;
+  const written = await writeRunJson({
+    dir: run.dir,
+    runId: run.runId,
+    plan: run.plan,
+    schedule: run.schedule,
+    collector: c,
+    states: run.states,
+    startNs,
+    finishedNs: finishedNs > startNs ? finishedNs : run.clock.nowNs(),
+    decision: run.decision!,
+    coordinatorAnchorUncertaintyNs: run.clock.anchorUncertaintyNs,
+    abortReason: run.abortReason,
+    runEvents: run.runEvents,
+    maxStartSkewNs: run.opts.maxStartSkewNs,
+    clockToleranceNs: run.opts.clockToleranceNs,
+    scrapes: run.scraper.summary(),
+    headroom: run.headroom,
+    localLayout: run.localLayout,
+    ...(run.cacheReset && { cacheReset: run.cacheReset }),
+    ...(run.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: run.opts.expectFlowControlEngaged }),
+    ...(run.opts.experiment && { experiment: run.opts.experiment }),
+  });
+  // The report is a view of the artifacts just written: its failure must never cost the run.
+  await writeRunReport(run.dir).catch((err: unknown) => run.opts.log(`report.html not written: ${formatError(err)}`));
+  await writeBenchmarkReports(run.dir).catch((err: unknown) => run.opts.log(`benchmark-report not written: ${formatError(err)}`));
+  return { dir: run.dir, status: written.status, summaryLines: written.summaryLines };
+}
