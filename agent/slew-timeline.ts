@@ -1,5 +1,5 @@
 // An agent's run timeline (pure): its raw clock slewed back by a correction that grows at the
-// rate the coordinator last told it (coordinator/clock-slew.ts), so a drifting oscillator still
+// rate the coordinator last told it (coordinator/clock/slew.ts), so a drifting oscillator still
 // follows the coordinator's timeline and no stamp ever steps (an in-flight request's stamps stay
 // consistent). The correction is piecewise linear in raw time, one segment per rate; it is kept
 // per request (requests.ndjson clock_correction_ns) so the raw clock readings stay recoverable.

@@ -3,8 +3,7 @@
 // module of its own so they do not import each other.
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import type { AgentHealth } from '../shared/protocol.js';
-import type { HeldOutResidual } from './clock/held-out.js';
-import type { OffsetLine } from './clock-slew.js';
+import type { HeldOutResidual, OffsetLine } from './clock-types.js';
 import type { AgentPhase } from './phases.js';
 import type { AgentConn } from './server.js';
 
@@ -50,13 +49,13 @@ export interface AgentState {
   runProbes: ProbeSample[];
   /** How far the agent says it has slewed its run timeline back (its last heartbeat), ns. */
   clockCorrectionNs: number | null;
-  /** Each second's steering of the agent's timeline (clock-slew.ts): seconds since the start, drift, error left. */
+  /** Each second's steering of the agent's timeline (clock/slew.ts): seconds since the start, drift, error left. */
   slewSteps: { t_s: number; drift_ppm: number; error_ns: number }[];
-  /** Its offset as a line through its recent in-run probes (clock-slew.ts), refitted at each one. */
+  /** Its offset as a line through its recent in-run probes (clock/slew.ts), refitted at each one. */
   offsetLine: OffsetLine | null;
   /**
    * An agent of a declared common clock domain (not steered): each second, how far it sat from the
-   * domain's reference (clock-policy.ts domainResidualNs), with its drift against our clock.
+   * domain's reference (clock/policy.ts domainResidualNs), with its drift against our clock.
    */
   domainSteps: { t_s: number; drift_ppm: number; error_ns: number }[];
   /**

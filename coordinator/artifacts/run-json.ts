@@ -17,7 +17,7 @@ import type { ClassShape } from '../class-shape.js';
 import type { ClassTiming } from '../client-health.js';
 import { clientHealth, ttftUncertaintyLimitMs } from '../client-health.js';
 import { clockResidualEntries, driftFields, OFFSET_MODEL } from '../clock/drift-fields.js';
-import type { ClockDecision } from '../clock-policy.js';
+import type { ClockDecision } from '../clock/policy.js';
 import type { Collector } from '../collector.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { HeadroomReport } from '../headroom/index.js';

@@ -6,6 +6,7 @@
 
 import type { ProbeSample } from '../../shared/clock.js';
 import { probeOffset } from '../../shared/clock.js';
+import type { HeldOutResidual, ResidualSummary } from '../clock-types.js';
 
 /** One in-run probe in this many is held out of the fit (the rest steer). */
 export const HOLD_OUT_EVERY = 4;
@@ -15,16 +16,6 @@ export const HELD_OUT_BURST = 4;
 /** Whether an agent's `k`-th in-run probe (0-based, its own count) is held out: the 4th, 8th, … */
 export function isHeldOut(k: number): boolean {
   return k % HOLD_OUT_EVERY === HOLD_OUT_EVERY - 1;
-}
-
-/** What one held-out probe measured. */
-export interface HeldOutResidual {
-  /** Seconds after the start instant (coordinator clock) of the probe's midpoint. */
-  t_s: number;
-  /** The agent's run timeline minus ours at T2 (ns): its raw offset less the offset it started with and the correction it had applied. */
-  residual_ns: number;
-  /** Half the probe's round trip: the true residual at T2 lies within residual_ns ± bound_ns, whatever the path asymmetry. */
-  bound_ns: number;
 }
 
 /**
@@ -41,23 +32,6 @@ export function heldOutResidual(p: ProbeSample, startOffsetNs: number, startNs: 
     residual_ns: Math.round(offsetNs - startOffsetNs - p.correctionNs),
     bound_ns: Math.ceil(Math.max(0, delayNs) / 2),
   };
-}
-
-/** An agent's held-out residuals over the whole run, as run.json and the clock_residual check state them. */
-export interface ResidualSummary {
-  /** Held-out probes that measured the run timeline after the start. */
-  probes: number;
-  /** Of those, the ones whose bound is within the tolerance (a probe stalled by more cannot tell a good timeline from a bad one). */
-  informative: number;
-  p50_ns: number | null;
-  p99_ns: number | null;
-  max_ns: number | null;
-  /** The largest |residual| − bound: the most the probes prove the timeline was off (≤ 0: nothing proven). */
-  proven_max_ns: number | null;
-  /** Seconds after the start of the probe that gave proven_max_ns. */
-  proven_max_at_s: number | null;
-  /** |residual| of the last held-out probe. */
-  end_ns: number | null;
 }
 
 function nearestRank(sorted: readonly number[], q: number): number {

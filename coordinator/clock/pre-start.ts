@@ -7,8 +7,8 @@
 // slewed at the fitted drift from its first request on.
 
 import type { ProbeSample } from '../../shared/clock.js';
-import { fitOffsetLine } from '../clock-slew.js';
 import { feasibleLine } from './feasible-line.js';
+import { fitOffsetLine } from './slew.js';
 
 /** Probes each steered agent gets before the start (at least; more while it is still preparing). */
 export const PRE_START_PROBES = 16;

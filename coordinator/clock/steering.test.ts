@@ -7,9 +7,9 @@ import { hostClockDomain } from '../../shared/clock.js';
 import type { AgentMessage, CoordinatorMessage } from '../../shared/protocol.js';
 import type { AgentState } from '../agent-state.js';
 import { AgentChannel } from '../channel.js';
-import type { ClockDecision } from '../clock-policy.js';
 import type { AgentConn } from '../server.js';
 import { HELD_OUT_BURST, HOLD_OUT_EVERY } from './held-out.js';
+import type { ClockDecision } from './policy.js';
 import { PRE_START_PROBES } from './pre-start.js';
 import { ClockSteering } from './steering.js';
 

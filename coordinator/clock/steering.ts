@@ -1,5 +1,5 @@
 // Keeping drifting agents on the coordinator's timeline during a run (the I/O side; the maths is
-// in clock-slew.ts, pre-start.ts and held-out.ts). Before the start, steered agents are probed
+// in clock/slew.ts, pre-start.ts and held-out.ts). Before the start, steered agents are probed
 // while they prepare so each starts on its fitted offset; during the run every in-run probe
 // either refits the drift and steps the agent's slew rate, or — one in HOLD_OUT_EVERY — is held
 // out and measures the run timeline the records are stamped on. Agents of a declared common clock
@@ -8,13 +8,13 @@
 import type { Clock, ProbeSample } from '../../shared/clock.js';
 import { hostClockDomain, probeOffset } from '../../shared/clock.js';
 import type { AgentState } from '../agent-state.js';
-import type { ClockDecision } from '../clock-policy.js';
-import { domainResidualNs } from '../clock-policy.js';
-import { fitOffsetLine, slewStep } from '../clock-slew.js';
 import { probeLanes } from '../probe.js';
 import type { AgentConn } from '../server.js';
 import { HELD_OUT_BURST, heldOutResidual, isHeldOut } from './held-out.js';
+import type { ClockDecision } from './policy.js';
+import { domainResidualNs } from './policy.js';
 import { driftKnown, PRE_START_INTERVAL_MS, PRE_START_MAX_WAIT_MS, startOffsetNs } from './pre-start.js';
+import { fitOffsetLine, slewStep } from './slew.js';
 
 /** Sequence numbers of pre-start probes (the join's are 0–31, the in-run ones from 1,000,000). */
 const PRE_START_SEQ = 100_000;
@@ -158,7 +158,7 @@ export class ClockSteering {
 
   /**
    * An agent of a declared common clock domain: how far it sits from the domain's reference now
-   * (clock-policy.ts), for the clock_residual check, so a declaration that stops holding during the
+   * (clock/policy.ts), for the clock_residual check, so a declaration that stops holding during the
    * run is caught rather than trusted. The coordinator's own host domain reads one clock.
    */
   private checkDomain(s: AgentState, states: readonly AgentState[]): void {

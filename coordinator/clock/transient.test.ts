@@ -8,12 +8,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ProbeSample } from '../../shared/clock.js';
 import type { AgentState } from '../agent-state.js';
-import { slewStep } from '../clock-slew.js';
+import type { HeldOutResidual } from '../clock-types.js';
 import { clockResidual } from '../validity/clock-residual.js';
 import { clockResidualEntries, driftFields } from './drift-fields.js';
-import type { HeldOutResidual } from './held-out.js';
 import { heldOutResidual, isHeldOut } from './held-out.js';
 import { PRE_START_INTERVAL_MS, PRE_START_PROBES, startOffsetNs } from './pre-start.js';
+import { slewStep } from './slew.js';
 
 const S = 1_000_000_000;
 const DRIFT = 500e-6;

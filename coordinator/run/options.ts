@@ -1,7 +1,7 @@
 // What one run is asked to do, and what it answers: the types every part of a run reads.
 
 import type { Plan } from '../../shared/plan.js';
-import type { OnClockMismatch } from '../clock-policy.js';
+import type { OnClockMismatch } from '../clock/policy.js';
 import type { FleetOptions } from '../fleet.js';
 import type { HeadroomOptions } from '../headroom/index.js';
 import type { MetricsEndpoint } from '../live/metrics-server.js';

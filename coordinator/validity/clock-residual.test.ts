@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ResidualSummary } from '../clock/held-out.js';
 import { summarizeResiduals } from '../clock/held-out.js';
+import type { ResidualSummary } from '../clock-types.js';
 import { clockResidual } from './clock-residual.js';
 import type { ValidityInput } from './types.js';
 

@@ -5,7 +5,7 @@
 // vLLM, llama.cpp or a provider, and a gate that cannot pass is never one users learn to ignore.
 import type { OutputTokenSource } from '../../shared/metrics.js';
 import type { PromptLengthCheck, PromptLengthMethod, Slo } from '../../shared/plan.js';
-import type { ResidualSummary } from '../clock/held-out.js';
+import type { ResidualSummary } from '../clock-types.js';
 import type { PromptExactness } from '../prompt-exactness.js';
 import type { ClassVerdict } from '../slo-verdict.js';
 

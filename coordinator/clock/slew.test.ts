@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ProbeSample } from '../shared/clock.js';
-import { SLEW_HORIZON_S, slewStep } from './clock-slew.js';
+import type { ProbeSample } from '../../shared/clock.js';
+import { SLEW_HORIZON_S, slewStep } from './slew.js';
 
 // Probes of an agent whose clock runs `ppm` fast and sat `joinOffset` ahead at t = 0, 0.2 ms round trip.
 function probes(count: number, ppm: number, joinOffset: number): ProbeSample[] {

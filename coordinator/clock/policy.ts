@@ -1,8 +1,8 @@
 // Pure: which timeline a run may claim. A declared common clock domain is trusted only after the
 // probes agree with it; otherwise agent times are mapped into the coordinator's clock with the
 // measured offsets, and the artifacts say so.
-import type { OffsetEstimate } from '../shared/clock.js';
-import type { OffsetLine } from './clock-slew.js';
+import type { OffsetEstimate } from '../../shared/clock.js';
+import type { OffsetLine } from '../clock-types.js';
 
 /** What the user asked for when a declared domain turns out to be false. */
 export type OnClockMismatch = 'fail' | 'align';
@@ -70,7 +70,7 @@ export function decideAlignment(
 
 /**
  * During a run, how far one agent of a declared common clock domain sits from the domain's
- * reference now, by the lines fitted to every agent's in-run probes (clock-slew.ts): the median
+ * reference now, by the lines fitted to every agent's in-run probes (clock/slew.ts): the median
  * agent, the same reference as at join for a domain the coordinator is not in. Such agents are
  * not steered (their sync is trusted to be finer than our probes), so this is the check that the
  * declaration still holds. Null without a fit for the agent, or when fewer than two agents have

@@ -4,9 +4,10 @@
 // since). The agent slews its run timeline back (agent/run.ts) and reports how far it has; the
 // rate it is told is the fitted drift plus the error left, spread over SLEW_HORIZON_S, so the
 // error decays smoothly and no stamp ever steps.
-import type { ProbeSample } from '../shared/clock.js';
-import { probeOffset } from '../shared/clock.js';
-import { feasibleLine } from './clock/feasible-line.js';
+import type { ProbeSample } from '../../shared/clock.js';
+import { probeOffset } from '../../shared/clock.js';
+import type { OffsetLine } from '../clock-types.js';
+import { feasibleLine } from './feasible-line.js';
 
 /** Over how many seconds an error left is slewed away. */
 export const SLEW_HORIZON_S = 5;
@@ -31,14 +32,6 @@ export interface SlewStep {
   errorNs: number;
 }
 
-/** The agent's offset from our clock as a line through its recent probes. */
-export interface OffsetLine {
-  /** Its slope: the agent's drift against our clock (fraction; × 1e6 for ppm). */
-  slope: number;
-  /** The fitted offset (agent minus our clock, ns) at our instant `nowNs`. */
-  at(nowNs: bigint): number;
-}
-
 /**
  * The line through the bounds of the last FIT_WINDOW probes, or where they admit none a
  * least-squares line through their lowest-delay quarter (at least MIN_KEPT); null until there are
@@ -48,7 +41,7 @@ export function fitOffsetLine(probes: readonly ProbeSample[]): OffsetLine | null
   if (probes.length < MIN_PROBES) return null;
   const recent = probes.slice(-FIT_WINDOW);
   // The line every probe's bound allows (clock/feasible-line.ts): in the seeded simulation of a
-  // loaded machine below (clock-slew.test.ts) it steered to a true residual p99 of 1.0 ms where the
+  // loaded machine below (clock/slew.test.ts) it steered to a true residual p99 of 1.0 ms where the
   // least-squares line alone gave 1.29 ms. Bounds that admit no line (a stepped clock) fall back.
   const feasible = feasibleLine(recent);
   if (feasible) return feasible;

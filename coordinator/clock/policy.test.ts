@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { domainResidualNs } from './clock-policy.js';
-import type { OffsetLine } from './clock-slew.js';
+import type { OffsetLine } from '../clock-types.js';
+import { domainResidualNs } from './policy.js';
 
 // An agent whose offset was `atZero` at our instant 0 and drifts `ppm` against our clock.
 const line = (atZero: number, ppm: number): OffsetLine => ({ slope: ppm * 1e-6, at: (now) => atZero + Number(now) * ppm * 1e-6 });
