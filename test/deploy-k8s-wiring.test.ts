@@ -137,6 +137,7 @@ describe.skipIf(skipFor('the Kubernetes wiring tests', HAS_KUBECTL ? null : 'kub
         const nodeLocalDns = (p: INetworkPolicyPeer) => p.ipBlock?.cidr === `${NODE_LOCAL_DNS}/32`;
         const dns = (p: INetworkPolicyPeer) => kubeDns(p) || nodeLocalDns(p);
         const otherRun = { ...coordinatorLabels, [RUN_LABEL]: 'another-run' };
+        expect(jobs(objects, 'agent').length, 'an agents Job is rendered').toBeGreaterThan(0);
         for (const job of jobs(objects, 'agent')) {
           const agentLabels = podTemplateLabels(job);
           const mine = policies.filter((p) => selects(p.spec?.podSelector, agentLabels));

@@ -221,6 +221,15 @@ export function batchInputHead(head: string, input: number): string {
   return `${head}-${input}`;
 }
 
+/**
+ * The `batchSize` texts of one batched request (embeddings' inputs, rerank's documents): the
+ * template's text with its head mark suffixed per input (batchInputHead), so none answers another.
+ */
+export function batchTexts(text: string, batchSize: number): string[] {
+  const parts = text.split(HEAD_MARK);
+  return Array.from({ length: batchSize }, (_, i) => parts.join(batchInputHead(HEAD_MARK, i)));
+}
+
 // The unique head is spliced where this marker stands in the serialised template (an adapter may
 // place it more than once: a batched API suffixes each copy).
 /** Where the head goes in the text a body builder is handed (splitTemplate). */

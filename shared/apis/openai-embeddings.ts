@@ -3,16 +3,7 @@
 // (and total_tokens), no completion. The inputs of one request differ by their head's suffix
 // (`-0`, `-1`, …), so no server can answer one from another.
 import type { ApiAdapter, ApiDescriptor, ApiModule } from './contract.js';
-import {
-  batchInputHead,
-  bearerAuth,
-  HEAD_MARK,
-  NEVER,
-  numberOrNull,
-  ONE_BODY_NOT_APPLICABLE,
-  objectOf,
-  splitTemplate,
-} from './contract.js';
+import { batchTexts, bearerAuth, NEVER, numberOrNull, ONE_BODY_NOT_APPLICABLE, objectOf, splitTemplate } from './contract.js';
 
 const descriptor: ApiDescriptor = {
   name: 'embeddings',
@@ -47,7 +38,7 @@ export function openaiEmbeddings(batchSize: number): ApiAdapter {
     bodyTemplate: (input) =>
       splitTemplate((text) => {
         // The head mark stands once in `text`; each input gets it with its own suffix.
-        const inputs = Array.from({ length: batchSize }, (_, i) => text.split(HEAD_MARK).join(batchInputHead(HEAD_MARK, i)));
+        const inputs = batchTexts(text, batchSize);
         return { model: input.model, input: inputs, encoding_format: 'float' };
       }, input),
     bodyFromMessages: () => {

@@ -4,16 +4,7 @@
 // (query, document) pair as the server scored it). The query is fixed (RERANK_QUERY); the
 // documents differ by their head's suffix, as embeddings' inputs do, so none answers another.
 import type { ApiAdapter, ApiDescriptor, ApiModule } from './contract.js';
-import {
-  batchInputHead,
-  bearerAuth,
-  HEAD_MARK,
-  NEVER,
-  numberOrNull,
-  ONE_BODY_NOT_APPLICABLE,
-  objectOf,
-  splitTemplate,
-} from './contract.js';
+import { batchTexts, bearerAuth, NEVER, numberOrNull, ONE_BODY_NOT_APPLICABLE, objectOf, splitTemplate } from './contract.js';
 
 /**
  * The query of every rerank request: fixed, so each (query, document) pair costs the document's
@@ -51,7 +42,7 @@ export function rerank(batchSize: number): ApiAdapter {
     batchSize,
     bodyTemplate: (input) =>
       splitTemplate((text) => {
-        const documents = Array.from({ length: batchSize }, (_, i) => text.split(HEAD_MARK).join(batchInputHead(HEAD_MARK, i)));
+        const documents = batchTexts(text, batchSize);
         return { model: input.model, query: RERANK_QUERY, documents, top_n: batchSize };
       }, input),
     bodyFromMessages: () => {
