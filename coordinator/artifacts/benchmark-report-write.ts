@@ -30,7 +30,7 @@ export const BENCHMARK_REPORT_FILE = 'benchmark-report';
 /** What each loadfleet figure in a report means, carried in its native part. */
 const DEFINITIONS: Record<string, string> = {
   'results.request_performance.aggregate.latency':
-    'per class: the exact figures of run.json classes.<c>.windows.all (successful requests, ms; TTFT from the request being sent to its first content token); whole run: every class merged from histograms.hlog by HDR add, 3 significant digits',
+    "successful requests only, as the standard's latency figures are (ms; TTFT from the request being sent to its first content token): per class the exact figures of run.json classes.<c>.windows.all, for the whole run every class merged from histograms.hlog by HDR add, 3 significant digits; failed requests are in requests.failures, and loadfleet's SLO verdicts (slo_verdicts here) rank them +∞, so a verdict can be missed on failures while these percentiles look fast",
   'results.request_performance.aggregate.requests.total': 'requests dispatched, every status',
   'results.request_performance.aggregate.requests.failures':
     'requests that ended in any status but ok (429, 5xx, timeout, reset, malformed stream)',
