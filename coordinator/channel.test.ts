@@ -202,4 +202,62 @@ describe('AgentChannel', () => {
     ch.dispose();
     await expect(probe).rejects.toThrow('the run is over');
   });
+
+  it('with a journal: a message is taken at once but acknowledged only once durable, in groups, never past a failed flush', async () => {
+    const { conn, sent } = link();
+    const flushes: { resolve(): void; reject(e: Error): void }[] = [];
+    const ch = new AgentChannel(
+      conn,
+      0,
+      hooks({
+        durable: () =>
+          new Promise<void>((resolve, reject) => {
+            flushes.push({ resolve, reject });
+          }),
+      }),
+    );
+    const got: number[] = [];
+    ch.onMessage((m) => 'rseq' in m && got.push(m.rseq!));
+    const raw = new Uint8Array([0]);
+    for (const r of [1, 2, 3]) conn.deliver(records(r), raw);
+    expect(got).toEqual([1, 2, 3]);
+    expect(sent).toEqual([]); // nothing is on disk yet
+    expect(ch.hwm).toBe(0);
+    expect(ch.taken).toBe(3);
+    // A resend of one not yet durable is a duplicate, acknowledged only as far as the disk goes.
+    conn.deliver(records(2), raw);
+    expect(sent).toEqual([{ type: 'ack', seq: 0 }]);
+    flushes[0]!.resolve();
+    flushes[1]!.resolve();
+    await new Promise((r) => setImmediate(r));
+    expect(sent.at(-1)).toEqual({ type: 'ack', seq: 2 });
+    expect(ch.hwm).toBe(2);
+    flushes[2]!.reject(new Error('ENOSPC'));
+    await new Promise((r) => setImmediate(r));
+    expect(sent.at(-1)).toEqual({ type: 'ack', seq: 2 });
+    expect(ch.hwm).toBe(2);
+  });
+
+  it('once the run takes no more, a new message is refused (the link closed with the reason, 4404), a duplicate still acknowledged', () => {
+    const closes: [number, string][] = [];
+    const { conn, sent } = link();
+    (conn as unknown as { ws: { close(code: number, why: string): void } }).ws.close = (code, why) => void closes.push([code, why]);
+    let refusal: string | null = null;
+    const refused: string[] = [];
+    const ch = new AgentChannel(conn, 0, hooks({ refusal: () => refusal, refused: (_c, why) => void refused.push(why) }));
+    const got: number[] = [];
+    ch.onMessage((m) => 'rseq' in m && got.push(m.rseq!));
+    conn.deliver(records(1));
+    refusal = 'run r is closed';
+    conn.deliver(records(1));
+    conn.deliver(records(2));
+    expect(got).toEqual([1]);
+    expect(sent).toEqual([
+      { type: 'ack', seq: 1 },
+      { type: 'ack', seq: 1 },
+    ]);
+    expect(closes).toEqual([[4404, 'run r is closed']]);
+    expect(refused).toEqual(['run r is closed']);
+    expect(ch.refusedMessages).toBe(1);
+  });
 });

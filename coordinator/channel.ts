@@ -3,14 +3,19 @@
 // knows of it (AgentState). Its phase moves only along the table in phases.ts. It owns every
 // subscription the run has on the agent's link — moved to the new link when the agent resumes,
 // all removed by dispose() when the run is over, waits included — so a fleet connection that
-// serves run after run carries no earlier run's handlers. It acknowledges each message that must
-// arrive exactly once per sequence number (shared/delivery.ts: a duplicate is dropped and
-// acknowledged again) and hands the run only the messages it takes, in order.
+// serves run after run carries no earlier run's handlers. It takes each message that must arrive
+// exactly once per sequence number (shared/delivery.ts: a duplicate is dropped and acknowledged
+// again) and hands the run only the messages it takes, in order. An acknowledgement means durable:
+// once the run has its journal, a message is acknowledged only when the journal has flushed it (the
+// highest contiguous sequence number on disk), and once the run takes no more messages (it is
+// closing, or its journal failed) a new one is refused, the link closed with the reason, so the
+// agent keeps it in its spool.
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { fitOffset } from '../shared/clock.js';
 import { SEQUENCED_TYPES, SeqReceiver } from '../shared/delivery.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentHealth, AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
+import { CLOSE_CODE } from '../shared/protocol.js';
 import type { AgentState, Outage } from './agent-state.js';
 import type { HeldOutResidual, OffsetLine } from './clock-types.js';
 import type { AgentEvent, AgentPhase } from './phases.js';
@@ -32,6 +37,16 @@ export interface ChannelHooks {
   linkClosed(ch: AgentChannel): void;
   /** The agent sent a message its phase has no move for: dropped, and said here. */
   illegal?(ch: AgentChannel, err: LoadfleetError): void;
+  /**
+   * Makes a sequenced message (the bytes that arrived) durable before it is taken; the ack waits
+   * for the promise. Null (or no hook): the run has no journal yet, and the message is acknowledged
+   * once taken (before the load nothing is lost with the run: it is aborted or tried again).
+   */
+  durable?(ch: AgentChannel, raw: Uint8Array): Promise<void> | null;
+  /** Why the run takes no new message (it is closing, or its journal failed), or null while it does. */
+  refusal?(): string | null;
+  /** A new message was refused with `why` (the link is closed; the agent keeps it in its spool). */
+  refused?(ch: AgentChannel, why: string): void;
 }
 
 /** A (run, agent) channel on the coordinator. */
@@ -41,6 +56,10 @@ export class AgentChannel implements AgentState {
   /** The phase the agent had when its link went down: where a rejoin takes it back. */
   private beforeDown: AgentPhase = 'armed';
   private receiver = new SeqReceiver();
+  /** The highest sequence number acknowledged as durable in this sequence space. */
+  private durableMark = 0;
+  /** Bumped with each new sequence space, so a flush of an earlier one acknowledges nothing in it. */
+  private space = 0;
   private readonly handlers = new Set<(m: AgentMessage) => void>();
   private readonly waits = new Set<Wait>();
   private unsubscribe: (() => void)[] = [];
@@ -49,6 +68,8 @@ export class AgentChannel implements AgentState {
   epoch: string | undefined;
   /** Duplicates dropped (and acknowledged) so far, across every link and epoch of the run. */
   duplicates = 0;
+  /** New messages refused because the run took no more (each closed the link; the agent kept them). */
+  refusedMessages = 0;
   /** Why the run told the agent to stop, if it did: said again when the agent rejoins. */
   stopReason: string | null = null;
 
@@ -70,6 +91,8 @@ export class AgentChannel implements AgentState {
   heldOut?: HeldOutResidual[];
   recoveredRecords = 0;
   spoolHandedOver = false;
+  /** The link of a restarted process handing its spool over (null: none came). */
+  uploadConn: AgentConn | null = null;
   lastHeardMs = Date.now();
 
   constructor(
@@ -117,8 +140,16 @@ export class AgentChannel implements AgentState {
     return TERMINAL_PHASES.has(this.phaseNow);
   }
 
-  /** Every sequenced message up to this one was taken. */
+  /**
+   * Every sequenced message up to this one was taken and is durable: the mark acknowledged, and the
+   * one a resume tells the agent (it resends from the next). Without a journal: every one taken.
+   */
   get hwm(): number {
+    return this.durableMark;
+  }
+
+  /** Every sequenced message up to this one was taken (some may still be on their way to disk). */
+  get taken(): number {
     return this.receiver.hwm;
   }
 
@@ -245,6 +276,8 @@ export class AgentChannel implements AgentState {
     this.current = conn;
     if (newEpoch) {
       this.receiver = new SeqReceiver();
+      this.durableMark = 0;
+      this.space++;
       this.epoch = conn.hello.epoch;
     }
     this.subscribe(conn);
@@ -302,7 +335,7 @@ export class AgentChannel implements AgentState {
   private subscribe(conn: AgentConn): void {
     if (this.disposed) return;
     this.unsubscribe.push(
-      conn.onMessage((m) => this.receive(conn, m)),
+      conn.onMessage((m, raw) => this.receive(conn, m, raw)),
       conn.onClose(() => {
         if (conn !== this.current || this.disposed) return;
         for (const w of [...this.waits]) w.closed();
@@ -311,20 +344,45 @@ export class AgentChannel implements AgentState {
     );
   }
 
-  private receive(conn: AgentConn, m: AgentMessage): void {
+  private receive(conn: AgentConn, m: AgentMessage, raw: Uint8Array | undefined): void {
     if (SEQUENCED_TYPES.has(m.type)) {
-      const r = this.receiver.receive((m as { rseq: number }).rseq);
+      const rseq = (m as { rseq: number }).rseq;
+      // Past the point the run can write it, a new message is refused, never acknowledged.
+      const why = rseq > this.receiver.hwm ? this.hooks.refusal?.() : null;
+      if (why) {
+        this.refusedMessages++;
+        this.hooks.refused?.(this, why);
+        conn.close(why, CLOSE_CODE.UNKNOWN_RUN);
+        return;
+      }
+      const r = this.receiver.receive(rseq);
       if (r === 'gap') return; // resent from hwm + 1 when the agent resumes
       if (r === 'duplicate') {
         this.duplicates++;
-        conn.send({ type: 'ack', seq: this.receiver.hwm });
+        conn.send({ type: 'ack', seq: this.durableMark });
         return;
       }
+      const flushed = raw ? (this.hooks.durable?.(this, raw) ?? null) : null;
       this.take(m);
-      conn.send({ type: 'ack', seq: this.receiver.hwm });
+      if (flushed === null) this.markDurable(rseq, this.space);
+      else {
+        const space = this.space;
+        // A journal that failed acknowledges nothing more: the run ends with its error.
+        flushed.then(
+          () => this.markDurable(rseq, space),
+          () => {},
+        );
+      }
       return;
     }
     this.take(m);
+  }
+
+  // Acknowledges up to `rseq` once it is durable (flushes settle in order: the mark only rises).
+  private markDurable(rseq: number, space: number): void {
+    if (space !== this.space || rseq <= this.durableMark) return;
+    this.durableMark = rseq;
+    if (!this.disposed) this.current.send({ type: 'ack', seq: rseq });
   }
 
   // The message moves the phase (a lost channel takes only a restarted process's upload), then

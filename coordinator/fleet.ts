@@ -138,6 +138,11 @@ export class Fleet {
     return fleet;
   }
 
+  /** Where the agents connect (ws:// or wss://, host and port). */
+  get listenUrl(): string {
+    return this.url;
+  }
+
   /** Agents connected now, by id. */
   private get members(): Map<string, AgentConn> {
     const live = new Map<string, AgentConn>();

@@ -96,6 +96,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
     session = new RunSession(opts, setup.plan, runId, dir, fleet.clock, agents, lossBudget, setup.scraper, headroom);
     session.cacheReset = setup.cacheReset;
     session.localLayout = fleet.localLayout;
+    session.listenUrl = fleet.listenUrl;
     fleet.setRun(session);
     cleanups.unshift(async () => fleet.setRun(null));
     return await session.run();

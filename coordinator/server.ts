@@ -21,7 +21,7 @@ export class AgentConn {
   closeCode: number | null = null;
   /** The agent's position in the current run (agents[] order); the fleet sets it per run. */
   index = -1;
-  private readonly handlers = new Set<(m: AgentMessage) => void>();
+  private readonly handlers = new Set<(m: AgentMessage, raw?: Uint8Array) => void>();
   private readonly closeHandlers = new Set<() => void>();
 
   constructor(
@@ -35,8 +35,8 @@ export class AgentConn {
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(encodeMessage(m));
   }
 
-  /** Subscribes to this agent's messages; returns the unsubscribe function. */
-  onMessage(fn: (m: AgentMessage) => void): () => void {
+  /** Subscribes to this agent's messages (with the frame's bytes, for the run's journal); returns the unsubscribe function. */
+  onMessage(fn: (m: AgentMessage, raw?: Uint8Array) => void): () => void {
     this.handlers.add(fn);
     return () => this.handlers.delete(fn);
   }
@@ -62,8 +62,8 @@ export class AgentConn {
     return this.handlers.size + this.closeHandlers.size;
   }
 
-  deliver(m: AgentMessage): void {
-    for (const fn of this.handlers) fn(m);
+  deliver(m: AgentMessage, raw?: Uint8Array): void {
+    for (const fn of this.handlers) fn(m, raw);
   }
 
   closedNow(code: number): void {
@@ -148,7 +148,7 @@ export class AgentServer {
         if (!conn) ws.close(4002, 'malformed frame before hello');
         return;
       }
-      if (conn) return conn.deliver(m);
+      if (conn) return conn.deliver(m, data);
       if (m.type !== 'hello' || m.protocol !== PROTOCOL_VERSION) {
         this.opts.log(`refused ${remote}: first message must be a protocol ${PROTOCOL_VERSION} hello`);
         return ws.close(4001, 'expected hello');

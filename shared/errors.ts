@@ -35,6 +35,10 @@ export const ErrorCode = {
   CACHE_RESET_UNAVAILABLE: 'LF_CACHE_RESET_UNAVAILABLE',
   /** A per-agent state machine (coordinator/agent-phase.ts, agent/run-phase.ts) was asked for a move its table does not have. */
   PHASE_MOVE: 'LF_PHASE_MOVE',
+  /** The run's journal could not be written or flushed (a full disk, an I/O error): nothing past it was acknowledged. */
+  JOURNAL_WRITE: 'LF_JOURNAL_WRITE',
+  /** A run directory's journal is missing or unreadable, so the run cannot be recovered from it. */
+  JOURNAL_UNREADABLE: 'LF_JOURNAL_UNREADABLE',
 } as const;
 
 /** One of the stable codes above. */

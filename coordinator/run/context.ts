@@ -13,6 +13,7 @@ import type { ClockDecision } from '../clock/policy.js';
 import type { ClockSteering } from '../clock/steering.js';
 import type { Collector } from '../collector.js';
 import type { HeadroomReport } from '../headroom/index.js';
+import type { RunJournal } from '../journal/run-journal.js';
 import type { LocalLayout } from '../local-layout.js';
 import type { RunPhase } from '../phases.js';
 import { runMayMove } from '../phases.js';
@@ -47,6 +48,12 @@ export class RunState {
   probeFailures = 0;
   /** True once run.json (any status) is written. */
   wroteRunJson = false;
+  /** The run's write-ahead journal, from the chosen start on (null before, and in runs that never start). */
+  journal: RunJournal | null = null;
+  /** Set when the journal failed: the run takes nothing more and ends with this error. */
+  fault: Error | null = null;
+  /** Where the agents connect (the fleet's address), kept in the journal for a recovery. */
+  listenUrl: string | null = null;
 
   constructor(
     readonly opts: RunOnFleetOptions,
@@ -77,6 +84,14 @@ export class RunState {
     return this.startNs + BigInt(this.decision?.alignment === 'explicit-common-clock-domain' ? this.decision.domainOffsetNs : 0);
   }
 
+  /** Why the run takes no new message from its agents (its journal failed, or it is closing), or null while it does. */
+  refusal(): string | null {
+    if (this.fault) return `run ${this.runId} cannot take more: ${this.fault.message}`;
+    if (this.phase !== 'open')
+      return `run ${this.runId} is closed: its directory is being written and this message was not taken; it stays in the spool`;
+    return null;
+  }
+
   // Agents whose intervals a second waits for: reconnecting ones too (their data is on its way).
   liveIndices(): number[] {
     return this.states.filter((s) => !s.lost && !s.final).map((s) => s.index);
@@ -84,7 +99,10 @@ export class RunState {
 
   /** Tells every agent still running to stop (once: the first reason is the run's). */
   stopAll(reason: string): void {
-    if (this.abortReason === null) this.abortReason = reason;
+    if (this.abortReason === null) {
+      this.abortReason = reason;
+      this.journal?.event({ type: 'stop', reason });
+    }
     // A reconnecting agent hears it when it rejoins (rejoin says it again).
     for (const s of this.states) if (!s.final && !s.lost) s.stop(reason);
     this.wake();

@@ -25,6 +25,7 @@ export function agentLost(run: RunState, s: AgentChannel, why: string): void {
   s.step('lose');
   const outage = s.outages.at(-1);
   if (outage && outage.to_s === null) outage.to_s = run.elapsedS();
+  run.journal?.event({ type: 'lost', agent: s.index, why, at_s: run.elapsedS() });
   s.conn.close('lost');
   countLoss(run, s, why);
 }

@@ -20,6 +20,7 @@ export function resume(run: RunState, conn: AgentConn): boolean {
   };
   if (conn.hello.resume_run_id !== run.runId || !s || !run.collector || run.phase === 'closed')
     return refuse(`run ${conn.hello.resume_run_id} is not in progress here`);
+  if (run.fault) return refuse(run.refusal()!);
   const sameProcess = conn.hello.resume_live === true && conn.hello.epoch === s.epoch;
   if (s.final) {
     if (!sameProcess) return refuse(`${conn.hello.agent_id} has nothing left to give run ${run.runId}`);
@@ -49,6 +50,7 @@ export function resume(run: RunState, conn: AgentConn): boolean {
   // load again); what it finished is in the spool it offers.
   if (!s.lost) agentLost(run, s, 'its process restarted');
   s.attach(conn, true);
+  s.uploadConn = conn;
   conn.send({ type: 'resume', run_id: run.runId, acked: 0 });
   return false;
 }

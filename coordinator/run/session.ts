@@ -22,6 +22,7 @@ import type { Scraper } from '../scrape/scraper.js';
 import type { AgentConn } from '../server.js';
 import { RunState } from './context.js';
 import { onAgentMessage } from './dispatch.js';
+import { durabilityHooks, openJournal, waitForUploads } from './durable.js';
 import { linkDown } from './losses.js';
 import type { RunOnFleetOptions, RunResult } from './options.js';
 import { resume } from './resume.js';
@@ -54,6 +55,7 @@ export class RunSession extends RunState implements RunHandle {
           // Before every agent is prepared, the step that waits on the link hears it close.
           linkClosed: (ch) => this.states.includes(ch) && linkDown(this, ch, 'connection closed before its results'),
           illegal: (ch, err) => this.opts.log(`agent ${ch.id}: message dropped (${err.code}: ${err.message})`),
+          ...durabilityHooks(this),
         }),
     );
     try {
@@ -62,6 +64,7 @@ export class RunSession extends RunState implements RunHandle {
       this.moveRun('closing');
       this.moveRun('closed');
       for (const ch of this.channels) ch.dispose();
+      await this.journal?.close();
     }
   }
 
@@ -84,6 +87,8 @@ export class RunSession extends RunState implements RunHandle {
     await this.scraper.snapshot('pre');
     const decision = await prepareAgents(this);
     chooseStart(this, decision);
+    // Durable before any load: from here on every acknowledgement means on disk.
+    if (!decision.refusal) await openJournal(this);
     this.scraper.setRunStart(this.startNs, this.runStartNs() - this.startNs);
     const live = this.collect();
     for (const s of this.states) s.onMessage((m) => onAgentMessage(this, s, m));
@@ -109,6 +114,8 @@ export class RunSession extends RunState implements RunHandle {
       live.start();
       this.scraper.start(this.startNs);
       await this.waitForFinals();
+      await waitForUploads(this);
+      if (this.fault) throw this.fault;
       return await writeAndSummarize(this);
     } finally {
       clearInterval(ticker);
@@ -177,6 +184,7 @@ export class RunSession extends RunState implements RunHandle {
       Number(this.startNs - this.clock.nowNs()) / 1e6 + (this.plan.duration_s + (this.plan.drain_timeout_s ?? 0)) * 1000 + FINAL_GRACE_MS;
     const deadline = Date.now() + limitMs;
     while (this.states.some((s) => !s.final && !s.lost)) {
+      if (this.fault) throw this.fault;
       if (Date.now() > deadline) {
         this.stopAll('agents did not finish within duration + drain timeout + grace');
         break;

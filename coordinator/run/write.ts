@@ -10,6 +10,12 @@ import type { RunResult } from './options.js';
 /** Writes the run directory and returns what the CLI reports. */
 export async function writeAndSummarize(run: RunState): Promise<RunResult> {
   run.moveRun('closing');
+  // Everything taken is on disk (and acknowledged) before the collector closes; nothing after is taken.
+  if (run.journal) {
+    await run.journal.flush();
+    if (run.journal.failure) throw run.journal.failure;
+    run.journal.event({ type: 'closing', at_s: run.elapsedS() });
+  }
   const c = run.collector!;
   await c.close();
   await run.scraper.stop();
@@ -43,5 +49,7 @@ export async function writeAndSummarize(run: RunState): Promise<RunResult> {
   // The report is a view of the artifacts just written: its failure must never cost the run.
   await writeRunReport(run.dir).catch((err: unknown) => run.opts.log(`report.html not written: ${formatError(err)}`));
   await writeBenchmarkReports(run.dir).catch((err: unknown) => run.opts.log(`benchmark-report not written: ${formatError(err)}`));
+  // The directory is complete and flushed: the journal has nothing left to protect.
+  await run.journal?.retire(run.dir);
   return { dir: run.dir, status: written.status, summaryLines: written.summaryLines };
 }

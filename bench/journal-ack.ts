@@ -1,0 +1,165 @@
+// journal_ack: what durable acknowledgements cost the coordinator. Record batches (100 rows each,
+// encoded as agents send them) are fed, one per event-loop turn as socket reads arrive, through a
+// real AgentChannel and Collector — first with no journal (acknowledged once taken), then with
+// the run journal under a few group-commit settings (acknowledged once fdatasync'ed). Records/s
+// counts acknowledged records only; the journal's own counters give the flushes and group sizes.
+// Not a suite: `node dist/bench/journal-ack.js [--dir DIR] [--records N]` prints one JSON document.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { AgentChannel } from '../coordinator/channel.js';
+import { Collector } from '../coordinator/collector.js';
+import { RunJournal } from '../coordinator/journal/run-journal.js';
+import type { GroupCommit } from '../coordinator/journal/writer.js';
+import { DEFAULT_GROUP_COMMIT } from '../coordinator/journal/writer.js';
+import type { Hello } from '../coordinator/server.js';
+import { AgentConn } from '../coordinator/server.js';
+import type { RequestRecord } from '../shared/metrics.js';
+import type { Plan } from '../shared/plan.js';
+import { decodeAgentMessage, encodeMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
+import { buildSchedule } from '../shared/schedule.js';
+
+const ROWS = 100;
+const PLAN: Plan = {
+  schema: 'loadfleet.plan/v1',
+  name: 'bench-journal',
+  seed: 1,
+  duration_s: 600,
+  drain_timeout_s: 0,
+  target: { base_url: 'http://127.0.0.1:9/v1', api: 'chat', model: 'none', timeout_s: 10 },
+  classes: [
+    {
+      name: 'bench',
+      prompt: { input_tokens: 16, output_tokens: 128 },
+      load: { model: 'concurrency', phases: [{ start_s: 0, duration_s: 600, concurrency: 1 }] },
+    },
+  ],
+};
+const HELLO: Hello = {
+  type: 'hello',
+  protocol: PROTOCOL_VERSION,
+  agent_id: 'bench',
+  host: 'h',
+  pid: 1,
+  clock_domain_id: 'd',
+  clock_domain_declared: false,
+  epoch: 'e',
+};
+
+function row(i: number): RequestRecord {
+  const sent = 1e9 + i * 1e6;
+  const first = sent + 40e6 + (i % 17) * 1e6;
+  const done = first + 127 * 20e6;
+  return {
+    class: 'bench',
+    request_index: i,
+    status: 'ok',
+    http_status: 200,
+    intended_ns: null,
+    sent_ns: sent,
+    headers_ns: sent + 2e6,
+    first_output_ns: first,
+    first_content_ns: first,
+    last_token_ns: done,
+    done_ns: done,
+    prompt_tokens: 16,
+    completion_tokens: 128,
+    output_token_source: 'usage',
+    cached_tokens: null,
+    reasoning_chunks: 0,
+    content_chunks: 128,
+    canary: null,
+    retry_after_s: null,
+    dropped_reason: null,
+    error: null,
+  };
+}
+
+interface Result {
+  journal: string;
+  records_per_s: number;
+  ack_wait_ms_mean: number | null;
+  flushes: number | null;
+  frames_per_flush_mean: number | null;
+  frames_per_flush_max: number | null;
+  flush_ms_mean: number | null;
+}
+
+async function once(dir: string, records: number, commit: GroupCommit | null): Promise<Result> {
+  const runDir = mkdtempSync(join(dir, 'run-'));
+  const frames = Array.from({ length: Math.ceil(records / ROWS) }, (_, b) =>
+    encodeMessage({ type: 'records', seq: b, rseq: b + 1, rows: Array.from({ length: ROWS }, (_, i) => row(b * ROWS + i)) }),
+  );
+  const collector = new Collector(PLAN, buildSchedule(PLAN), [{ agentId: 'bench', startLocalNs: 0n, alignNs: 0n }], runDir, 0n, () => [0]);
+  const journal = commit ? await RunJournal.open(runDir, { bench: true }, () => {}, commit) : null;
+  let acked = 0;
+  let lastAck!: () => void;
+  const allAcked = new Promise<void>((r) => (lastAck = r));
+  const sentAt: number[] = [];
+  let waitMs = 0;
+  const ws = { readyState: 1, send() {}, close() {}, terminate() {} };
+  const conn = new AgentConn(HELLO, 'bench', ws as never);
+  // Acks are cumulative: each batch counts once, when the first ack covering it goes out.
+  const send = conn.send.bind(conn);
+  conn.send = (m) => {
+    if (m.type !== 'ack') return send(m);
+    while (acked < m.seq) waitMs += performance.now() - sentAt[acked++]!;
+    if (acked === frames.length) lastAck();
+  };
+  const ch = new AgentChannel(conn, 0, {
+    linkClosed: () => {},
+    durable: (_c, raw) => journal?.message(0, 'e', raw) ?? null,
+  });
+  ch.onMessage((m) => m.type === 'records' && collector.records(0, m.rows));
+  ch.step('probe');
+  // Decoded beforehand: the server's decoding costs the same with or without the journal.
+  const decoded = frames.map((f) => decodeAgentMessage(f));
+  const t0 = performance.now();
+  for (const [i, f] of frames.entries()) {
+    sentAt[i] = performance.now();
+    conn.deliver(decoded[i]!, f);
+    await new Promise((r) => setImmediate(r));
+  }
+  await allAcked;
+  const s = (performance.now() - t0) / 1000;
+  await journal?.close();
+  await collector.close();
+  rmSync(runDir, { recursive: true, force: true });
+  const st = journal?.stats;
+  return {
+    journal: commit ? `group commit ${commit.maxDelayMs} ms / ${commit.maxFrames} frames` : 'none',
+    records_per_s: Math.round(records / s),
+    ack_wait_ms_mean: Math.round((waitMs / frames.length) * 1000) / 1000,
+    flushes: st ? st.groups : null,
+    frames_per_flush_mean: st ? Math.round(((st.frames - 1) / st.groups) * 10) / 10 : null,
+    frames_per_flush_max: st ? st.maxGroupFrames : null,
+    flush_ms_mean: st ? Math.round((st.flushMs / st.groups) * 1000) / 1000 : null,
+  };
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const arg = (name: string): string | undefined => {
+    const i = args.indexOf(name);
+    return i === -1 ? undefined : args[i + 1];
+  };
+  const dir = arg('--dir') ?? process.cwd();
+  const records = Number(arg('--records') ?? 200_000);
+  const work = mkdtempSync(join(dir, 'lf-bench-journal-'));
+  const settings: (GroupCommit | null)[] = [
+    null,
+    DEFAULT_GROUP_COMMIT,
+    { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 0 },
+    { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 10 },
+  ];
+  const results: Result[] = [];
+  try {
+    for (const c of settings) results.push(await once(work, records, c));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  process.stdout.write(
+    `${JSON.stringify({ schema: 'loadfleet.bench.journal/v1', dir, records, rows_per_batch: ROWS, date: new Date().toISOString(), results }, null, 2)}\n`,
+  );
+}
+
+await main();

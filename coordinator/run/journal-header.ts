@@ -1,0 +1,73 @@
+// The journal header of a run: everything a coordinator that restarts needs to take the run up
+// again without its agents' help — the plan as run (its seed rebuilds the schedule), the start
+// instant and clock decision, each agent's share, epoch and timebase, the options that shaped the
+// run, and where the agents were told to connect. Written once, durable before the first message.
+import type { OffsetEstimate } from '../../shared/clock.js';
+import type { Plan } from '../../shared/plan.js';
+import type { ClockDecision } from '../clock/policy.js';
+import type { RunState } from './context.js';
+
+/** The header's format name. */
+export const JOURNAL_FORMAT = 'loadfleet.journal/v1';
+
+/** One agent of the run as the header keeps it. */
+export interface JournalAgent {
+  index: number;
+  agent_id: string;
+  host: string;
+  epoch: string;
+  start_local_ns: bigint;
+  start_offset_ns: number | null;
+  offset: OffsetEstimate;
+}
+
+/** The journal's first frame. */
+export interface JournalHeader {
+  format: typeof JOURNAL_FORMAT;
+  run_id: string;
+  plan: Plan;
+  start_ns: bigint;
+  decision: ClockDecision;
+  agents: JournalAgent[];
+  loss_budget: number;
+  options: {
+    agent_grace_ms: number;
+    max_agent_loss: number;
+    clock_tolerance_ns: number;
+    max_start_skew_ns: number;
+    /** The address the agents were told to connect to (a recovery listens there again). */
+    listen_url: string | null;
+    experiment: { name: string; arm: string; repeat: number } | null;
+  };
+  coordinator: { pid: number; started_unix_ms: number };
+}
+
+/** The header of `run`, once its start instant is chosen. */
+export function journalHeader(run: RunState): JournalHeader {
+  return {
+    format: JOURNAL_FORMAT,
+    run_id: run.runId,
+    plan: run.plan,
+    start_ns: run.startNs,
+    decision: run.decision!,
+    agents: run.states.map((s) => ({
+      index: s.index,
+      agent_id: s.id,
+      host: s.conn.hello.host,
+      epoch: s.epoch ?? '',
+      start_local_ns: s.startLocalNs,
+      start_offset_ns: s.startOffsetNs ?? null,
+      offset: s.offset,
+    })),
+    loss_budget: run.lossBudget,
+    options: {
+      agent_grace_ms: run.opts.agentGraceMs,
+      max_agent_loss: run.opts.maxAgentLoss,
+      clock_tolerance_ns: run.opts.clockToleranceNs,
+      max_start_skew_ns: run.opts.maxStartSkewNs,
+      listen_url: run.listenUrl,
+      experiment: run.opts.experiment ?? null,
+    },
+    coordinator: { pid: process.pid, started_unix_ms: Date.now() },
+  };
+}
