@@ -38,9 +38,10 @@ export async function offerSpool(opts: SessionOptions, paths: readonly string[])
     ...(opts.ca ? { ca: opts.ca } : {}),
     log: opts.log,
     // Handed over once `final` is acknowledged; the link closing after that is no failure.
-    onClose: (code) => {
+    onClose: (code, reason) => {
       linkClosed();
       if (phase === 'handed-over') return;
+      if (reason) opts.log(`the coordinator closed the upload of run ${header.run_id}: ${reason}`);
       phase = runStep(phase, 'give-up', header.run_id);
       settle(code === CLOSE_CODE.UNKNOWN_RUN ? CLOSE_CODE.UNKNOWN_RUN : 1);
     },

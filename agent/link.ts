@@ -30,7 +30,8 @@ export interface ConnectOptions {
   /** PEM CA certificate(s) trusted for wss:// (in addition to the system's). */
   ca?: Buffer;
   onMessage(m: CoordinatorMessage): void;
-  onClose(code: number): void;
+  /** The link closed; `reason` is the coordinator's (a refusal says why), empty when none was given. */
+  onClose(code: number, reason: string): void;
   log(line: string): void;
 }
 
@@ -143,9 +144,9 @@ function openOnce(opts: ConnectOptions): Promise<Link> {
       });
       // A link that stops carrying frames without closing is dropped by the heartbeat (onClose follows).
       const stopHeartbeat = heartbeat(ws, () => opts.log(`coordinator silent for ${LINK_SILENCE_MS / 1000} s: dropping the link`));
-      ws.on('close', (code: number) => {
+      ws.on('close', (code: number, reason: Buffer) => {
         stopHeartbeat();
-        opts.onClose(code);
+        opts.onClose(code, reason.toString());
       });
       resolve({
         send: (m) => {

@@ -109,7 +109,7 @@ class Member {
       giveUpAfterMs,
       ...(this.opts.ca ? { ca: this.opts.ca } : {}),
       onMessage: (m) => void link.then((l) => l === this.link && this.onMessage(m)),
-      onClose: (code) => void link.then((l) => l === this.link && this.onClose(code)),
+      onClose: (code, reason) => void link.then((l) => l === this.link && this.onClose(code, reason)),
       log: this.opts.log,
     });
     return link;
@@ -297,7 +297,7 @@ class Member {
     run.giveUp();
   }
 
-  private onClose(code: number): void {
+  private onClose(code: number, reason = ''): void {
     const { opts } = this;
     this.outbox.down();
     if (this.released) return;
@@ -314,7 +314,7 @@ class Member {
     if (run && holdsLoad(run.phase)) {
       if (code === CLOSE_CODE.UNKNOWN_RUN) {
         // The coordinator no longer holds this run for us (grace over, or a new coordinator).
-        opts.log(`the coordinator refused to resume run ${run.runId}: stopping the load, keeping the spool`);
+        opts.log(`the coordinator refused run ${run.runId}${reason ? ` (${reason})` : ''}: stopping the load, keeping the spool`);
         this.giveUp(run, 'the coordinator refused the resume');
         return;
       }

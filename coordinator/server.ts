@@ -47,9 +47,11 @@ export class AgentConn {
     return () => this.closeHandlers.delete(fn);
   }
 
-  /** Closes the link (1000 = normal; 4xxx codes carry our reasons). */
+  /** Closes the link (1000 = normal; 4xxx codes carry our reasons, cut to the 123 bytes a close frame holds). */
   close(reason = 'run finished', code = 1000): void {
-    this.ws.close(code, reason);
+    let why = reason;
+    while (Buffer.byteLength(why) > 123) why = why.slice(0, -1);
+    this.ws.close(code, why);
   }
 
   /** Drops the socket without a closing handshake (a link that went silent). */

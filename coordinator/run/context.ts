@@ -84,11 +84,13 @@ export class RunState {
     return this.startNs + BigInt(this.decision?.alignment === 'explicit-common-clock-domain' ? this.decision.domainOffsetNs : 0);
   }
 
-  /** Why the run takes no new message from its agents (its journal failed, or it is closing), or null while it does. */
+  /**
+   * Why the run takes no new message from its agents (its journal failed, or it is closing), or
+   * null while it does. Short: it is the reason of a WebSocket close (at most 123 bytes).
+   */
   refusal(): string | null {
-    if (this.fault) return `run ${this.runId} cannot take more: ${this.fault.message}`;
-    if (this.phase !== 'open')
-      return `run ${this.runId} is closed: its directory is being written and this message was not taken; it stays in the spool`;
+    if (this.fault) return `the coordinator's journal failed (${String(this.fault.cause ?? 'EIO')}): not taken, keep it in the spool`;
+    if (this.phase !== 'open') return 'the run is closed: not taken, keep it in the spool';
     return null;
   }
 

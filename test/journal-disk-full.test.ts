@@ -1,0 +1,59 @@
+// A results disk that fills up mid-run (a 192 KiB tmpfs as --out; root only: mount): the
+// coordinator's journal cannot flush, so it acknowledges nothing more, ends the run with an error
+// naming the journal and ENOSPC, and tells its agent why; the agent stops, exits 1 and keeps its
+// spool, which holds every request the journal does (nothing acknowledged is only on the full disk).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readSpool } from '../agent/spool.js';
+import { parseJournal } from '../coordinator/journal/frame.js';
+import { decodeAgentMessage } from '../shared/protocol.js';
+import { constantRatePlan, listeningCoordinator, startNode, tempDir, writePlan } from './harness.js';
+
+const root = process.getuid?.() === 0;
+
+describe.skipIf(!root)('the results disk fills up mid-run', () => {
+  const work = tempDir();
+  const out = join(work, 'out');
+  mkdirSync(out);
+  let mounted = false;
+  afterAll(() => {
+    if (mounted) execFileSync('umount', [out]);
+  });
+
+  it('nothing unwritten is acknowledged: the run ends with LF_JOURNAL_WRITE (path, ENOSPC), the agent keeps its spool and says why', async () => {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=192k', 'tmpfs', out]);
+    mounted = true;
+    const env = { LOADFLEET_TOKEN: 'full' };
+    const { coord, url } = await listeningCoordinator(
+      ['--agents', '1', '--plan', writePlan(work, constantRatePlan('full', 30, 40)), '--out', out],
+      env,
+    );
+    const spool = join(work, 'spool');
+    const agent = startNode('agent/main.js', ['--coordinator', url, '--id', 'a1', '--spool-dir', spool], env);
+    const [c, a] = await Promise.all([coord.done, agent.done]);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toMatch(/error LF_JOURNAL_WRITE: could not write the run's journal \S+\/journal\/run\.journal: ENOSPC/);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toContain("(the coordinator's journal failed (ENOSPC): not taken, keep it in the spool): stopping the load");
+    expect(a.stderr).toContain('its spool is kept');
+
+    const runDir = join(out, readdirSync(out)[0]!);
+    const journal = parseJournal(readFileSync(join(runDir, 'journal', 'run.journal')));
+    expect(journal.damage).toBeNull();
+    const durable = new Set<number>();
+    for (const f of journal.frames) {
+      if (f.kind !== 'message') continue;
+      const m = decodeAgentMessage(f.message.raw);
+      if (m.type === 'records') for (const r of m.rows) durable.add(r.request_index);
+    }
+    expect(durable.size).toBeGreaterThan(0);
+    const spoolFiles = readdirSync(spool).filter((n) => n.endsWith('.spool.ndjson'));
+    expect(spoolFiles).toHaveLength(1);
+    const spooled = new Set((await readSpool(join(spool, spoolFiles[0]!))).entries.map((e) => e.record.request_index));
+    // The agent never deleted what the coordinator could not keep: the spool holds more than the journal.
+    for (const i of durable) expect(spooled.has(i)).toBe(true);
+    expect(spooled.size).toBeGreaterThan(durable.size);
+  }, 90_000);
+});
