@@ -1,7 +1,7 @@
 // An agent coming back to a run on a new link. The same process (its epoch) after a cut link
 // rejoins live: it goes on with its load and resends everything past the channel's mark, which it
 // is told. One whose `final` is already merged is told the mark again (its ack was lost with the
-// link), also while the run is closing. A restarted process of a lost agent hands over its spool
+// link), also while the run is closing and once it is closed, until the fleet's next run. A restarted process of a lost agent hands over its spool
 // in a sequence space of its own (its records and rebuilt run histograms; it sends no load); one
 // that claims the id of an agent whose link is alive is refused.
 import { ErrorCode } from '../../shared/errors.js';
@@ -18,10 +18,18 @@ export function resume(run: RunState, conn: AgentConn): boolean {
     conn.close(why, code);
     return false;
   };
-  if (conn.hello.resume_run_id !== run.runId || !s || !run.collector || run.phase === 'closed')
+  if (conn.hello.resume_run_id !== run.runId || !s || !run.collector)
     return refuse(`run ${conn.hello.resume_run_id} is not in progress here`);
-  if (run.fault) return refuse(run.refusal()!);
   const sameProcess = conn.hello.resume_live === true && conn.hello.epoch === s.epoch;
+  if (s.final && sameProcess && run.phase === 'closed') {
+    // Between this run's end and the next: its `final` is merged (and written), so the agent is
+    // told the mark and completes its hand-over, as the fleet does for runs already over.
+    conn.send({ type: 'resume', run_id: run.runId, acked: s.hwm });
+    run.opts.log(`agent ${conn.hello.agent_id} came back for the acknowledgement of its final: already merged`);
+    return true;
+  }
+  if (run.phase === 'closed') return refuse(`run ${conn.hello.resume_run_id} is not in progress here`);
+  if (run.fault) return refuse(run.refusal()!);
   if (s.final) {
     if (!sameProcess) return refuse(`${conn.hello.agent_id} has nothing left to give run ${run.runId}`);
     conn.index = s.index;
