@@ -378,6 +378,19 @@ export class AgentChannel implements AgentState {
     this.take(m);
   }
 
+  /**
+   * A message the run's journal holds, taken again by a recovering coordinator: as when it arrived,
+   * but already durable (its mark is where the agent resends from when it rejoins).
+   */
+  replay(m: AgentMessage): void {
+    if (SEQUENCED_TYPES.has(m.type)) {
+      const rseq = (m as { rseq: number }).rseq;
+      if (this.receiver.receive(rseq) !== 'take') return;
+      this.durableMark = rseq;
+    }
+    this.take(m);
+  }
+
   // Acknowledges up to `rseq` once it is durable (flushes settle in order: the mark only rises).
   private markDurable(rseq: number, space: number): void {
     if (space !== this.space || rseq <= this.durableMark) return;

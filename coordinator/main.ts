@@ -14,8 +14,10 @@ import { compareCommand } from './compare/command.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { planCommand } from './plan-dry-run/command.js';
+import { resumeRun, unfinishedRuns } from './recover.js';
 import { writeReports } from './report/index.js';
 import { uploadCommand } from './results-upload/command.js';
+import type { RunResult } from './run.js';
 import { executeRun } from './run.js';
 import { sloExitCode } from './slo-gate.js';
 import { sweepCommand } from './sweep/command.js';
@@ -30,8 +32,27 @@ interface StartOptions extends RunFlags {
 
 async function start(o: StartOptions): Promise<number> {
   const plan = await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records });
+  // A coordinator restarted with the same command (a container restart) completes the run it had
+  // not finished, instead of starting another beside it.
+  const unfinished = await unfinishedRuns(o.out);
+  if (unfinished.length > 0) {
+    process.stderr.write(
+      `[coordinator] ${unfinished.at(-1)} was not finished (its journal is there): recovering it instead of starting a new run\n`,
+    );
+    return resume(unfinished.at(-1)!, o);
+  }
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
+  return report(result, o);
+}
+
+async function resume(dir: string, o: RunFlags & Pick<StartOptions, 'failOnSlo' | 'failOnNotEvaluable'>): Promise<number> {
+  const flags = await runOptionsFromFlags(o);
+  const result = await resumeRun(dir, { ...flags.options, plan: undefined as never, outDir: dir }).finally(() => flags.close());
+  return report(result, o);
+}
+
+async function report(result: RunResult, o: Pick<StartOptions, 'failOnSlo' | 'failOnNotEvaluable'>): Promise<number> {
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
   return sloExitCode(
     result.dir,
@@ -56,6 +77,18 @@ addFailOnSloOption(
     ),
 ).action(async (o: StartOptions) => {
   process.exitCode = await start(o);
+});
+
+addFailOnSloOption(
+  addRunFlags(
+    program
+      .command('resume')
+      .description(
+        'complete a run whose coordinator stopped (killed, crashed) from its journal: listens where its agents connected (or --listen), takes them back within their grace and writes the run directory, marked recovered',
+      ),
+  ).argument('<run-dir>', 'the run directory (it holds journal/run.journal)'),
+).action(async (dir: string, o: StartOptions) => {
+  process.exitCode = await resume(dir, o);
 });
 
 addRunFlags(program.command('experiment').description('run an experiment (loadfleet.experiment/v1): arms × repeats, then analysis.json'))

@@ -6,6 +6,7 @@ import { CLIENT_HEALTH_DEFINITIONS } from '../client-health.js';
 import { DRIFT_FIELD_DEFINITIONS } from '../clock/drift-fields.js';
 import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
+import { RECOVERY_DEFINITIONS } from '../journal/recovery.js';
 import { LOCAL_LAYOUT_DEFINITIONS } from '../local-layout.js';
 import { LORA_DEFINITIONS } from '../lora-tally.js';
 import { MAX_OFF_PLAN } from '../offered-arrivals.js';
@@ -87,6 +88,7 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
   'intervals.written': 'how many 1 s intervals were written to histograms.hlog and traffic.csv',
   'metric_population.excluded_by_status': 'the excluded requests by status',
   ...CACHE_RESET_DEFINITIONS,
+  ...RECOVERY_DEFINITIONS,
   ...LORA_DEFINITIONS,
   ...TOOL_DEFINITIONS,
   'metric_population.not_applicable':

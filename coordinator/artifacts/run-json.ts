@@ -21,6 +21,7 @@ import type { ClockDecision } from '../clock/policy.js';
 import type { Collector } from '../collector.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { HeadroomReport } from '../headroom/index.js';
+import type { Recovery } from '../journal/recovery.js';
 import type { LocalLayout } from '../local-layout.js';
 import { PROBES_AT_JOIN } from '../probe.js';
 import { promptExactness } from '../prompt-exactness.js';
@@ -39,6 +40,8 @@ export const RUN_SCHEMA = 'loadfleet.run/v1';
 /** Inputs of run.json. */
 export interface RunJsonInput {
   dir: string;
+  /** Set when a restarted coordinator recovered the run from its journal. */
+  recovered?: Recovery;
   runId: string;
   plan: Plan;
   schedule: GlobalSchedule;
@@ -258,6 +261,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     server,
     headroom: input.headroom ?? null,
     local_layout: input.localLayout ?? null,
+    ...(input.recovered && { recovered: input.recovered }),
     shared_processes: processes.shared,
     data_quality: gates.data_quality,
     slo_proof: gates.slo_proof,

@@ -13,6 +13,7 @@ import type { ClockDecision } from '../clock/policy.js';
 import type { ClockSteering } from '../clock/steering.js';
 import type { Collector } from '../collector.js';
 import type { HeadroomReport } from '../headroom/index.js';
+import type { Recovery } from '../journal/recovery.js';
 import type { RunJournal } from '../journal/run-journal.js';
 import type { LocalLayout } from '../local-layout.js';
 import type { RunPhase } from '../phases.js';
@@ -54,6 +55,8 @@ export class RunState {
   fault: Error | null = null;
   /** Where the agents connect (the fleet's address), kept in the journal for a recovery. */
   listenUrl: string | null = null;
+  /** Set when this run was recovered from its journal by a restarted coordinator (run.json `recovered`). */
+  recovery: Recovery | null = null;
 
   constructor(
     readonly opts: RunOnFleetOptions,

@@ -26,9 +26,12 @@ export function durabilityHooks(run: RunState): Pick<ChannelHooks, 'durable' | '
   };
 }
 
-/** Opens the run's journal and makes its header durable (before the agents are armed). */
-export async function openJournal(run: RunState): Promise<void> {
-  run.journal = await RunJournal.open(run.dir, journalHeader(run), (err) => journalFailed(run, err));
+/**
+ * Opens the run's journal and makes its header durable (before the agents are armed); `resumed`:
+ * a recovery appends to the journal it read, whose header is there.
+ */
+export async function openJournal(run: RunState, resumed = false): Promise<void> {
+  run.journal = await RunJournal.open(run.dir, resumed ? undefined : journalHeader(run), (err) => journalFailed(run, err));
 }
 
 // The journal cannot be written: nothing more is acknowledged; every agent still holding data is

@@ -5,6 +5,7 @@
 import type { OffsetEstimate } from '../../shared/clock.js';
 import type { Plan } from '../../shared/plan.js';
 import type { ClockDecision } from '../clock/policy.js';
+import type { Hello } from '../server.js';
 import type { RunState } from './context.js';
 
 /** The header's format name. */
@@ -19,6 +20,8 @@ export interface JournalAgent {
   start_local_ns: bigint;
   start_offset_ns: number | null;
   offset: OffsetEstimate;
+  /** Its hello as it joined, without the secret (run.json's agent fields read it). */
+  hello: Hello;
 }
 
 /** The journal's first frame. */
@@ -42,6 +45,11 @@ export interface JournalHeader {
   coordinator: { pid: number; started_unix_ms: number };
 }
 
+function withoutSecret(h: Hello): Hello {
+  const { secret: _secret, resume_run_id: _run, resume_live: _live, ...rest } = h;
+  return rest;
+}
+
 /** The header of `run`, once its start instant is chosen. */
 export function journalHeader(run: RunState): JournalHeader {
   return {
@@ -58,6 +66,7 @@ export function journalHeader(run: RunState): JournalHeader {
       start_local_ns: s.startLocalNs,
       start_offset_ns: s.startOffsetNs ?? null,
       offset: s.offset,
+      hello: withoutSecret(s.conn.hello),
     })),
     loss_budget: run.lossBudget,
     options: {

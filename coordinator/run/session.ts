@@ -10,6 +10,7 @@ import type { Plan } from '../../shared/plan.js';
 import { AbortWatch } from '../abort-rule.js';
 import type { AgentProgress } from '../artifacts/failed-run-json.js';
 import { ARM_MARGIN_NS, armAll } from '../barrier.js';
+import type { ChannelHooks } from '../channel.js';
 import { AgentChannel } from '../channel.js';
 import { Collector } from '../collector.js';
 import type { AgentTimebase } from '../file-writers/requests-ndjson.js';
@@ -49,15 +50,7 @@ export class RunSession extends RunState implements RunHandle {
   }
 
   async run(): Promise<RunResult> {
-    this.channels = this.agents.map(
-      (a) =>
-        new AgentChannel(a, a.index, {
-          // Before every agent is prepared, the step that waits on the link hears it close.
-          linkClosed: (ch) => this.states.includes(ch) && linkDown(this, ch, 'connection closed before its results'),
-          illegal: (ch, err) => this.opts.log(`agent ${ch.id}: message dropped (${err.code}: ${err.message})`),
-          ...durabilityHooks(this),
-        }),
-    );
+    this.channels = this.agents.map((a) => new AgentChannel(a, a.index, this.channelHooks()));
     try {
       return await this.runChannels();
     } finally {
@@ -66,6 +59,16 @@ export class RunSession extends RunState implements RunHandle {
       for (const ch of this.channels) ch.dispose();
       await this.journal?.close();
     }
+  }
+
+  /** What the run hears from each channel. */
+  protected channelHooks(): ChannelHooks {
+    return {
+      // Before every agent is prepared, the step that waits on the link hears it close.
+      linkClosed: (ch) => this.states.includes(ch) && linkDown(this, ch, 'connection closed before its results'),
+      illegal: (ch, err) => this.opts.log(`agent ${ch.id}: message dropped (${err.code}: ${err.message})`),
+      ...durabilityHooks(this),
+    };
   }
 
   /** The agents whose `final` this run merged, with the mark that acknowledges it (for the fleet, after the run). */
@@ -125,7 +128,7 @@ export class RunSession extends RunState implements RunHandle {
   }
 
   // The collector (fed by the dispatch) and the live view, with the abort rules listening.
-  private collect(): LiveMonitor {
+  protected collect(): LiveMonitor {
     const { opts } = this;
     const explicit = this.decision!.alignment === 'explicit-common-clock-domain';
     const timebases: AgentTimebase[] = this.states.map((s) => ({
@@ -179,9 +182,12 @@ export class RunSession extends RunState implements RunHandle {
     return live;
   }
 
-  private async waitForFinals(): Promise<void> {
-    const limitMs =
-      Number(this.startNs - this.clock.nowNs()) / 1e6 + (this.plan.duration_s + (this.plan.drain_timeout_s ?? 0)) * 1000 + FINAL_GRACE_MS;
+  /** Waits for every agent's final (or loss) until the run's deadline, and at least `minMs` (a recovery waits for reconnects). */
+  protected async waitForFinals(minMs = 0): Promise<void> {
+    const limitMs = Math.max(
+      minMs,
+      Number(this.startNs - this.clock.nowNs()) / 1e6 + (this.plan.duration_s + (this.plan.drain_timeout_s ?? 0)) * 1000 + FINAL_GRACE_MS,
+    );
     const deadline = Date.now() + limitMs;
     while (this.states.some((s) => !s.final && !s.lost)) {
       if (this.fault) throw this.fault;

@@ -42,6 +42,7 @@ export async function writeAndSummarize(run: RunState): Promise<RunResult> {
     scrapes: run.scraper.summary(),
     headroom: run.headroom,
     localLayout: run.localLayout,
+    ...(run.recovery && { recovered: run.recovery }),
     ...(run.cacheReset && { cacheReset: run.cacheReset }),
     ...(run.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: run.opts.expectFlowControlEngaged }),
     ...(run.opts.experiment && { experiment: run.opts.experiment }),

@@ -1,0 +1,93 @@
+// `coordinator resume RUN_DIR`, and `coordinator start` finding a run it did not finish in --out:
+// the run is recovered from its journal (run/recovered.ts) on a fleet listening where its agents
+// were told to connect, so the agents that outlived the stopped coordinator rejoin within their
+// grace, and it is completed. A run directory without a readable journal cannot be recovered:
+// the error says where the agents' spools are.
+import { existsSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import { Fleet } from './fleet.js';
+import { readJournal, spoolAdvice } from './journal/reader.js';
+import { journalPath } from './journal/run-journal.js';
+import type { JournalHeader } from './run/journal-header.js';
+import { JOURNAL_FORMAT } from './run/journal-header.js';
+import type { RunOptions, RunResult } from './run/options.js';
+import { RecoveredSession } from './run/recovered.js';
+import { Scraper } from './scrape/scraper.js';
+import { scrapeTargets } from './scrape/targets.js';
+
+/** The run directories under `outDir` whose journal is still there (their coordinator stopped before finishing them). */
+export async function unfinishedRuns(outDir: string): Promise<string[]> {
+  if (!existsSync(outDir)) return [];
+  const dirs = await readdir(outDir, { withFileTypes: true });
+  return dirs
+    .filter((d) => d.isDirectory() && existsSync(journalPath(join(outDir, d.name))))
+    .map((d) => join(outDir, d.name))
+    .sort();
+}
+
+// Where the stopped coordinator listened: the recovery listens there again unless told otherwise.
+function listenOf(header: JournalHeader, opts: RunOptions): { host: string; port: number } {
+  if (!opts.spawnLocal) return { host: opts.listenHost, port: opts.listenPort };
+  const url = header.options.listen_url;
+  if (!url)
+    throw new LoadfleetError(ErrorCode.USAGE, 'the journal does not say where the agents connected: give --listen', {
+      exitCode: ExitCode.INVALID_INPUT,
+    });
+  const u = new URL(url);
+  return { host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) };
+}
+
+/**
+ * Recovers and completes the run in `runDir`. `opts`: the command's flags (token, TLS, --listen,
+ * output); the run's own settings (agents, grace, loss budget, clock tolerances) come from the journal.
+ */
+export async function resumeRun(runDir: string, opts: RunOptions): Promise<RunResult> {
+  const journal = await readJournal(runDir, basename(runDir));
+  const header = journal.header as JournalHeader;
+  if (header?.format !== JOURNAL_FORMAT)
+    throw new LoadfleetError(ErrorCode.JOURNAL_UNREADABLE, `cannot recover ${runDir}: its journal is not a ${JOURNAL_FORMAT} journal`, {
+      exitCode: ExitCode.INVALID_INPUT,
+      details: spoolAdvice(basename(runDir)),
+    });
+  await removeStaleTemporaries(runDir, header.coordinator.pid);
+  const { host, port } = listenOf(header, opts);
+  const runOpts: RunOptions = {
+    ...opts,
+    plan: header.plan,
+    outDir: dirname(runDir),
+    agents: header.agents.length,
+    spawnLocal: false,
+    listenHost: host,
+    listenPort: port,
+    agentGraceMs: header.options.agent_grace_ms,
+    maxAgentLoss: header.options.max_agent_loss,
+    clockToleranceNs: header.options.clock_tolerance_ns,
+    maxStartSkewNs: header.options.max_start_skew_ns,
+    ...(header.options.experiment && { experiment: header.options.experiment }),
+  };
+  opts.log(`recovering run ${header.run_id} from ${journalPath(runDir)} (written by coordinator pid ${header.coordinator.pid})`);
+  const fleet = await Fleet.open(runOpts);
+  try {
+    const scraper = new Scraper(scrapeTargets(header.plan, undefined), runDir, fleet.clock, { plan: header.plan });
+    const session = new RecoveredSession(runOpts, header, journal, runDir, fleet.clock, scraper);
+    fleet.setRun(session);
+    try {
+      return await session.run();
+    } finally {
+      fleet.setRun(null);
+      await scraper.close().catch(() => {});
+    }
+  } finally {
+    await fleet.release('the run is over');
+  }
+}
+
+// The stopped coordinator's half-written files (named *.tmp-<its pid>) are rewritten from the journal.
+async function removeStaleTemporaries(runDir: string, pid: number): Promise<void> {
+  const mark = `.tmp-${pid}`;
+  for (const name of await readdir(runDir)) if (name.includes(mark)) await rm(join(runDir, name), { force: true });
+  // A run.json of the stopped coordinator (it stopped while writing the rest) is written again.
+  await rm(join(runDir, 'run.json'), { force: true });
+}
