@@ -20,6 +20,10 @@ const EXAMPLES: Record<string, string[]> = {
     `${C} experiment examples/batch-interference-short.experiment.json --agents 4`,
     `${C} experiment my.experiment.json --resume          # continue the newest interrupted one`,
   ],
+  resume: [
+    `${C} resume runs/<run_id>          # a run whose coordinator was killed: its agents rejoin within their grace`,
+    `${C} resume runs/<run_id> --listen 0.0.0.0:7000          # listen elsewhere than the stopped coordinator did`,
+  ],
   sweep: [`${C} sweep examples/saturation-short.sweep.json --agents 2`],
   analyze: [`${C} analyze experiments/<dir>`, `${C} analyze runs/<a> runs/<b> --experiment my.experiment.json --out analysis.json`],
   report: [`${C} report runs/<run_id>`, `${C} report experiments/<dir>`],

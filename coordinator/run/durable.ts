@@ -50,16 +50,16 @@ export function isUploading(s: AgentChannel): boolean {
   return s.lost && s.uploadConn !== null && s.uploadConn === s.conn && !s.conn.closed && !s.spoolHandedOver;
 }
 
-/** Waits (at most UPLOAD_WAIT_MS) for spool uploads under way to hand over; says what it waited for and what it gave up on. */
-export async function waitForUploads(run: RunState): Promise<void> {
+/** Waits (at most `waitMs`, UPLOAD_WAIT_MS unless told) for spool uploads under way to hand over; says what it waited for and what it gave up on. */
+export async function waitForUploads(run: RunState, waitMs = UPLOAD_WAIT_MS): Promise<void> {
   const busy = (): AgentChannel[] => run.states.filter((s) => isUploading(s) && Date.now() - s.lastHeardMs < UPLOAD_SILENCE_MS);
   if (busy().length === 0 || run.fault) return;
   run.opts.log(
-    `waiting up to ${formatDuration(UPLOAD_WAIT_MS)} for spool uploads under way (${busy()
+    `waiting up to ${formatDuration(waitMs)} for spool uploads under way (${busy()
       .map((s) => s.id)
       .join(', ')})`,
   );
-  const deadline = Date.now() + UPLOAD_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   while (busy().length > 0 && Date.now() < deadline && !run.fault)
     await new Promise<void>((r) => {
       run.wake = r;
