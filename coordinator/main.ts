@@ -34,12 +34,16 @@ async function start(o: StartOptions): Promise<number> {
   const plan = await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records });
   // A coordinator restarted with the same command (a container restart) completes the run it had
   // not finished, instead of starting another beside it.
-  const unfinished = await unfinishedRuns(o.out);
-  if (unfinished.length > 0) {
+  const { here, elsewhere } = await unfinishedRuns(o.out);
+  for (const dir of elsewhere)
     process.stderr.write(
-      `[coordinator] ${unfinished.at(-1)} was not finished (its journal is there): recovering it instead of starting a new run\n`,
+      `[coordinator] ${dir} holds the journal of a run written on another host: \`coordinator resume ${dir}\` recovers it if it is over\n`,
     );
-    return resume(unfinished.at(-1)!, o);
+  if (here.length > 0) {
+    process.stderr.write(
+      `[coordinator] ${here.at(-1)} was not finished (its journal is there): recovering it instead of starting a new run\n`,
+    );
+    return resume(here.at(-1)!, o);
   }
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());

@@ -5,10 +5,11 @@
 // the error says where the agents' spools are.
 import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import { Fleet } from './fleet.js';
-import { readJournal, spoolAdvice } from './journal/reader.js';
+import { readJournal, readJournalHeader, spoolAdvice } from './journal/reader.js';
 import { journalPath } from './journal/run-journal.js';
 import type { JournalHeader } from './run/journal-header.js';
 import { JOURNAL_FORMAT } from './run/journal-header.js';
@@ -17,14 +18,33 @@ import { RecoveredSession } from './run/recovered.js';
 import { Scraper } from './scrape/scraper.js';
 import { scrapeTargets } from './scrape/targets.js';
 
-/** The run directories under `outDir` whose journal is still there (their coordinator stopped before finishing them). */
-export async function unfinishedRuns(outDir: string): Promise<string[]> {
-  if (!existsSync(outDir)) return [];
-  const dirs = await readdir(outDir, { withFileTypes: true });
-  return dirs
-    .filter((d) => d.isDirectory() && existsSync(journalPath(join(outDir, d.name))))
-    .map((d) => join(outDir, d.name))
-    .sort();
+/** Whether the coordinator that wrote the journal is still running here (the run is in progress, not unfinished). */
+export function writerRunning(header: JournalHeader): boolean {
+  if (header.coordinator.host !== hostname()) return false;
+  try {
+    process.kill(header.coordinator.pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The run directories under `outDir` whose journal is still there and whose coordinator, on this
+ * host, is no longer running (it stopped before finishing them); `elsewhere`: those written by a
+ * coordinator on another host, which cannot be told from a run in progress.
+ */
+export async function unfinishedRuns(outDir: string): Promise<{ here: string[]; elsewhere: string[] }> {
+  const found = { here: [] as string[], elsewhere: [] as string[] };
+  if (!existsSync(outDir)) return found;
+  const dirs = (await readdir(outDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(outDir, d.name));
+  for (const dir of dirs.sort()) {
+    const header = (await readJournalHeader(dir)) as JournalHeader | null;
+    if (header?.format !== JOURNAL_FORMAT) continue;
+    if (header.coordinator.host !== hostname()) found.elsewhere.push(dir);
+    else if (!writerRunning(header)) found.here.push(dir);
+  }
+  return found;
 }
 
 // Where the stopped coordinator listened: the recovery listens there again unless told otherwise.
@@ -51,6 +71,12 @@ export async function resumeRun(runDir: string, opts: RunOptions): Promise<RunRe
       exitCode: ExitCode.INVALID_INPUT,
       details: spoolAdvice(basename(runDir)),
     });
+  if (writerRunning(header))
+    throw new LoadfleetError(
+      ErrorCode.USAGE,
+      `run ${header.run_id} is in progress: its coordinator (pid ${header.coordinator.pid}) is running on this host`,
+      { exitCode: ExitCode.INVALID_INPUT },
+    );
   await removeStaleTemporaries(runDir, header.coordinator.pid);
   const { host, port } = listenOf(header, opts);
   const runOpts: RunOptions = {

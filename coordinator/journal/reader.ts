@@ -3,12 +3,12 @@
 // the instant of its last write (the latest moment the coordinator is known to have been alive).
 // A journal that is missing or damaged cannot be recovered from: the error says where the agents'
 // own copies are and how to collect them.
-import { readFile, stat, truncate } from 'node:fs/promises';
+import { open, readFile, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { JournalFrame } from './frame.js';
-import { parseJournal } from './frame.js';
+import { FRAME_HEAD, MAX_PAYLOAD, parseJournal } from './frame.js';
 import { journalPath } from './run-journal.js';
 
 /** A journal as a recovery reads it. */
@@ -29,6 +29,24 @@ export function spoolAdvice(runId: string): string[] {
     `  on each agent host: <--spool-dir>/<agent id>.${runId}*.spool.ndjson (default --spool-dir ${join(tmpdir(), 'loadfleet-spool')}; set aside as .unsent once no coordinator holds the run)`,
     '  copy those files to keep the records: each line after the first is one request record (the first names the run and the agent)',
   ];
+}
+
+/** The header of `runDir`'s journal alone (its first frame), or null when there is none to read. */
+export async function readJournalHeader(runDir: string): Promise<unknown | null> {
+  const fh = await open(journalPath(runDir), 'r').catch(() => null);
+  if (!fh) return null;
+  try {
+    const head = Buffer.alloc(FRAME_HEAD);
+    if ((await fh.read(head, 0, FRAME_HEAD, 0)).bytesRead < FRAME_HEAD) return null;
+    const len = head.readUInt32LE(0);
+    if (len === 0 || len > MAX_PAYLOAD) return null;
+    const frame = Buffer.alloc(FRAME_HEAD + len);
+    if ((await fh.read(frame, 0, frame.length, 0)).bytesRead < frame.length) return null;
+    const first = parseJournal(frame).frames[0];
+    return first?.kind === 'header' ? first.header : null;
+  } finally {
+    await fh.close();
+  }
 }
 
 /**

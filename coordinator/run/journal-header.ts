@@ -2,6 +2,7 @@
 // again without its agents' help — the plan as run (its seed rebuilds the schedule), the start
 // instant and clock decision, each agent's share, epoch and timebase, the options that shaped the
 // run, and where the agents were told to connect. Written once, durable before the first message.
+import { hostname } from 'node:os';
 import type { OffsetEstimate } from '../../shared/clock.js';
 import type { Plan } from '../../shared/plan.js';
 import type { ClockDecision } from '../clock/policy.js';
@@ -42,7 +43,8 @@ export interface JournalHeader {
     listen_url: string | null;
     experiment: { name: string; arm: string; repeat: number } | null;
   };
-  coordinator: { pid: number; started_unix_ms: number };
+  /** The coordinator process that wrote it: a journal whose writer is still running on this host is a run in progress. */
+  coordinator: { pid: number; host: string; started_unix_ms: number };
 }
 
 function withoutSecret(h: Hello): Hello {
@@ -77,6 +79,6 @@ export function journalHeader(run: RunState): JournalHeader {
       listen_url: run.listenUrl,
       experiment: run.opts.experiment ?? null,
     },
-    coordinator: { pid: process.pid, started_unix_ms: Date.now() },
+    coordinator: { pid: process.pid, host: hostname(), started_unix_ms: Date.now() },
   };
 }
