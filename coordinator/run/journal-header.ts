@@ -30,6 +30,8 @@ export interface JournalHeader {
   format: typeof JOURNAL_FORMAT;
   run_id: string;
   plan: Plan;
+  /** The global schedule's hash: a recovery rebuilds the schedule from the plan and must find the same one. */
+  schedule_sha256: string;
   start_ns: bigint;
   decision: ClockDecision;
   agents: JournalAgent[];
@@ -58,6 +60,7 @@ export function journalHeader(run: RunState): JournalHeader {
     format: JOURNAL_FORMAT,
     run_id: run.runId,
     plan: run.plan,
+    schedule_sha256: run.schedule.sha256,
     start_ns: run.startNs,
     decision: run.decision!,
     agents: run.states.map((s) => ({

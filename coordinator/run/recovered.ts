@@ -6,10 +6,12 @@
 // load going and reconnect within their grace, rejoin and resend what was not durable. Then the run
 // ends as any run does: the finals awaited, the directory written, the journal retired.
 import type { Clock } from '../../shared/clock.js';
+import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import { decodeAgentMessage } from '../../shared/protocol.js';
 import { AgentChannel } from '../channel.js';
 import { ClockSteering } from '../clock/steering.js';
 import type { ReadJournal } from '../journal/reader.js';
+import { spoolAdvice } from '../journal/reader.js';
 import type { Scraper } from '../scrape/scraper.js';
 import type { Hello } from '../server.js';
 import { AgentConn } from '../server.js';
@@ -56,6 +58,13 @@ export class RecoveredSession extends RunSession {
 
   override async run(): Promise<RunResult> {
     const { header } = this;
+    // The schedule is rebuilt from the plan: a build that would schedule differently cannot take the run up.
+    if (this.schedule.sha256 !== header.schedule_sha256)
+      throw new LoadfleetError(
+        ErrorCode.JOURNAL_UNREADABLE,
+        `cannot recover run ${this.runId}: its plan rebuilds a different schedule here (${this.schedule.sha256.slice(0, 12)}…, the run had ${header.schedule_sha256.slice(0, 12)}…); recover it with the version that ran it`,
+        { exitCode: ExitCode.INVALID_INPUT, details: spoolAdvice(this.runId) },
+      );
     this.decision = header.decision;
     this.startNs = header.start_ns;
     this.steering = new ClockSteering(
