@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
 import {
   constantRatePlan,
+  distPath,
   listeningCoordinator,
   readRequests,
   readRunJson,
@@ -32,7 +33,11 @@ describe('a coordinator killed mid-run', () => {
 
   // Runs the plan on two --stay agents, SIGKILLs the coordinator once it logs `killAt`, restarts it
   // with `restart` and returns the run directory and the restarted coordinator's output.
-  async function killAndRestart(killAt: RegExp, restart: (runDir: string, args: string[]) => string[]) {
+  async function killAndRestart(
+    killAt: RegExp | null,
+    restart: (runDir: string, args: string[]) => string[],
+    env: Record<string, string> = {},
+  ) {
     const work = tempDir();
     const sim = await startSim(['--ttft-ms', '10', '--itl-ms', '4']);
     stops.push(sim.stop);
@@ -42,14 +47,16 @@ describe('a coordinator killed mid-run', () => {
     };
     const out = join(work, 'out');
     const args = ['--agents', '2', '--agent-grace-s', '30', '--plan', writePlan(work, plan), '--out', out];
-    const { coord, url } = await listeningCoordinator(args, TOKEN);
+    const { coord, url } = await listeningCoordinator(args, { ...TOKEN, ...env });
     const agents = ['s1', 's2'].map((id) =>
       startNode('agent/main.js', ['--coordinator', url, '--id', id, '--spool-dir', join(work, 'spool'), '--stay'], TOKEN),
     );
     for (const a of agents) stops.push(() => a.child.kill('SIGTERM'));
-    await waitFor(coord.child.stderr!, killAt, 60_000);
-    coord.child.kill('SIGKILL');
-    await coord.done;
+    if (killAt) {
+      await waitFor(coord.child.stderr!, killAt, 60_000);
+      coord.child.kill('SIGKILL');
+    }
+    expect((await coord.done).code).toBeNull(); // killed, not exited
     const runDir = join(out, readdirSync(out)[0]!);
     expect(existsSync(join(runDir, 'journal', 'run.journal'))).toBe(true);
     const port = new URL(url).port;
@@ -57,10 +64,10 @@ describe('a coordinator killed mid-run', () => {
     const res = await again.done;
     for (const a of agents) a.child.kill('SIGTERM');
     await Promise.all(agents.map((a) => a.done));
-    return { runDir, res };
+    return { runDir, res, spool: join(work, 'spool') };
   }
 
-  function expectEveryRequestOnce(runDir: string): any {
+  function expectEveryRequestOnce(runDir: string, outage = true): any {
     const rows = readRequests(runDir);
     const indices = rows.map((r) => Number(r.request_index)).sort((a, b) => a - b);
     expect(indices).toEqual(Array.from({ length: DURATION_S * RATE }, (_, i) => i));
@@ -70,7 +77,8 @@ describe('a coordinator killed mid-run', () => {
     expect(run.field_definitions['recovered.down_from_s']).toBeTruthy();
     expect(run.status_reason).toContain('was recovered from its journal');
     // Both agents were held through the outage and came back to their run.
-    for (const a of run.agents) expect(a.outages.at(-1)).toMatchObject({ reason: 'the coordinator stopped', resumed: true });
+    if (outage) for (const a of run.agents) expect(a.outages.at(-1)).toMatchObject({ reason: 'the coordinator stopped', resumed: true });
+    else for (const a of run.agents) expect(a.outages).toEqual([]);
     expect(existsSync(join(runDir, 'journal'))).toBe(false);
     return run;
   }
@@ -92,6 +100,20 @@ describe('a coordinator killed mid-run', () => {
     expect(readdirSync(join(runDir, '..'))).toHaveLength(1);
     const run = expectEveryRequestOnce(runDir);
     expect(run.recovered.down_from_s).toBeGreaterThan(4);
+  }, 120_000);
+
+  it('killed while writing the run directory, after every final was acknowledged (the agents deleted their spools): the run is written from the journal alone', async () => {
+    const crash = {
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${distPath('test/hosts/crash-at-rename.js')}`].filter(Boolean).join(' '),
+      LOADFLEET_TEST_CRASH_AT_RENAME: 'requests.ndjson',
+    };
+    const { runDir, res, spool } = await killAndRestart(null, (dir) => ['resume', dir], crash);
+    expect(res.code, res.stderr).toBe(0);
+    // Handed over before the crash: no agent holds a copy; the records were in the journal alone.
+    expect(readdirSync(spool).filter((n) => n.includes('.spool.ndjson'))).toEqual([]);
+    expect(res.stderr).toContain('every agent had handed over');
+    const run = expectEveryRequestOnce(runDir, false);
+    expect(run.recovered.during_load).toBe(false);
   }, 120_000);
 
   it('a run directory without its journal: exit 2, and where each agent keeps the run in its spool', async () => {
