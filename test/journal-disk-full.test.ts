@@ -2,6 +2,8 @@
 // coordinator's journal cannot flush, so it acknowledges nothing more, ends the run with an error
 // naming the journal and ENOSPC, and tells its agent why; the agent stops, exits 1 and keeps its
 // spool, which holds every request the journal does (nothing acknowledged is only on the full disk).
+// Once space is freed, `coordinator resume` recovers the run and the restarted agent hands its
+// spool over: every request it finished is in the run once.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readSpool } from '../agent/spool.js';
 import { parseJournal } from '../coordinator/journal/frame.js';
 import { decodeAgentMessage } from '../shared/protocol.js';
-import { constantRatePlan, listeningCoordinator, startNode, tempDir, writePlan } from './harness.js';
+import { constantRatePlan, listeningCoordinator, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
 
 const root = process.getuid?.() === 0;
 
@@ -22,12 +24,12 @@ describe.skipIf(!root)('the results disk fills up mid-run', () => {
     if (mounted) execFileSync('umount', [out]);
   });
 
-  it('nothing unwritten is acknowledged: the run ends with LF_JOURNAL_WRITE (path, ENOSPC), the agent keeps its spool and says why', async () => {
+  it('nothing unwritten is acknowledged: the run ends with LF_JOURNAL_WRITE (path, ENOSPC), the agent keeps its spool and says why; space freed, the run is recovered with every request once', async () => {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=192k', 'tmpfs', out]);
     mounted = true;
     const env = { LOADFLEET_TOKEN: 'full' };
     const { coord, url } = await listeningCoordinator(
-      ['--agents', '1', '--plan', writePlan(work, constantRatePlan('full', 30, 40)), '--out', out],
+      ['--agents', '1', '--max-agent-loss', '1', '--plan', writePlan(work, constantRatePlan('full', 30, 40)), '--out', out],
       env,
     );
     const spool = join(work, 'spool');
@@ -55,5 +57,21 @@ describe.skipIf(!root)('the results disk fills up mid-run', () => {
     // The agent never deleted what the coordinator could not keep: the spool holds more than the journal.
     for (const i of durable) expect(spooled.has(i)).toBe(true);
     expect(spooled.size).toBeGreaterThan(durable.size);
-  }, 90_000);
+
+    // Space freed: the run is recovered from its journal, and the agent, started again, hands its
+    // spool over to it. Every request the agent finished is in requests.ndjson once.
+    execFileSync('mount', ['-o', 'remount,size=64m', out]);
+    const resumed = startNode('coordinator/main.js', ['resume', runDir], env);
+    await waitFor(resumed.child.stderr!, /recovered run \S+ from its journal/);
+    const again = startNode('agent/main.js', ['--coordinator', url, '--id', 'a1', '--spool-dir', spool], env);
+    const [r, a2] = await Promise.all([resumed.done, again.done]);
+    // The agent's process restarted, so it counts as lost (within --max-agent-loss 1): degraded.
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(a2.code, a2.stderr).toBe(0);
+    expect(a2.stderr).toContain(`uploaded ${spooled.size} spooled requests`);
+    const rows = readRequests(runDir).map((row) => Number(row.request_index));
+    expect(rows.length).toBe(spooled.size);
+    expect(new Set(rows)).toEqual(spooled);
+    expect(readRunJson(runDir).recovered).toBeDefined();
+  }, 120_000);
 });
