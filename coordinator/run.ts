@@ -105,6 +105,9 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
     if (err instanceof LoadfleetError && err.cause === BEFORE_START) cleanups.push(() => rm(dir, { recursive: true, force: true }));
     // Any other failure before the run directory was written keeps its evidence there.
     else if (!session?.wroteRunJson) {
+      // What the agents handed over is in the journal: the run can still be completed from it.
+      if (session?.journal)
+        opts.log(`the run's journal is kept in ${dir}: \`coordinator resume ${dir}\` completes the run once the cause is dealt with`);
       const progress =
         session?.progress() ?? agents.map((a) => ({ agent_id: a.hello.agent_id, host: a.hello.host, state: 'joined', detail: null }));
       await writeFailedRunJson({ dir, runId, plan, startedAt, error: err, agents: progress }).catch(() => {});
