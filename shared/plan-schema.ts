@@ -303,7 +303,10 @@ export const PromptSpec = closed({
         description: Type.Optional(Type.String()),
         parameters: Type.Optional(Type.Object({}, { description: "The function's JSON Schema." })),
       }),
-      { minItems: 1, description: 'api "chat": function definitions offered with every request (tool calling).' },
+      {
+        minItems: 1,
+        description: 'api "chat" or "anthropic": function definitions offered with every request (tool calling), in the API\'s own shape.',
+      },
     ),
   ),
   images: Type.Optional(
@@ -319,7 +322,10 @@ export const PromptSpec = closed({
           }),
         ),
       },
-      { description: 'api "chat": PNG or JPEG images (8-bit grayscale, seeded) sent as image_url data URIs after the text.' },
+      {
+        description:
+          'api "chat" or "anthropic": PNG or JPEG images (8-bit grayscale, seeded) sent after the text (chat: image_url data URIs; anthropic: base64 image blocks).',
+      },
     ),
   ),
   tool_loop: Type.Optional(
