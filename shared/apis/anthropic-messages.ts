@@ -40,7 +40,7 @@ const descriptor: ApiDescriptor = {
   sessions: true,
   tools: true,
   images: true,
-  doctorProbe: false,
+  doctorProbe: true,
   authHeaders: (key) => ({ ...(key ? { 'x-api-key': key } : {}), 'anthropic-version': ANTHROPIC_VERSION }),
 };
 
