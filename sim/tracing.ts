@@ -45,11 +45,15 @@ async function exporterFor(url: string, protocol: OtlpProtocol): Promise<SpanExp
 }
 
 // The engines stamp monotonic seconds (performance.now() / 1000); a span's times are the wall clock
-// the same way the SDK reads it, performance.timeOrigin + performance.now().
+// the same way the SDK reads it, performance.timeOrigin + performance.now(). The origin's whole
+// seconds are set apart so the sum keeps nanoseconds (a double of Unix milliseconds keeps ~0.2 µs).
+const ORIGIN_S = Math.floor(performance.timeOrigin / 1000);
+const ORIGIN_REST_NS = (performance.timeOrigin - ORIGIN_S * 1000) * 1e6;
+
 function wallTime(monotonicS: number): HrTime {
-  const ms = performance.timeOrigin + monotonicS * 1000;
-  const seconds = Math.floor(ms / 1000);
-  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
+  const ns = Math.round(ORIGIN_REST_NS + monotonicS * 1e9);
+  const whole = Math.floor(ns / 1e9);
+  return [ORIGIN_S + whole, ns - whole * 1e9];
 }
 
 function parentOf(parent: ParentContext | undefined): Context {

@@ -174,7 +174,9 @@ export class VllmCore {
       seq.remoteKv = 0;
       if (seq.job.trace) {
         const kind = seq.job.trace.journey.some((e) => e.type === 'SCHEDULED') ? 'RESUME' : 'FIRST';
-        note(seq.job, { ...this.event(seq, 'SCHEDULED', nowS), kind });
+        // A step that catches up on a late timer starts at its due time, which may precede the
+        // request's arrival in this engine by up to CATCH_UP_S: the event is never stamped before it.
+        note(seq.job, { ...this.event(seq, 'SCHEDULED', Math.max(nowS, seq.arrivalS)), kind });
       }
       this.running.push(seq);
       addToPlan(plan, seq, tokens);
