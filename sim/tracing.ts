@@ -8,6 +8,7 @@ import { type Context, type HrTime, ROOT_CONTEXT, SpanKind, TraceFlags, trace } 
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { type ParentContext, type RequestRecord, spansOf } from './journey.js';
+import { SimOptionsError } from './options.js';
 
 /** The protocols an endpoint may be spoken to in. */
 export const OTLP_PROTOCOLS = ['grpc', 'http/protobuf', 'http/json'] as const;
@@ -21,11 +22,11 @@ export interface SpanSink {
   shutdown(): Promise<void>;
 }
 
-/** The protocol OTEL_EXPORTER_OTLP_TRACES_PROTOCOL names (grpc when unset, as in vLLM); throws for another. */
+/** The protocol OTEL_EXPORTER_OTLP_TRACES_PROTOCOL names (grpc when unset, as in vLLM); SimOptionsError for another. */
 export function tracesProtocol(env: NodeJS.ProcessEnv = process.env): OtlpProtocol {
   const value = env['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']?.trim() || 'grpc';
   if (!(OTLP_PROTOCOLS as readonly string[]).includes(value))
-    throw new Error(`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=${value}: expected one of ${OTLP_PROTOCOLS.join(', ')}`);
+    throw new SimOptionsError([`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: expected one of ${OTLP_PROTOCOLS.join(', ')}, got ${value}`]);
   return value as OtlpProtocol;
 }
 
