@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from './clock.js';
 import { DisaggregatedPair } from './disaggregated.js';
+import { Engine } from './engine.js';
 import type { EngineJob, JobTrace } from './job.js';
 import { parseTraceparent, type RequestRecord, type SpanData, spansOf } from './journey.js';
 import { SimMetrics } from './metrics.js';
@@ -150,6 +151,24 @@ describe("the vLLM replica's journey and span", () => {
     clock.run(0.005);
     engine.cancel(ticket, 'client_disconnect');
     expect(spansOf(record(a.trace, 0, 100, 50))).toEqual([]);
+  });
+});
+
+describe("the simple engine's journey", () => {
+  it('stamps the same events on the wall clock, so its span has the same shape', async () => {
+    const engine = new Engine({ ttftMs: 3, itlMs: 1, prefillUsPerToken: 0, maxConcurrency: 4 }, new SimMetrics('m', 0));
+    const clock = new VirtualClock(); // only for the helper's token times, which this test does not read
+    const a = traced(clock, 100, 3);
+    const finished = new Promise<void>((resolve) => {
+      a.job.onFinish = resolve;
+    });
+    engine.submit(a.job);
+    await finished;
+    expect(a.trace.journey.map((e) => e.type)).toEqual(['QUEUED', 'SCHEDULED', 'FIRST_TOKEN', 'FINISHED']);
+    const [span] = spansOf(record(a.trace, a.trace.journey[0]!.atS, 100, 3));
+    expect(attr(span!, 'time_to_first_token')).toBeGreaterThanOrEqual(0.003 - 1e-4);
+    expect(attr(span!, 'time_in_queue') + attr(span!, 'time_in_model_prefill')).toBeCloseTo(attr(span!, 'time_to_first_token'), 12);
+    expect(span!.endS - span!.startS).toBeCloseTo(attr(span!, 'e2e'), 12);
   });
 });
 
