@@ -65,19 +65,25 @@ const FINISH_STATUS: Record<FinishReason, string> = { stop: 'stopped', length: '
 
 /** The spans of a finished request (one, or two when disaggregated); none if it never finished. */
 export function spansOf(r: RequestRecord): SpanData[] {
-  const decode = replicaSpan(r, r.trace.decode?.arrivalS ?? r.arrivalS, r.trace.journey, r.completionTokens);
+  const decode = replicaSpan(r, r.trace.decode?.arrivalS ?? r.arrivalS, r.trace.journey, r);
   if (!decode) return [];
   if (!r.trace.prefill || !r.trace.decode) return [decode];
   decode.attributes['kv_transfer.role'] = 'kv_consumer';
   decode.attributes['gen_ai.latency.kv_transfer'] = r.trace.decode.kvTransferS;
-  // The prefill replica answers the one token that ends its prefill, as in llm-d's P/D split.
-  const prefill = replicaSpan(r, r.trace.prefill.arrivalS, r.trace.prefill.journey, 1);
+  // The prefill replica is asked for one token, the one that ends its prefill, as in llm-d's P/D split.
+  const prefill = replicaSpan(r, r.trace.prefill.arrivalS, r.trace.prefill.journey, {
+    completionTokens: 1,
+    maxTokens: 1,
+    finishReason: 'length',
+  });
   if (!prefill) return [decode];
   prefill.attributes['kv_transfer.role'] = 'kv_producer';
   return [prefill, decode];
 }
 
-function replicaSpan(r: RequestRecord, arrivalS: number, journey: readonly JourneyEvent[], completionTokens: number): SpanData | undefined {
+type Answer = Pick<RequestRecord, 'completionTokens' | 'maxTokens' | 'finishReason'>;
+
+function replicaSpan(r: RequestRecord, arrivalS: number, journey: readonly JourneyEvent[], answer: Answer): SpanData | undefined {
   const at = (type: JourneyEvent['type']): number | undefined => journey.find((e) => e.type === type)?.atS;
   const [queued, scheduled, firstToken, finished] = [at('QUEUED'), at('SCHEDULED'), at('FIRST_TOKEN'), at('FINISHED')];
   if (queued === undefined || scheduled === undefined || firstToken === undefined || finished === undefined) return undefined;
@@ -85,9 +91,9 @@ function replicaSpan(r: RequestRecord, arrivalS: number, journey: readonly Journ
     'gen_ai.request.id': r.requestId,
     'gen_ai.response.id': r.responseId,
     'gen_ai.response.model': r.model,
-    'gen_ai.request.max_tokens': r.maxTokens,
+    'gen_ai.request.max_tokens': answer.maxTokens,
     'gen_ai.usage.prompt_tokens': r.promptTokens,
-    'gen_ai.usage.completion_tokens': completionTokens,
+    'gen_ai.usage.completion_tokens': answer.completionTokens,
     'gen_ai.latency.time_in_queue': scheduled - queued,
     'gen_ai.latency.time_to_first_token': firstToken - arrivalS,
     'gen_ai.latency.time_in_model_prefill': firstToken - scheduled,
@@ -105,12 +111,12 @@ function replicaSpan(r: RequestRecord, arrivalS: number, journey: readonly Journ
       'prefill.done_tokens': e.prefillDone,
       'prefill.total_tokens': r.promptTokens,
       'decode.done_tokens': e.decodeDone,
-      'decode.max_tokens': r.maxTokens,
+      'decode.max_tokens': answer.maxTokens,
       num_preemptions: preemptions,
     };
     if (e.step !== undefined) a['scheduler.step'] = e.step;
     if (e.kind) a['schedule.kind'] = e.kind;
-    if (e.type === 'FINISHED') a['finish.status'] = FINISH_STATUS[r.finishReason];
+    if (e.type === 'FINISHED') a['finish.status'] = FINISH_STATUS[answer.finishReason];
     return { name: `journey.${e.type}`, atS: e.atS, attributes: a };
   });
   return { name: 'llm_request', startS: arrivalS, endS: finished, attributes, events };

@@ -103,7 +103,6 @@ function checkSpan(span: OtlpSpan, sent: Sent): void {
   expect(span.attributes).toMatchObject({
     'gen_ai.response.model': 'loadfleet-sim',
     'gen_ai.usage.prompt_tokens': sent.promptTokens,
-    'gen_ai.request.max_tokens': OUTPUT_TOKENS,
   });
   const [queue, ttft, prefill, decode, inference, e2e] = [
     'time_in_queue',
@@ -148,6 +147,7 @@ describe('engine-sim spans to the OTLP receiver', () => {
         const spans = got.filter((g) => g.traceId === traceIdOf(RUN_TAG, 0, s.index));
         expect(spans).toHaveLength(1);
         checkSpan(spans[0]!, s);
+        expect(spans[0]!.attributes['gen_ai.request.max_tokens']).toBe(OUTPUT_TOKENS);
         // Aggregated, the replica has the request before the answer's headers leave.
         expect(ms(spans[0]!.startUnixNs)).toBeLessThanOrEqual(s.headersMs + 2);
       }
@@ -168,7 +168,8 @@ describe('engine-sim spans to the OTLP receiver', () => {
       const decode = spans.find((g) => g.attributes['kv_transfer.role'] === 'kv_consumer')!;
       checkSpan(prefill, s);
       checkSpan(decode, s);
-      expect(prefill.attributes['gen_ai.usage.completion_tokens']).toBe(1);
+      expect(prefill.attributes).toMatchObject({ 'gen_ai.usage.completion_tokens': 1, 'gen_ai.request.max_tokens': 1 });
+      expect(decode.attributes['gen_ai.request.max_tokens']).toBe(OUTPUT_TOKENS);
       expect(decode.attributes['gen_ai.usage.completion_tokens']).toBe(OUTPUT_TOKENS);
       // The decode replica takes the request once the prefill has ended (the same step's other
       // answers are written in between), and waits 30 ms for its KV.
