@@ -176,7 +176,7 @@ describe('classify and the starter plan', () => {
         apis: {
           chat: null,
           completions: null,
-          anthropic: { first: ok(messages.url, stream.replace(/event: message_stop[^]*$/, '')), withoutIgnoreEos: null },
+          anthropic: { first: ok(messages.url, stream.replace(/event: message_stop[\s\S]*$/, '')), withoutIgnoreEos: null },
         },
       }),
       15_000,
