@@ -40,7 +40,7 @@ export interface CompareFlags {
 }
 
 /** The candidate class a one-workload baseline from another tool stands for. */
-function baselineClass(runs: readonly RunSample[], chosen: string | undefined): string {
+export function baselineClass(runs: readonly RunSample[], chosen: string | undefined): string {
   const classes = Object.keys(runs[0]?.classes ?? {});
   if (chosen !== undefined && classes.includes(chosen)) return chosen;
   if (chosen === undefined && classes.length === 1) return classes[0]!;

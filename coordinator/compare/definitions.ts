@@ -6,6 +6,13 @@ export const COMPARISON_DEFINITIONS: Record<string, string> = {
     'the baseline side: its label, the run ids compared (runs), their directories (dirs), and source: null for loadfleet runs, or where a baseline from another tool came from',
   'baseline.source':
     'a baseline from another tool: format (vllm, guidellm, aiperf, benchmark-report), tool, version (as the file states it; null when it does not), file, data, order, requests, failed, excluded, figures and load',
+  'baseline.source.format':
+    'the baseline file format read: vllm, guidellm, aiperf or benchmark-report (told by content, or named by --baseline-format)',
+  'baseline.source.tool':
+    'the tool that wrote the baseline file (for a Benchmark Report, the report version and the tool that produced it)',
+  'baseline.source.version':
+    "the tool's version as the file states it; null when the file does not state one (vLLM's and AIPerf's results do not)",
+  'baseline.source.file': 'the baseline file read',
   'baseline.source.data':
     "per-request: the file holds each request, so the baseline is bootstrapped in blocks like a loadfleet run of one repeat; aggregate: the file holds the tool's percentiles only, each compared as a fixed point without the baseline's own sampling variation (limits says what that means for the false-alarm rate)",
   'baseline.source.order':

@@ -4,11 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rngFromKey } from '../../../shared/rng.js';
+import { baselineClass } from '../command.js';
+import { COMPARISON_DEFINITIONS } from '../definitions.js';
 import type { CompareOptions } from '../figures.js';
 import { compareRuns } from '../figures.js';
 import { logAr, runOf, windowOf } from '../simulate.test-kit.js';
 import { detectFormat, parseText, readBaselineText } from './detect.js';
-import { baselineLimits } from './statement.js';
+import { baselineLimits, baselineSource } from './statement.js';
 import { baselineRun, failureInclusiveQuantile } from './to-sample.js';
 import type { ForeignBaseline } from './types.js';
 
@@ -207,5 +209,31 @@ describe('an aggregate baseline in the verdict', () => {
     const limits = baselineLimits(aggregateOf(1), [], 1);
     expect(limits[0]).toMatch(/aggregates only.*not held at the stated level/);
     expect(limits.at(-2)).toMatch(/loadfleet cannot check that it offered the candidate's load/);
+  });
+});
+
+describe('a per-request baseline in the verdict', () => {
+  it('ranks the failed request +∞ and counts it in the success rate', () => {
+    const { run } = baselineRun(read('vllm-bench-serve-detailed.json'), 'rt');
+    const w = run.classes.rt!.all!;
+    expect([...w.series.ttft].map((v) => Math.round(v * 10) / 10)).toEqual([41.2, 38.8, Number.POSITIVE_INFINITY, 45.5, 40.1, 39.7]);
+    expect([...w.ok]).toEqual([1, 1, 0, 1, 1, 1]);
+    expect(w.fixed!.itl_p50_ms!.value).toBeCloseTo(10.0, 9); // nearest rank 8 of the 15 pooled gaps
+    expect(w.fixed!.ttft_p50_ms).toBeUndefined(); // bootstrapped, not fixed
+  });
+});
+
+describe('comparison.json of a baseline from another tool', () => {
+  it('defines every field of baseline.source', () => {
+    const source = baselineSource(read('vllm-bench-serve.json'), 'x.json');
+    const missing = Object.keys(source).filter((k) => !COMPARISON_DEFINITIONS[`baseline.source.${k}`]);
+    expect(missing).toEqual([]);
+  });
+
+  it('stands for the candidate class named, or its only one', () => {
+    const two = { ...runOf('c', windowOf(new Float64Array(1))), classes: { rt: {}, batch: {} } };
+    expect(baselineClass([runOf('c', windowOf(new Float64Array(1)))], undefined)).toBe('rt');
+    expect(baselineClass([two], 'batch')).toBe('batch');
+    expect(() => baselineClass([two], undefined)).toThrow(/several classes/);
   });
 });
