@@ -179,7 +179,13 @@ export function readAiperfAggregate(doc: Record<string, unknown>): ForeignBaseli
   return {
     format: 'aiperf',
     tool: 'AIPerf',
-    version: typeof doc.aiperf_version === 'string' ? doc.aiperf_version : null,
+    // Newer exports state their own schema version (schema_version), not AIPerf's.
+    version:
+      typeof doc.aiperf_version === 'string'
+        ? doc.aiperf_version
+        : typeof doc.schema_version === 'string'
+          ? `export schema ${doc.schema_version}`
+          : null,
     data: 'aggregate',
     order: null,
     requests: null,

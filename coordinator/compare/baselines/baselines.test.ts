@@ -144,6 +144,14 @@ describe('detection and refusal', () => {
     });
   });
 
+  it('reads one of the results vLLM --append-result wrote, one per line', () => {
+    const lines = `${fixture('vllm-bench-serve.json')}\n${fixture('vllm-bench-serve-detailed.json')}\n`;
+    expect(readBaselineText(lines)).toEqual({
+      problems: ['$: 2 vLLM results, one per line (--append-result); choose one with --baseline-benchmark N (0–1)'],
+    });
+    expect(readBaselineText(lines, { benchmark: 1 })).toMatchObject({ format: 'vllm', data: 'per-request', total: 6 });
+  });
+
   it('reads by --baseline-format, and says when the file is not that tool’s', () => {
     const r = readBaselineText(fixture('vllm-bench-serve.json'), { format: 'guidellm' });
     expect(r).toEqual({ problems: ['$.benchmarks: missing or empty (expected a list of benchmarks)'] });

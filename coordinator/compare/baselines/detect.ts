@@ -37,7 +37,7 @@ export function parseText(text: string): Parsed | null {
 
 /** The format the content shows, or null when it shows none of the four. */
 export function detectFormat(p: Parsed): BaselineFormat | null {
-  if (p.kind === 'lines') return looksLikeAiperfRecords(p.lines) ? 'aiperf' : null;
+  if (p.kind === 'lines') return looksLikeAiperfRecords(p.lines) ? 'aiperf' : looksLikeVllm(p.lines[0]) ? 'vllm' : null;
   if (looksLikeBenchmarkReport(p.doc)) return 'benchmark-report';
   if (looksLikeGuidellm(p.doc)) return 'guidellm';
   if (looksLikeVllm(p.doc)) return 'vllm';
@@ -70,6 +70,15 @@ export function readBaselineText(text: string, o: ReadOptions = {}): ForeignBase
     if (parsed.kind === 'lines') return readAiperfRecords(parsed.lines);
     if (Array.isArray(parsed.doc)) return readAiperfRecords(parsed.doc);
     return isRecord(parsed.doc) ? readAiperfAggregate(parsed.doc) : wrongShape('the file is not an object');
+  }
+  // vLLM's --append-result adds one result per line: one of them is the baseline.
+  if (format === 'vllm' && parsed.kind === 'lines') {
+    const n = parsed.lines.length;
+    if (o.benchmark === undefined)
+      return { problems: [`$: ${n} vLLM results, one per line (--append-result); choose one with --baseline-benchmark N (0–${n - 1})`] };
+    const one = parsed.lines[o.benchmark];
+    if (!isRecord(one)) return { problems: [`$[${o.benchmark}]: no such result (0–${n - 1})`] };
+    return readVllm(one);
   }
   if (parsed.kind === 'lines' || !isRecord(parsed.doc)) return wrongShape('the file is not one JSON or YAML object');
   if (format === 'vllm') return readVllm(parsed.doc);
