@@ -120,7 +120,11 @@ program
     '--baseline-format <tool>',
     "read the baseline as this tool's file: vllm, guidellm, aiperf or benchmark-report (default: told by its content)",
   )
-  .option('--baseline-benchmark <n>', 'the benchmark (0-based) of a baseline file that holds several (a GuideLLM report; a vLLM file written with --append-result)', Number)
+  .option(
+    '--baseline-benchmark <n>',
+    'the benchmark (0-based) of a baseline file that holds several (a GuideLLM report; a vLLM file written with --append-result)',
+    Number,
+  )
   .option('--class <name>', "the candidate's class a baseline from another tool stands for, when the candidate has several")
   .action(async (baseline: string, candidate: string, o: Parameters<typeof compareCommand>[2]) => {
     process.exitCode = await compareCommand(baseline, candidate, o, print);

@@ -48,7 +48,7 @@ export function detectFormat(p: Parsed): BaselineFormat | null {
 export interface ReadOptions {
   /** --baseline-format: read as this tool's format, whatever the content suggests. */
   format?: string | undefined;
-  /** --baseline-benchmark: which benchmark of a report that holds several (GuideLLM). */
+  /** --baseline-benchmark: which benchmark of a file that holds several (a GuideLLM report; vLLM --append-result). */
   benchmark?: number | undefined;
 }
 
