@@ -8,7 +8,7 @@ import { baselineClass } from '../command.js';
 import { COMPARISON_DEFINITIONS } from '../definitions.js';
 import type { CompareOptions } from '../figures.js';
 import { compareRuns } from '../figures.js';
-import { logAr, runOf, windowOf } from '../simulate.test-kit.js';
+import { binomialUpper99, logAr, runOf, windowOf } from '../simulate.test-kit.js';
 import { detectFormat, parseText, readBaselineText } from './detect.js';
 import { baselineLimits, baselineSource } from './statement.js';
 import { baselineRun, failureInclusiveQuantile } from './to-sample.js';
@@ -212,6 +212,29 @@ describe('an aggregate baseline in the verdict', () => {
     expect(same.regressed).toEqual([]);
     expect(same.classes.rt!.all!.find((f) => f.figure === 'success_rate')).toMatchObject({ baseline: 1, verdict: 'within_noise' });
   });
+
+  it('raises the false-alarm rate, as limits says: A/A pairs fail the gate more often against an aggregate than against the same baseline per request', () => {
+    // 200 A/A pairs of 300 independent TTFTs; the gate is TTFT p95, e2e p95 and success rate at 5% family-wise.
+    let aggregate = 0;
+    let perRequest = 0;
+    for (let i = 0; i < 200; i++) {
+      const a = logAr(300, 0, rngFromKey(`a${i}`));
+      const sorted = Float64Array.from(a).sort();
+      const q = (p: number) => sorted[Math.ceil(p * 300) - 1]!;
+      const fb: ForeignBaseline = {
+        ...read('vllm-bench-serve.json'),
+        aggregate: { ttft: new Map([0.5, 0.95, 0.99].map((p) => [p, q(p)])), e2e: new Map([0.5, 0.95, 0.99].map((p) => [p, q(p) + 400])) },
+        total: 300,
+        failed: 0,
+      };
+      const cand = runOf('c', windowOf(logAr(300, 0, rngFromKey(`c${i}`))));
+      if (compareRuns([baselineRun(fb, 'rt').run], [cand], OPTS).regressed.length > 0) aggregate++;
+      if (compareRuns([runOf('a', windowOf(a))], [cand], OPTS).regressed.length > 0) perRequest++;
+    }
+    console.log(`A/A gate failures of 200: aggregate baseline ${aggregate}, per-request baseline ${perRequest}`);
+    expect(perRequest).toBeLessThanOrEqual(binomialUpper99(200, 0.05));
+    expect(aggregate).toBeGreaterThan(perRequest);
+  }, 60_000);
 
   it('states that the baseline’s own sampling variation is not in the interval', () => {
     const limits = baselineLimits(aggregateOf(1), [], 1);
