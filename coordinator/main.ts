@@ -95,7 +95,10 @@ program
   .description(
     "compare a candidate with a baseline (run or experiment directories): each figure's change with an interval that holds the runs' autocorrelation (and run-to-run variation with repeats), and a verdict; a few declared figures gate",
   )
-  .argument('<baseline>', 'a run directory, or an experiment directory (its repeats of one arm)')
+  .argument(
+    '<baseline>',
+    "a run directory, an experiment directory (its repeats of one arm), or another tool's result: a vLLM bench serve JSON, a GuideLLM benchmarks.json, an AIPerf profile export (file or artifact directory) or an llm-d Benchmark Report",
+  )
   .argument('<candidate>', 'a run directory, or an experiment directory')
   .option('--out <dir>', 'where to write comparison.json and report.html (default: comparisons/<baseline>-vs-<candidate>)')
   .option('--arm <name>', 'the arm to compare in experiment directories with several')
@@ -113,6 +116,16 @@ program
   .option('--seed <s>', 'seed of the bootstrap (same inputs and seed, same intervals)', '1')
   .option('--fail-on-regression', `exit ${ExitCode.REGRESSED} when a gating figure regressed`)
   .option('--allow-different-plans', 'compare runs of different plans or schedules (refused by default)')
+  .option(
+    '--baseline-format <tool>',
+    "read the baseline as this tool's file: vllm, guidellm, aiperf or benchmark-report (default: told by its content)",
+  )
+  .option(
+    '--baseline-benchmark <n>',
+    'the benchmark (0-based) of a baseline file that holds several (a GuideLLM report; a vLLM file written with --append-result)',
+    Number,
+  )
+  .option('--class <name>', "the candidate's class a baseline from another tool stands for, when the candidate has several")
   .action(async (baseline: string, candidate: string, o: Parameters<typeof compareCommand>[2]) => {
     process.exitCode = await compareCommand(baseline, candidate, o, print);
   });
