@@ -7,6 +7,7 @@ import type { Obj } from './fields.js';
 import { arr, boolOrNull, numOrNull, obj, spread, strOrNull } from './fields.js';
 import { figureAxisLabel, figureMeaning, figureName, figureUnit } from './figure-names.js';
 import { badge, cellNum, compactJson, page, table, verdict } from './html.js';
+import { renderParetoChart } from './pareto-chart.js';
 import { esc } from './svg.js';
 
 /** analysis.json plus, per entry of its runs[], a link to that run's report (null: none). */
@@ -104,6 +105,7 @@ export function renderExperimentReport(input: ExperimentReportInput): string {
     rest.length > 0
       ? `<h2>Other classes and windows</h2><details><summary>${rest.length} more figures per arm</summary>${figureTable(a, rest)}</details>`
       : '',
+    a.pareto === undefined ? '' : `<h2>Cost and the Pareto front</h2>${renderParetoChart(a.pareto, 'experiment-pareto', 'arm')}`,
     runsTable(a, input.runLinks, cmp.metric),
   ];
   return page(`loadfleet experiment ${strOrNull(a.experiment) ?? ''}`, body.join(''));
