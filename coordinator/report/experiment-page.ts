@@ -1,6 +1,7 @@
 // An experiment's report.html from its analysis.json (the seed's shape): the question and the
 // answer, the compared figure per arm (median, min–max whisker, each repeat as a dot), the same
 // picture for every other {median, min, max} figure, and the per-arm and per-run tables. Pure.
+import { COST_COLUMNS } from '../cost/arm-cost.js';
 import type { ArmValue } from './arm-chart.js';
 import { renderArmChart } from './arm-chart.js';
 import type { Obj } from './fields.js';
@@ -91,7 +92,8 @@ export function renderExperimentReport(input: ExperimentReportInput): string {
   const a = input.analysis;
   const cmp = comparedFigure(a);
   const { key, rest } = keyFigures(spreadFigures(a), cmp.metric);
-  const others = key.filter((f) => f !== cmp.metric);
+  // The budget figures are drawn together in the Pareto chart (and listed in the table), not one chart each.
+  const others = key.filter((f) => f !== cmp.metric && !(COST_COLUMNS as readonly string[]).includes(f));
   const body = [
     header(a),
     '<h2>Comparison</h2>',
