@@ -1,20 +1,13 @@
 // The budget figures of an experiment: per run, columns of analysis.json runs[] read from run.json
 // cost.windows.all.total (so by_arm summarises them as {median, min, max} like every figure), and
 // the Pareto front across the arms at their medians — each arm one configuration of the target.
+import { COST_FIGURES } from '../../shared/analysis-figures.js';
 import type { Pareto, ParetoInput } from './pareto.js';
 import { PARETO_DEFINITIONS, paretoOf } from './pareto.js';
 import { yAxis } from './sweep-cost.js';
 
-/** The runs[] columns and the run.json cost.windows.all.total figure each one copies. */
-export const COST_COLUMNS = [
-  'output_tok_s',
-  'input_tok_s',
-  'output_tok_s_per_accelerator',
-  'input_tok_s_per_accelerator',
-  'output_tok_s_per_user',
-  'usd_per_million_output_tokens',
-  'usd_per_million_input_tokens',
-] as const;
+/** The runs[] columns, each copying the run.json cost.windows.all.total figure of its name. */
+export const COST_COLUMNS = COST_FIGURES;
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
