@@ -11,6 +11,7 @@ import { addVersionAndExamples } from './cli-help.js';
 import type { RunFlags } from './cli-options.js';
 import { addFailOnSloOption, addRunFlags, recordsMode, runOptionsFromFlags } from './cli-options.js';
 import { compareCommand } from './compare/command.js';
+import { withCostFlags } from './cost/flags.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { planCommand } from './plan-dry-run/command.js';
@@ -29,7 +30,7 @@ interface StartOptions extends RunFlags {
 }
 
 async function start(o: StartOptions): Promise<number> {
-  const plan = await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records });
+  const plan = withCostFlags(await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records }), o);
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
@@ -71,6 +72,7 @@ addRunFlags(program.command('experiment').description('run an experiment (loadfl
       file,
       outDir: o.out,
       ...(o.resume !== undefined && { resume: o.resume }),
+      cost: o,
       run: flags.options,
       print,
     }).finally(() => flags.close());

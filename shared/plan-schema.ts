@@ -4,6 +4,7 @@
 // load model, fields a trace or session class must not have) is the rules in plan-validate.ts.
 import { type NumberOptions, Type } from '@sinclair/typebox';
 import { API_DESCRIPTORS, API_NAMES } from './apis/registry.js';
+import { CostSpec } from './cost-schema.js';
 import { closed, fileRoot, oneOf, say } from './schema-problems.js';
 
 /** The only plan schema this version reads. */
@@ -493,6 +494,7 @@ export const PlanFile = say(
       scrape: Type.Optional(Type.Array(ScrapeTarget, { description: 'Prometheus endpoints scraped during the run.' })),
       abort: Type.Optional(AbortRules),
       records: Type.Optional(RecordsSpec),
+      cost: Type.Optional(CostSpec),
     },
     { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
   ),

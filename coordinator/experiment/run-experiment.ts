@@ -7,6 +7,8 @@ import { join, relative, resolve } from 'node:path';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
 import { loadExperimentFile } from '../../shared/experiment-load.js';
 import { analysisTable, analyzeExperimentDir } from '../analysis/analyze.js';
+import type { CostFlags } from '../cost/flags.js';
+import { withCostFlags } from '../cost/flags.js';
 import type { ExperimentRecord, Manifest, ManifestEntry } from '../experiment-record.js';
 import { experimentRecord, isFinished, newManifest, readExperimentDir, writeManifest, writeRecord } from '../experiment-record.js';
 import type { Fleet } from '../fleet.js';
@@ -24,6 +26,8 @@ export interface ExperimentOptions {
   outDir: string;
   /** Resume this directory; `true` means the newest directory of this experiment under outDir. */
   resume?: string | true;
+  /** The cost flags: they set every arm's plan cost (the arms' own overrides first). */
+  cost?: CostFlags;
   run: SharedRunOptions;
   /** Lines for the terminal (stdout). */
   print(line: string): void;
@@ -33,6 +37,8 @@ export interface ExperimentOptions {
 export async function runExperiment(o: ExperimentOptions): Promise<number> {
   const loaded = await loadExperimentFile(o.file); // every problem, before anything runs
   const record = experimentRecord(loaded, resolve(o.file));
+  // A bad cost flag is refused before any fleet is gathered.
+  for (const plan of Object.values(record.arm_plans)) withCostFlags(plan, o.cost ?? {});
   const { dir, manifest } = o.resume === undefined ? await createDir(o.outDir, record) : await resumeDir(o, record);
   const log = o.run.log;
   const pending = manifest.runs.filter((e) => !isFinished(e));
@@ -132,7 +138,7 @@ async function runSlot(
   try {
     const result = await runOnFleet(fleet, {
       ...o.run,
-      plan: record.arm_plans[arm.name]!,
+      plan: withCostFlags(record.arm_plans[arm.name]!, o.cost ?? {}),
       outDir: join(dir, 'runs'),
       experiment: { name: record.experiment.name, arm: arm.name, repeat: entry.repeat },
       ...(arm.expect_flow_control_engaged !== undefined && { expectFlowControlEngaged: arm.expect_flow_control_engaged }),

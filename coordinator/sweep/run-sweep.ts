@@ -12,6 +12,7 @@ import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { SweepSlo } from '../../shared/sweep.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
+import { stageCost } from '../cost/sweep-cost.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { SweepDoc } from '../report/sweep-page.js';
 import { sweepReportHtml } from '../report/sweep-page.js';
@@ -169,6 +170,7 @@ export async function executeSweep(
             reason: judged.reasons.join('; '),
             measure_window: stage.measure,
             run_dir: result.dir,
+            cost: stageCost(runJson, sweep.class, MEASURE_WINDOW),
           };
         } catch (err) {
           if (err instanceof LoadfleetError && err.code === ErrorCode.FLEET_SHORT) {
@@ -188,6 +190,7 @@ export async function executeSweep(
             reason: why,
             measure_window: stage.measure,
             run_dir: null,
+            cost: null,
           };
         }
         overheads.push((Date.now() - t0) / 1000 - sweep.stage_duration_s);
