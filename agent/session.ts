@@ -192,7 +192,8 @@ class Member {
   private welcome(m: Extract<CoordinatorMessage, { type: 'welcome' }>): void {
     const { opts } = this;
     opts.log(`run ${m.run_id}: agent ${m.agent_index + 1} of ${m.agent_count}`);
-    this.outbox.reset();
+    // A waiter on the last run's acks (its hand-over) hears that they will not come: its spool is kept.
+    this.outbox.reset(`run ${m.run_id} began before the coordinator acknowledged them`);
     this.graceMs = m.grace_ms ?? DEFAULT_GRACE_MS;
     this.run = newRun(m.run_id, this.graceMs);
     // Same machine, same boot: the monotonic clock is the coordinator's, so its anchor is ours too.
@@ -216,6 +217,7 @@ class Member {
       if (msg.type !== 'final') return;
       // `final` is the run's last message that must arrive: once everything is acknowledged, it is.
       run.finalAcked = this.outbox.allAcked();
+      run.finalAcked.catch(() => {}); // a reset before handOver awaits it is heard there
       this.step(run, 'final');
     };
     try {
@@ -270,7 +272,9 @@ class Member {
    */
   async handOver(run: CurrentRun): Promise<boolean> {
     if (run.finalAcked !== undefined) {
-      const acked = await awaitFinalAck(run.finalAcked, run.gaveUp);
+      const acked = await awaitFinalAck(run.finalAcked, run.gaveUp, (err) =>
+        this.opts.log(`run ${run.runId}: its final was not handed over (${err.message}); the spool stays in ${this.opts.spoolDir}`),
+      );
       if (acked && run.phase === 'handing-over') {
         this.step(run, 'acked');
         this.spoolRemoval = (run.keepRecords ? keepSpools : removeSpools)(this.opts.spoolDir, this.opts.agentId, run.runId).catch(() => 0);
@@ -284,6 +288,9 @@ class Member {
       this.opts.log(`run ${run.runId} handed over (${run.acks.heard} acks, ${run.acks.repeated} repeated); waiting for the next run`);
       return true;
     }
+    // A later run already under way (the outbox was reset for it) goes on; the session ends only
+    // when no coordinator took the run.
+    if (this.run !== undefined) return false;
     this.opts.log(`run ${run.runId} ended without a coordinator to take it; its spool is kept for the next one`);
     this.settle(ExitCode.FAILURE);
     return false;
