@@ -19,6 +19,7 @@ import { offerSpool } from './leftover.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
+import { outliveCoordinator } from './outlive.js';
 import type { RunEvent } from './run-phase.js';
 import { holdsLoad, runNext } from './run-phase.js';
 import { createRunner } from './runner.js';
@@ -40,7 +41,14 @@ const RELEASE_WAIT_MS = 2000;
 export async function runAgent(opts: SessionOptions): Promise<number> {
   for (;;) {
     const code = await runSession(opts);
-    if (!opts.stay) return code;
+    // Ended without a coordinator to take its run: keep offering the spool for a stated time. (A
+    // staying agent offers it to every coordinator that comes, first thing: runSession.)
+    if (!opts.stay) {
+      if (code === ExitCode.OK || code === ExitCode.INVALID_INPUT) return code;
+      const kept = await outliveCoordinator(opts);
+      // Handed over: the coordinator that took it may still have runs to send.
+      return kept === 0 ? new Member(opts).serve() : code;
+    }
     opts.log(`waiting for the next coordinator at ${opts.coordinatorUrl}`);
     await new Promise((r) => setTimeout(r, STAY_RETRY_MS));
   }
