@@ -223,6 +223,8 @@ class Member {
     const send = (msg: AgentMessage): void => {
       this.outbox.send(msg);
       if (msg.type !== 'final') return;
+      // Ended early (a stop signal, a spool that cannot be written): said here, and in `final` to the coordinator.
+      if (msg.terminated !== undefined) opts.log(`run ${m.run_id}: the load stopped early: ${msg.terminated}`);
       // `final` is the run's last message that must arrive: once everything is acknowledged, it is.
       run.finalAcked = this.outbox.allAcked();
       run.finalAcked.catch(() => {}); // a reset before handOver awaits it is heard there
