@@ -27,6 +27,13 @@ interface Listener {
 }
 
 const listeners = new Set<Listener>();
+/** The first stop signal heard, if one came: a run that begins after it is aborted at once. */
+let heard: StopSignal | null = null;
+
+/** The first stop signal this process heard, or null. */
+export function stopHeard(): StopSignal | null {
+  return heard;
+}
 
 /** Listens for a stop signal; returns the function that stops listening. */
 export function onStopSignal(fn: (signal: StopSignal) => void, kind: StopListenerKind = 'around'): () => void {
@@ -59,16 +66,17 @@ export function stopReason(signal: StopSignal): string {
  * when nothing listens.
  */
 export function installStopSignals(log: (line: string) => void, exit: (code: number) => void = (c) => process.exit(c)): void {
-  let heard = 0;
+  let times = 0;
   const onSignal = (signal: StopSignal): void => {
-    heard++;
+    times++;
+    heard ??= signal;
     if (listeners.size === 0) {
       log(`${signal}: nothing under way to stop; exiting`);
       exit(130);
       return;
     }
     log(
-      heard === 1
+      times === 1
         ? `${signal}: stopping${runListening() ? ' the run (the agents hand over what they finished; the run directory is written, status aborted)' : ''}`
         : `${signal} again: already stopping (bounded); send SIGKILL to drop the rest`,
     );

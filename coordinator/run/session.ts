@@ -20,7 +20,7 @@ import { serverSource } from '../live/server-sample.js';
 import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from '../scrape/names.js';
 import type { Scraper } from '../scrape/scraper.js';
 import type { AgentConn } from '../server.js';
-import { onStopSignal, stopReason } from '../stop-signals.js';
+import { onStopSignal, stopHeard, stopReason } from '../stop-signals.js';
 import { RunState } from './context.js';
 import { onAgentMessage } from './dispatch.js';
 import { linkDown } from './losses.js';
@@ -93,6 +93,9 @@ export class RunSession extends RunState implements RunHandle {
       if (this.prepared) this.stopAll(stopReason(signal));
       else this.abortReason ??= stopReason(signal);
     }, 'run');
+    // A signal heard while the run was being set up (its target started, its agents taken): no load is sent.
+    const heard = stopHeard();
+    if (heard) this.abortReason ??= stopReason(heard);
     try {
       return await this.runStopping();
     } finally {
