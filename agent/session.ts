@@ -61,6 +61,8 @@ export async function runSession(opts: SessionOptions): Promise<number> {
     const code = await offerSpool(opts, leftover).catch((err: Error) => {
       if (err instanceof LoadfleetError && err.exitCode === ExitCode.INVALID_INPUT) throw err;
       opts.log(`could not hand over ${leftover.join(', ')}: ${err.message}`);
+      // No coordinator reached: the spool stays as it is, to be offered again (outlive.ts).
+      if (err instanceof LoadfleetError && err.code === ErrorCode.JOIN_TIMEOUT) return ExitCode.FAILURE;
       return CLOSE_CODE.UNKNOWN_RUN;
     });
     // The coordinator that took the spool still has runs to send: join it as a member again.
