@@ -31,7 +31,7 @@ export interface SpoolEntry {
 export function spoolWriteError(path: string, err: NodeJS.ErrnoException): LoadfleetError {
   return new LoadfleetError(
     ErrorCode.SPOOL_WRITE,
-    `the spool ${path} cannot be written (${err.code ?? 'error'}: ${err.message}); the load is stopped so no finished request goes unrecorded, and what is spooled is kept`,
+    `the spool ${path} cannot be written (${err.code && !err.message.startsWith(err.code) ? `${err.code}: ` : ''}${err.message}); the load is stopped so no finished request goes unrecorded, and the spool stays until the coordinator has what it holds`,
     { cause: err },
   );
 }

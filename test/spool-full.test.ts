@@ -50,6 +50,9 @@ describe.skipIf(skipFor('a full spool directory', tmpfs()))('a full spool direct
     );
     // What it finished is in the run, once each: none lost with the disk.
     const rows = readRequests(dir);
+    console.log(
+      `spool full: ${JSON.stringify({ run_wall_ms: Date.now() - startedAt, rows: rows.length, status_reason: run.status_reason })}`,
+    );
     const handed = Number(/it handed over its (\d+) requests/.exec(run.status_reason)![1]);
     expect(rows.length).toBe(handed);
     expect(rows.length).toBeGreaterThan(10);
