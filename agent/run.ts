@@ -249,7 +249,11 @@ export class AgentRun implements ShareRunner {
 
   /** Opens the spool every finished request is also appended to (spool.ts), then warms up. */
   async prepare(spool: SpoolTarget, part = ''): Promise<string> {
-    this.spool = await Spool.open(spool.dir, spool.header, part);
+    // A spool that cannot be written (a full disk, an I/O error) stops the load: what is finished
+    // from then on would live only in memory, lost with the process. What was finished goes over
+    // the link as usual, and `final` says why the share is short (the coordinator records it).
+    // (The session logs the reason when `final` carries it.)
+    this.spool = await Spool.open(spool.dir, spool.header, part, (err) => this.terminate(`error ${err.code}: ${err.message}`));
     return [await this.warmUp(), await this.loadTokenizer()].filter(Boolean).join('; ');
   }
 

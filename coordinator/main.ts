@@ -19,6 +19,7 @@ import { writeReports } from './report/index.js';
 import { uploadCommand } from './results-upload/command.js';
 import { executeRun } from './run.js';
 import { sloExitCode } from './slo-gate.js';
+import { installStopSignals } from './stop-signals.js';
 import { sweepCommand } from './sweep/command.js';
 
 interface StartOptions extends RunFlags {
@@ -182,6 +183,9 @@ async function main(): Promise<void> {
   }
 }
 
+// SIGTERM and SIGINT for the process's whole life: a run under way stops and writes its directory;
+// with nothing under way the process exits (coordinator/stop-signals.ts).
+installStopSignals((line) => void process.stderr.write(`${line}\n`));
 await main();
 // Sockets, timers and children are all closed by now; exit explicitly so nothing lingers.
 process.exit(process.exitCode ?? 0);

@@ -15,6 +15,8 @@ import type { Fleet } from '../fleet.js';
 import { writeExperimentReport } from '../report/index.js';
 import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
+import type { StopSignal } from '../stop-signals.js';
+import { deliverStop, onStopSignal, runListening } from '../stop-signals.js';
 
 /** The fleet and the RunOptions every run of the experiment shares (from the shared flags). */
 export type SharedRunOptions = Omit<RunOptions, 'plan' | 'outDir' | 'experiment'>;
@@ -149,6 +151,8 @@ async function runSlot(
   } catch (err) {
     Object.assign(entry, { status: 'aborted', status_reason: (err as Error).message });
     if (err instanceof LoadfleetError && err.code === ErrorCode.FLEET_SHORT) return err.message;
+    // Stopped before the run began (the fleet stops waiting on a stop signal): the experiment ends as interrupted.
+    if (err instanceof LoadfleetError && err.code === ErrorCode.ABORTED && interrupt.requested) return err.message;
     throw err;
   } finally {
     interrupt.runEnded();
@@ -163,25 +167,25 @@ function statusReason(summaryLines: readonly string[]): string | null {
 }
 
 /**
- * Ctrl-C during an experiment stops the current run (which still writes its directory, status
- * aborted) and then the experiment. The run's own SIGINT handler exists only while its load is
- * going; a signal that arrives while a run is starting up is handed on once that handler is there,
- * so the run stops instead of running to its end.
+ * A stop signal (SIGINT or SIGTERM) during an experiment stops the current run (which still writes
+ * its directory, status aborted) and then the experiment. A run listens for it only from its
+ * setting up on; a signal that arrives before (the run is being started) is handed on once the run
+ * listens, so the run stops instead of running to its end.
  */
 class Interrupt {
   requested = false;
+  private signal: StopSignal = 'SIGINT';
   private inRun = false;
-  private redelivering = false;
   private poll: NodeJS.Timeout | undefined;
-  private readonly onSigint = (): void => {
-    if (this.redelivering) return;
-    if (!this.requested) this.log('interrupted: stopping the current run, then the experiment (resume with --resume)');
-    this.requested = true;
-    if (this.inRun && !this.poll) this.poll = setInterval(() => this.handOn(), 100);
-  };
+  private readonly offStop: () => void;
 
   constructor(private readonly log: (line: string) => void) {
-    process.on('SIGINT', this.onSigint);
+    this.offStop = onStopSignal((signal) => {
+      if (!this.requested) this.log(`${signal}: stopping the current run, then the experiment (resume with --resume)`);
+      this.requested = true;
+      this.signal = signal;
+      if (this.inRun && !runListening() && !this.poll) this.poll = setInterval(() => this.handOn(), 100);
+    });
   }
 
   runStarted(): void {
@@ -195,15 +199,13 @@ class Interrupt {
 
   dispose(): void {
     this.stopPoll();
-    process.off('SIGINT', this.onSigint);
+    this.offStop();
   }
 
-  // Another SIGINT listener besides ours is the run's: it stops the run when it hears the signal.
+  // The run listens now: it stops when it hears the signal.
   private handOn(): void {
-    if (process.listenerCount('SIGINT') < 2) return;
-    this.redelivering = true;
-    process.emit('SIGINT', 'SIGINT');
-    this.redelivering = false;
+    if (!runListening()) return;
+    deliverStop(this.signal, 'run');
     this.stopPoll();
   }
 
