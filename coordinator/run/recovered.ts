@@ -15,6 +15,7 @@ import { spoolAdvice } from '../journal/reader.js';
 import type { Scraper } from '../scrape/scraper.js';
 import type { Hello } from '../server.js';
 import { AgentConn } from '../server.js';
+import { onStopSignal, stopReason } from '../stop-signals.js';
 import { onAgentMessage } from './dispatch.js';
 import { openJournal, waitForUploads } from './durable.js';
 import type { JournalHeader } from './journal-header.js';
@@ -90,6 +91,8 @@ export class RecoveredSession extends RunSession {
     this.scraper.setRunStart(this.startNs, this.runStartNs() - this.startNs);
     const watchdog = new Watchdog(this);
     const ticker = setInterval(() => watchdog.tick(), EVERY_SECOND_MS);
+    // A stop signal ends the recovered run as any run: its agents told to stop (when they are back), its directory written.
+    const offStop = onStopSignal((signal) => this.stopAll(stopReason(signal)), 'run');
     live.start();
     try {
       // The run's deadline may have passed while it was down: its agents get their grace to come back.
@@ -98,6 +101,7 @@ export class RecoveredSession extends RunSession {
       if (this.fault) throw this.fault;
       return await writeAndSummarize(this);
     } finally {
+      offStop();
       clearInterval(ticker);
       live.stop();
       this.moveRun('closing');
