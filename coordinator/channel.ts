@@ -17,19 +17,14 @@ import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentHealth, AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
 import type { AgentState, Outage } from './agent-state.js';
+import type { Wait, WaitLimits, WaitMessage } from './channel-wait.js';
+import { awaitReply } from './channel-wait.js';
 import type { HeldOutResidual, OffsetLine } from './clock-types.js';
 import type { AgentEvent, AgentPhase } from './phases.js';
 import { agentStep, eventOf, TERMINAL_PHASES } from './phases.js';
 import type { AgentConn } from './server.js';
 
 const PROBE_TIMEOUT_MS = 2000;
-
-/** A reply the channel is waiting for: fed every message it takes, told when the link closes. */
-interface Wait {
-  message(m: AgentMessage): void;
-  closed(): void;
-  cancel(): void;
-}
 
 /** What the run hears from a channel besides the messages it takes. */
 export interface ChannelHooks {
@@ -291,40 +286,9 @@ export class AgentChannel implements AgentState {
     for (const w of [...this.waits]) w.cancel();
   }
 
-  // A wait on the agent's replies with a deadline and a link that may close; it always unsubscribes.
-  private await<T>(
-    onMessage: (m: AgentMessage, done: { resolve(v: T): void; reject(e: Error): void }) => void,
-    limits: {
-      ms: number;
-      timedOut(done: { resolve(v: T): void; reject(e: Error): void }): void;
-      closed?(done: { resolve(v: T): void; reject(e: Error): void }): void;
-    },
-    ask: () => void,
-  ): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const end = (): void => {
-        clearTimeout(timer);
-        this.waits.delete(wait);
-      };
-      const done = {
-        resolve: (v: T): void => {
-          end();
-          resolve(v);
-        },
-        reject: (e: Error): void => {
-          end();
-          reject(e);
-        },
-      };
-      const wait: Wait = {
-        message: (m) => onMessage(m, done),
-        closed: () => limits.closed?.(done),
-        cancel: () => done.reject(new Error(`agent ${this.id}: the run is over`)),
-      };
-      const timer = setTimeout(() => limits.timedOut(done), limits.ms);
-      this.waits.add(wait);
-      ask();
-    });
+  // A wait on the agent's replies with a deadline and a link that may close (channel-wait.ts).
+  private await<T>(onMessage: WaitMessage<T>, limits: WaitLimits<T>, ask: () => void): Promise<T> {
+    return awaitReply(this.waits, `agent ${this.id}`, onMessage, limits, ask);
   }
 
   private release(): void {
