@@ -35,13 +35,18 @@ export async function openJournal(run: RunState, resumed = false): Promise<void>
 }
 
 // The journal cannot be written: nothing more is acknowledged; every agent still holding data is
-// told why (its link closed with the reason), so it stops and keeps its spool; the run ends with the error.
+// told why (its link closed with the reason), so it stops and keeps its spool; the run ends with the
+// error. A running agent hears "unknown run" (it stops its load at once); a spool upload hears
+// "finishing", so the agent offers its spool again to the coordinator that recovers the run.
 function journalFailed(run: RunState, err: Error): void {
   if (run.fault) return;
   run.fault = err;
   run.opts.log(`${err.message}: ending the run`);
   const why = run.refusal()!;
-  for (const s of run.states) if (!s.done || isUploading(s)) s.conn.close(why, CLOSE_CODE.UNKNOWN_RUN);
+  for (const s of run.states) {
+    if (isUploading(s)) s.conn.close(why, CLOSE_CODE.FINISHING);
+    else if (!s.done) s.conn.close(why, CLOSE_CODE.UNKNOWN_RUN);
+  }
   run.wake();
 }
 

@@ -86,4 +86,13 @@ describe('a resume across the run boundary', () => {
     expect(resume(run, unknown.conn)).toBe(false);
     expect(unknown.closed[0]).toEqual([4404, 'run run-0 is not in progress here']);
   });
+
+  it("a run whose journal failed refuses a spool offered to it as 'finishing' (4503): the agent offers it again to the coordinator that recovers the run", () => {
+    const { run } = closedRun();
+    (run as { phase: string }).phase = 'open';
+    run.fault = new Error('ENOSPC');
+    const offer = link(hello({ resume_run_id: 'run-1', epoch: 'e2' }));
+    expect(resume(run, offer.conn)).toBe(false);
+    expect(offer.closed[0]![0]).toBe(4503);
+  });
 });

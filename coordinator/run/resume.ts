@@ -29,7 +29,9 @@ export function resume(run: RunState, conn: AgentConn): boolean {
     return true;
   }
   if (run.phase === 'closed') return refuse(`run ${conn.hello.resume_run_id} is not in progress here`);
-  if (run.fault) return refuse(run.refusal()!);
+  // The run can still be recovered from its journal once the fault is dealt with: a spool offered
+  // now is to be offered again (4503, "finishing"), not set aside as a run nobody holds.
+  if (run.fault) return refuse(run.refusal()!, CLOSE_CODE.FINISHING);
   if (s.final) {
     if (!sameProcess) return refuse(`${conn.hello.agent_id} has nothing left to give run ${run.runId}`);
     conn.index = s.index;
