@@ -35,6 +35,8 @@ export class RunTraces {
   private byTrace = 0;
   private byId = 0;
   private foreign = 0;
+  /** Spans that end a request's part on the server (all but a disaggregated prefill instance's). */
+  private lastParts = 0;
   private lastSpanAt = 0;
   /** The receiver's counts when it closed. */
   private closedCounts: ReceiverCounts | undefined;
@@ -102,6 +104,8 @@ export class RunTraces {
       }
       if (key.by === 'trace_id') this.byTrace++;
       else this.byId++;
+      const role = spanRole(s);
+      if (role !== 'prefill') this.lastParts++;
       const first = s.events.find((e) => /first.?token/i.test(e.name));
       text += `${stringifyExact({
         class: this.classNames[key.classIndex],
@@ -112,7 +116,7 @@ export class RunTraces {
         parent_span_id: s.parentSpanId,
         name: s.name,
         service: typeof s.resource['service.name'] === 'string' ? s.resource['service.name'] : '',
-        role: spanRole(s),
+        role,
         start_unix_ns: s.startUnixNs,
         end_unix_ns: s.endUnixNs,
         first_token_unix_ns: first ? first.timeUnixNs : null,
@@ -124,7 +128,7 @@ export class RunTraces {
   }
 
   /**
-   * Waits for the server's last exports: until `expected` request spans have arrived, or no span
+   * Waits for the server's last exports: until `expected` requests' last spans have arrived, or no span
    * has for `quietMs` (an exporter's batch interval), or plan.traces.flush_s has passed.
    */
   async drain(expected: number, quietMs = 6000): Promise<void> {
@@ -132,7 +136,7 @@ export class RunTraces {
     const started = performance.now();
     for (;;) {
       const now = performance.now();
-      if (this.byTrace + this.byId >= expected || now >= deadline) return;
+      if (this.lastParts >= expected || now >= deadline) return;
       if (now - Math.max(this.lastSpanAt, started) >= quietMs) return;
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -1,0 +1,92 @@
+// The server's spans joined to loadfleet's requests, end to end: a real coordinator and agent run
+// a plan with `traces` against a loopback chat server that emits vLLM's `llm_request` span through
+// the official OpenTelemetry JS exporter (OTLP/HTTP protobuf, and OTLP/gRPC disaggregated), its
+// clock set a known distance from the machine's. The run must place the server's clock within its
+// stated uncertainty, and each request's parts must add up to the TTFT it measured.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Plan } from '../shared/plan.js';
+import { freePort, onlyRunDir, readRequests, readRunJson, runCoordinator, tempDir, writePlan } from './harness.js';
+import { startTracedTarget } from './traced-target.js';
+
+function plan(baseUrl: string, http: number, grpc: number): Plan {
+  return {
+    schema: 'loadfleet.plan/v1',
+    name: 'spans',
+    seed: 3,
+    duration_s: 3,
+    drain_timeout_s: 5,
+    target: { base_url: baseUrl, api: 'chat', model: 'm', timeout_s: 10 },
+    traces: { http: `127.0.0.1:${http}`, grpc: `127.0.0.1:${grpc}`, flush_s: 10 },
+    classes: [
+      {
+        name: 'rt',
+        prompt: { input_tokens: 16, output_tokens: 6 },
+        slo: { ttft_p95_ms: 5000 },
+        // Faster than the one engine slot prefills (40 ms each): requests queue behind each other.
+        load: { model: 'constant-rate', phases: [{ start_s: 0, duration_s: 3, rate_per_s: 30 }] },
+      },
+    ],
+  };
+}
+
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => stop?.());
+
+async function run(p: Plan): Promise<{ run: any; rows: any[]; spans: string }> {
+  const work = tempDir();
+  const res = await runCoordinator(['--agents', '1', '--plan', writePlan(work, p), '--out', join(work, 'out'), '--quiet']);
+  if (res.code !== 0) throw new Error(`coordinator exited ${res.code}:\n${res.stderr}`);
+  const dir = onlyRunDir(join(work, 'out'));
+  return { run: readRunJson(dir), rows: readRequests(dir), spans: readFileSync(join(dir, 'spans.ndjson'), 'utf8') };
+}
+
+const PARTS = ['to_server_ms', 'queue_ms', 'prefill_ms', 'unaccounted_ms', 'handoff_ms', 'from_server_ms'];
+const sum = (r: any) => PARTS.reduce((s, p) => s + (r[p] ?? 0), 0);
+const ttftMs = (r: any) => Number(BigInt(r.first_content_unix_ns) - BigInt(r.sent_unix_ns)) / 1e6;
+
+describe('server spans joined to the requests', () => {
+  it('places a server 250 ms ahead within its stated uncertainty, and breaks each TTFT down (OTLP/HTTP)', { timeout: 90_000 }, async () => {
+    const [http, grpc] = [await freePort(), await freePort()];
+    const target = await startTracedTarget({
+      endpoint: `http://127.0.0.1:${http}/v1/traces`,
+      protocol: 'http',
+      prefillMs: 40,
+      itlMs: 5,
+      tokens: 6,
+      offsetMs: 250,
+    });
+    stop = target.stop;
+    const { run: r, rows, spans } = await run(plan(target.baseUrl, http, grpc));
+    const s = r.server_spans;
+    expect(rows).toHaveLength(90);
+    expect(s.receiver).toMatchObject({ by_trace_id: 90, by_request_id: 0, foreign: 0 });
+    expect(Object.values(s.receiver.refused).every((n) => n === 0)).toBe(true);
+    expect(spans.trim().split('\n')).toHaveLength(90);
+    expect(s.requests_joined).toBe(90);
+    const clock = s.clocks.vllm;
+    expect(clock).toMatchObject({ kind: 'fitted', requests: 90 });
+    // Both clocks are the machine's, each anchored to it within microseconds: the true offset is 250 ms.
+    expect(Math.abs(clock.offset_ns - 250e6)).toBeLessThanOrEqual(clock.offset_uncertainty_ns + 0.1e6);
+    expect(clock.offset_uncertainty_ns).toBeLessThan(5e6);
+    for (const row of rows) {
+      expect(row.span_joined_by).toBe('trace_id');
+      // The parts add up to the TTFT the client measured, to the µs each is rounded to.
+      expect(Math.abs(sum(row) - ttftMs(row))).toBeLessThan(0.01);
+      expect(row.prefill_ms).toBeGreaterThanOrEqual(39);
+      // Loopback: the network legs are small and, within the offset's uncertainty, not negative.
+      for (const leg of [row.to_server_ms, row.from_server_ms]) {
+        expect(leg).toBeGreaterThan(-row.span_offset_uncertainty_ns / 1e6 - 0.01);
+        expect(leg).toBeLessThan(50);
+      }
+      expect(row.unaccounted_ms).toBeLessThan(5);
+    }
+    // 30 requests/s into one slot of 40 ms each: the queue grows, and the slow requests' TTFT is mostly queue.
+    const all = s.classes.rt.windows.all;
+    expect(all.joined).toBe(90);
+    expect(all.ttft_p95.parts.queue_ms).toBeGreaterThan(all.ttft_p95.parts.prefill_ms);
+    expect(all.where_ttft_went).toMatch(/^p95 TTFT .+: .+ of it queued$/);
+    expect(r.field_definitions['requests.ndjson queue_ms']).toMatch(/time_in_queue/);
+  });
+});
