@@ -75,18 +75,62 @@ describe('server spans joined to the requests', () => {
       // The parts add up to the TTFT the client measured, to the µs each is rounded to.
       expect(Math.abs(sum(row) - ttftMs(row))).toBeLessThan(0.01);
       expect(row.prefill_ms).toBeGreaterThanOrEqual(39);
-      // Loopback: the network legs are small and, within the offset's uncertainty, not negative.
-      for (const leg of [row.to_server_ms, row.from_server_ms]) {
-        expect(leg).toBeGreaterThan(-row.span_offset_uncertainty_ns / 1e6 - 0.01);
-        expect(leg).toBeLessThan(50);
-      }
+      // The network legs cannot be negative beyond the offset's uncertainty (an event-loop stall in
+      // this process can make one long: the median below is the loopback's).
+      for (const leg of [row.to_server_ms, row.from_server_ms]) expect(leg).toBeGreaterThan(-row.span_offset_uncertainty_ns / 1e6 - 0.01);
       expect(row.unaccounted_ms).toBeLessThan(5);
     }
     // 30 requests/s into one slot of 40 ms each: the queue grows, and the slow requests' TTFT is mostly queue.
     const all = s.classes.rt.windows.all;
     expect(all.joined).toBe(90);
+    expect(all.network_p50_ms).toBeLessThan(10);
     expect(all.ttft_p95.parts.queue_ms).toBeGreaterThan(all.ttft_p95.parts.prefill_ms);
     expect(all.where_ttft_went).toMatch(/^p95 TTFT .+: .+ of it queued$/);
     expect(r.field_definitions['requests.ndjson queue_ms']).toMatch(/time_in_queue/);
+  });
+
+  it('joins a prefill and a decode instance, each on its own clock, into one timeline with the handoff stated (OTLP/gRPC)', {
+    timeout: 90_000,
+  }, async () => {
+    const [http, grpc] = [await freePort(), await freePort()];
+    const target = await startTracedTarget({
+      endpoint: `http://127.0.0.1:${grpc}`,
+      protocol: 'grpc',
+      prefillMs: 30,
+      itlMs: 5,
+      tokens: 6,
+      offsetMs: 0,
+      disaggregated: { prefillOffsetMs: -120, decodeOffsetMs: 40, kvMs: 15 },
+    });
+    stop = target.stop;
+    const { run: r, rows } = await run(plan(target.baseUrl, http, grpc));
+    const s = r.server_spans;
+    expect(rows).toHaveLength(90);
+    expect(s.receiver).toMatchObject({ spans: 180, by_trace_id: 180, foreign: 0 });
+    expect(s.requests_joined).toBe(90);
+    for (const [service, offsetMs] of [
+      ['vllm-prefill', -120],
+      ['vllm-decode', 40],
+    ] as const) {
+      const c = s.clocks[service];
+      expect(c, service).toMatchObject({ kind: 'fitted', requests: 90 });
+      expect(Math.abs(c.offset_ns - offsetMs * 1e6), service).toBeLessThanOrEqual(c.offset_uncertainty_ns + 0.1e6);
+    }
+    const u = (s.clocks['vllm-prefill'].offset_uncertainty_ns + s.clocks['vllm-decode'].offset_uncertainty_ns) / 1e6;
+    for (const row of rows) {
+      expect(row.span_services).toBe('vllm-prefill,vllm-decode');
+      expect(Math.abs(sum(row) - ttftMs(row))).toBeLessThan(0.01);
+      // The KV transfer the decode instance reports (a 15 ms timer, which may fire within 1 ms early
+      // by the high-resolution clock), and the handoff around it on the two fitted clocks.
+      expect(row.kv_transfer_ms).toBeGreaterThanOrEqual(14);
+      expect(row.handoff_ms).toBeGreaterThanOrEqual(row.kv_transfer_ms - u);
+      expect(row.handoff_ms).toBeLessThan(row.kv_transfer_ms + 10 + u);
+    }
+    // Each instance's clock is tightly bounded from one side only (the prefill span starts soon after
+    // the send, the decode span ends just before the last byte), so the handoff carries the sum of
+    // both uncertainties, which the run states; the transfer the server reports is on one clock.
+    const all = s.classes.rt.windows.all;
+    expect(Math.abs(all.handoff_p50_ms - all.kv_transfer_p50_ms)).toBeLessThan(u + 10);
+    expect(all.kv_transfer_p50_ms).toBeGreaterThanOrEqual(14);
   });
 });

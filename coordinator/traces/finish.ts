@@ -71,6 +71,9 @@ async function readSpans(path: string): Promise<Map<string, Joined>> {
       firstTokenNs: big(row.first_token_unix_ns),
     });
   }
+  // In the order of a request's timeline: the prefill instance's span before the decode instance's.
+  const rank = { prefill: 0, aggregate: 1, decode: 2 } as const;
+  for (const j of out.values()) j.spans.sort((a, b) => rank[a.role] - rank[b.role]);
   return out;
 }
 

@@ -37,6 +37,8 @@ export class RunTraces {
   private foreign = 0;
   /** Spans that end a request's part on the server (all but a disaggregated prefill instance's). */
   private lastParts = 0;
+  /** A disaggregated prefill instance's spans (exported apart from the decode instance's). */
+  private prefillParts = 0;
   private lastSpanAt = 0;
   /** The receiver's counts when it closed. */
   private closedCounts: ReceiverCounts | undefined;
@@ -105,7 +107,8 @@ export class RunTraces {
       if (key.by === 'trace_id') this.byTrace++;
       else this.byId++;
       const role = spanRole(s);
-      if (role !== 'prefill') this.lastParts++;
+      if (role === 'prefill') this.prefillParts++;
+      else this.lastParts++;
       const first = s.events.find((e) => /first.?token/i.test(e.name));
       text += `${stringifyExact({
         class: this.classNames[key.classIndex],
@@ -128,15 +131,18 @@ export class RunTraces {
   }
 
   /**
-   * Waits for the server's last exports: until `expected` requests' last spans have arrived, or no span
-   * has for `quietMs` (an exporter's batch interval), or plan.traces.flush_s has passed.
+   * Waits for the server's last exports: until `expected` requests' last spans have arrived (and as
+   * many prefill spans, once a disaggregated prefill instance has sent any: each instance exports
+   * on its own), or no span has for `quietMs` (an exporter's batch interval), or plan.traces.flush_s
+   * has passed.
    */
   async drain(expected: number, quietMs = 6000): Promise<void> {
     const deadline = performance.now() + (this.spec.flush_s ?? TRACES_DEFAULTS.flush_s) * 1000;
     const started = performance.now();
     for (;;) {
       const now = performance.now();
-      if (this.lastParts >= expected || now >= deadline) return;
+      const all = this.lastParts >= expected && (this.prefillParts === 0 || this.prefillParts >= expected);
+      if (all || now >= deadline) return;
       if (now - Math.max(this.lastSpanAt, started) >= quietMs) return;
       await new Promise((r) => setTimeout(r, 50));
     }
