@@ -34,12 +34,13 @@ function plan(baseUrl: string, http: number, grpc: number): Plan {
 let stop: (() => Promise<void>) | undefined;
 afterEach(async () => stop?.());
 
-async function run(p: Plan): Promise<{ run: any; rows: any[]; spans: string }> {
+async function run(p: Plan): Promise<{ run: any; rows: any[]; spans: string; report: string }> {
   const work = tempDir();
   const res = await runCoordinator(['--agents', '1', '--plan', writePlan(work, p), '--out', join(work, 'out'), '--quiet']);
   if (res.code !== 0) throw new Error(`coordinator exited ${res.code}:\n${res.stderr}`);
   const dir = onlyRunDir(join(work, 'out'));
-  return { run: readRunJson(dir), rows: readRequests(dir), spans: readFileSync(join(dir, 'spans.ndjson'), 'utf8') };
+  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+  return { run: readRunJson(dir), rows: readRequests(dir), spans: read('spans.ndjson'), report: read('report.html') };
 }
 
 const PARTS = ['to_server_ms', 'queue_ms', 'prefill_ms', 'unaccounted_ms', 'handoff_ms', 'from_server_ms'];
@@ -58,7 +59,7 @@ describe('server spans joined to the requests', () => {
       offsetMs: 250,
     });
     stop = target.stop;
-    const { run: r, rows, spans } = await run(plan(target.baseUrl, http, grpc));
+    const { run: r, rows, spans, report } = await run(plan(target.baseUrl, http, grpc));
     const s = r.server_spans;
     expect(rows).toHaveLength(90);
     expect(s.receiver).toMatchObject({ by_trace_id: 90, by_request_id: 0, foreign: 0 });
@@ -86,6 +87,10 @@ describe('server spans joined to the requests', () => {
     expect(all.network_p50_ms).toBeLessThan(10);
     expect(all.ttft_p95.parts.queue_ms).toBeGreaterThan(all.ttft_p95.parts.prefill_ms);
     expect(all.where_ttft_went).toMatch(/^p95 TTFT .+: .+ of it queued$/);
+    // The report says it beside the SLO verdict, and draws where each class's TTFT went.
+    expect(report).toContain(`— ${all.where_ttft_went}</p>`);
+    expect(report).toContain('data-chart="ttft-parts"');
+    expect(report).toMatch(/vllm: its clock reads 250\.\d ms ± /);
     expect(r.field_definitions['requests.ndjson queue_ms']).toMatch(/time_in_queue/);
   });
 
