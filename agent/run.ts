@@ -319,12 +319,13 @@ export class AgentRun implements ShareRunner {
     return new Promise((resolve) => this.dispatchOne(c, requestIndex, intendedNs, turn, resolve));
   }
 
-  // The request's own headers: its id, and with plan.traces its W3C traceparent (a run without
-  // traces pays one null check for it).
+  // The request's own headers: its id, and with plan.traces its W3C traceparent. Without traces
+  // the object is built exactly as before (one null check more); with them a request costs about
+  // 1.5 µs more to build (measured on a 2-core EPYC VM, Node 20: 1.3 against 2.9 µs).
   private requestHeaders(c: ClassRuntime, requestIndex: number): Record<string, string> {
-    const headers: Record<string, string> = { ...c.headers, 'x-request-id': c.prompts.requestId(requestIndex) };
-    if (this.traceTag !== null) headers.traceparent = traceparentOf(this.traceTag, c.index, requestIndex);
-    return headers;
+    const id = c.prompts.requestId(requestIndex);
+    if (this.traceTag === null) return { ...c.headers, 'x-request-id': id };
+    return { ...c.headers, 'x-request-id': id, traceparent: traceparentOf(this.traceTag, c.index, requestIndex) };
   }
 
   // Sends one request; `then` (if any) follows its bookkeeping. No promise per request: open
