@@ -48,7 +48,9 @@ const sum = (r: any) => PARTS.reduce((s, p) => s + (r[p] ?? 0), 0);
 const ttftMs = (r: any) => Number(BigInt(r.first_content_unix_ns) - BigInt(r.sent_unix_ns)) / 1e6;
 
 describe('server spans joined to the requests', () => {
-  it('places a server 250 ms ahead within its stated uncertainty, and breaks each TTFT down (OTLP/HTTP)', { timeout: 90_000 }, async () => {
+  it('places a server 250 ms ahead within its stated uncertainty, and breaks each TTFT down (OTLP/HTTP, by trace id and request id)', {
+    timeout: 90_000,
+  }, async () => {
     const [http, grpc] = [await freePort(), await freePort()];
     const target = await startTracedTarget({
       endpoint: `http://127.0.0.1:${http}/v1/traces`,
@@ -57,12 +59,14 @@ describe('server spans joined to the requests', () => {
       itlMs: 5,
       tokens: 6,
       offsetMs: 250,
+      ownTraceEvery: 3,
     });
     stop = target.stop;
     const { run: r, rows, spans, report } = await run(plan(target.baseUrl, http, grpc));
     const s = r.server_spans;
     expect(rows).toHaveLength(90);
-    expect(s.receiver).toMatchObject({ by_trace_id: 90, by_request_id: 0, foreign: 0 });
+    // Every third span started its own trace: it joins by the request id the server kept.
+    expect(s.receiver).toMatchObject({ by_trace_id: 60, by_request_id: 30, foreign: 0 });
     expect(Object.values(s.receiver.refused).every((n) => n === 0)).toBe(true);
     expect(spans.trim().split('\n')).toHaveLength(90);
     expect(s.requests_joined).toBe(90);
@@ -72,7 +76,7 @@ describe('server spans joined to the requests', () => {
     expect(Math.abs(clock.offset_ns - 250e6)).toBeLessThanOrEqual(clock.offset_uncertainty_ns + 0.1e6);
     expect(clock.offset_uncertainty_ns).toBeLessThan(5e6);
     for (const row of rows) {
-      expect(row.span_joined_by).toBe('trace_id');
+      expect(['trace_id', 'request_id']).toContain(row.span_joined_by);
       // The parts add up to the TTFT the client measured, to the µs each is rounded to.
       expect(Math.abs(sum(row) - ttftMs(row))).toBeLessThan(0.01);
       expect(row.prefill_ms).toBeGreaterThanOrEqual(39);

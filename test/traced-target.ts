@@ -24,6 +24,8 @@ export interface TracedTargetOptions {
   tokens: number;
   /** Aggregated serving: the server's clock offset from the machine's (ms). */
   offsetMs: number;
+  /** Every n-th request's span starts a trace of its own, as from a server that does not propagate context. */
+  ownTraceEvery?: number;
   /** Disaggregated serving: each instance's clock offset and the KV transfer between them. */
   disaggregated?: { prefillOffsetMs: number; decodeOffsetMs: number; kvMs: number };
 }
@@ -50,15 +52,17 @@ export async function startTracedTarget(o: TracedTargetOptions): Promise<{ baseU
     ? { prefill: tracerFor('vllm-prefill', o), decode: tracerFor('vllm-decode', o) }
     : { prefill: tracerFor('vllm', o), decode: null };
   let slot: Promise<void> = Promise.resolve();
+  let received = 0;
 
   const server: Server = createServer((req, res) => void handle(req, res));
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET' && req.url === '/v1/models') return void res.writeHead(200).end('{"data":[]}');
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
-    const parentCtx = propagator.extract(ROOT_CONTEXT, req.headers, {
-      get: (h, k) => h[k] as string | undefined,
-      keys: (h) => Object.keys(h),
-    });
+    received++;
+    const own = o.ownTraceEvery !== undefined && received % o.ownTraceEvery === 0;
+    const parentCtx = own
+      ? ROOT_CONTEXT
+      : propagator.extract(ROOT_CONTEXT, req.headers, { get: (h, k) => h[k] as string | undefined, keys: (h) => Object.keys(h) });
     const requestId = String(req.headers['x-request-id'] ?? '');
     const pOffset = d ? d.prefillOffsetMs : o.offsetMs;
     const arrival = at(0);
