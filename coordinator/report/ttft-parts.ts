@@ -82,7 +82,11 @@ function clockLines(clocks: Obj, receiver: Obj): string {
     if (o.kind !== 'fitted') return `${service}: ${strOrNull(o.reason) ?? 'no joined request bounds its clock'}`;
     const off = (numOrNull(o.offset_ns) ?? 0) / 1e6;
     const unc = (numOrNull(o.offset_uncertainty_ns) ?? 0) / 1e6;
-    return `${service}: its clock reads ${fmt(off)} ± ${fmt(unc)} from the run's (drift ${numOrNull(o.drift_ppm)} ± ${numOrNull(o.drift_uncertainty_ppm)} ppm, ${numOrNull(o.requests)} requests)`;
+    // A drift known only to within a percent says nothing a reader can use: it is left out.
+    const driftUnc = numOrNull(o.drift_uncertainty_ppm) ?? Number.POSITIVE_INFINITY;
+    const drift =
+      o.model === 'line' && driftUnc < 1000 ? `drift ${numOrNull(o.drift_ppm)} ± ${driftUnc} ppm` : 'drift not bounded by this run';
+    return `${service}: its clock reads ${fmt(off)} ± ${fmt(unc)} from the run's (${drift}, ${numOrNull(o.requests)} requests)`;
   });
   const refused = Object.values(obj(receiver.refused)).reduce<number>((n, v) => n + (numOrNull(v) ?? 0), 0);
   lines.push(
