@@ -35,6 +35,8 @@ export const ErrorCode = {
   CACHE_RESET_UNAVAILABLE: 'LF_CACHE_RESET_UNAVAILABLE',
   /** A per-agent state machine (coordinator/agent-phase.ts, agent/run-phase.ts) was asked for a move its table does not have. */
   PHASE_MOVE: 'LF_PHASE_MOVE',
+  /** The receiver of the server's spans could not listen on an address plan.traces names (taken, or not this machine's). */
+  TRACES_LISTEN: 'LF_TRACES_LISTEN',
 } as const;
 
 /** One of the stable codes above. */

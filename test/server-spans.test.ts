@@ -34,13 +34,28 @@ function plan(baseUrl: string, http: number, grpc: number): Plan {
 let stop: (() => Promise<void>) | undefined;
 afterEach(async () => stop?.());
 
-async function run(p: Plan): Promise<{ run: any; rows: any[]; spans: string; report: string }> {
-  const work = tempDir();
-  const res = await runCoordinator(['--agents', '1', '--plan', writePlan(work, p), '--out', join(work, 'out'), '--quiet']);
-  if (res.code !== 0) throw new Error(`coordinator exited ${res.code}:\n${res.stderr}`);
-  const dir = onlyRunDir(join(work, 'out'));
-  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
-  return { run: readRunJson(dir), rows: readRequests(dir), spans: read('spans.ndjson'), report: read('report.html') };
+type Outcome = { run: any; rows: any[]; spans: string; report: string };
+
+// The target's exporter needs the receiver's ports before the run starts, so the test picks free
+// ones; on this shared machine another process can take one first (LF_TRACES_LISTEN), and then the
+// target and the run start again on fresh ports.
+async function runTraced(start: (http: number, grpc: number) => Promise<{ baseUrl: string; stop(): Promise<void> }>): Promise<Outcome> {
+  for (let attempt = 1; ; attempt++) {
+    const [http, grpc] = [await freePort(), await freePort()];
+    const target = await start(http, grpc);
+    stop = target.stop;
+    const work = tempDir();
+    const p = plan(target.baseUrl, http, grpc);
+    const res = await runCoordinator(['--agents', '1', '--plan', writePlan(work, p), '--out', join(work, 'out'), '--quiet']);
+    if (res.code !== 0 && res.stderr.includes('LF_TRACES_LISTEN') && attempt < 3) {
+      await target.stop();
+      continue;
+    }
+    if (res.code !== 0) throw new Error(`coordinator exited ${res.code}:\n${res.stderr}`);
+    const dir = onlyRunDir(join(work, 'out'));
+    const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+    return { run: readRunJson(dir), rows: readRequests(dir), spans: read('spans.ndjson'), report: read('report.html') };
+  }
 }
 
 const PARTS = ['to_server_ms', 'queue_ms', 'prefill_ms', 'unaccounted_ms', 'handoff_ms', 'from_server_ms'];
@@ -51,18 +66,22 @@ describe('server spans joined to the requests', () => {
   it('places a server 250 ms ahead within its stated uncertainty, and breaks each TTFT down (OTLP/HTTP, by trace id and request id)', {
     timeout: 90_000,
   }, async () => {
-    const [http, grpc] = [await freePort(), await freePort()];
-    const target = await startTracedTarget({
-      endpoint: `http://127.0.0.1:${http}/v1/traces`,
-      protocol: 'http',
-      prefillMs: 40,
-      itlMs: 5,
-      tokens: 6,
-      offsetMs: 250,
-      ownTraceEvery: 3,
-    });
-    stop = target.stop;
-    const { run: r, rows, spans, report } = await run(plan(target.baseUrl, http, grpc));
+    const {
+      run: r,
+      rows,
+      spans,
+      report,
+    } = await runTraced((http) =>
+      startTracedTarget({
+        endpoint: `http://127.0.0.1:${http}/v1/traces`,
+        protocol: 'http',
+        prefillMs: 40,
+        itlMs: 5,
+        tokens: 6,
+        offsetMs: 250,
+        ownTraceEvery: 3,
+      }),
+    );
     const s = r.server_spans;
     expect(rows).toHaveLength(90);
     // Every third span started its own trace: it joins by the request id the server kept.
@@ -101,18 +120,17 @@ describe('server spans joined to the requests', () => {
   it('joins a prefill and a decode instance, each on its own clock, into one timeline with the handoff stated (OTLP/gRPC)', {
     timeout: 90_000,
   }, async () => {
-    const [http, grpc] = [await freePort(), await freePort()];
-    const target = await startTracedTarget({
-      endpoint: `http://127.0.0.1:${grpc}`,
-      protocol: 'grpc',
-      prefillMs: 30,
-      itlMs: 5,
-      tokens: 6,
-      offsetMs: 0,
-      disaggregated: { prefillOffsetMs: -120, decodeOffsetMs: 40, kvMs: 15 },
-    });
-    stop = target.stop;
-    const { run: r, rows } = await run(plan(target.baseUrl, http, grpc));
+    const { run: r, rows } = await runTraced((_http, grpc) =>
+      startTracedTarget({
+        endpoint: `http://127.0.0.1:${grpc}`,
+        protocol: 'grpc',
+        prefillMs: 30,
+        itlMs: 5,
+        tokens: 6,
+        offsetMs: 0,
+        disaggregated: { prefillOffsetMs: -120, decodeOffsetMs: 40, kvMs: 15 },
+      }),
+    );
     const s = r.server_spans;
     expect(rows).toHaveLength(90);
     expect(s.receiver).toMatchObject({ spans: 180, by_trace_id: 180, foreign: 0 });

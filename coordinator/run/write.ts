@@ -19,7 +19,15 @@ export async function writeAndSummarize(run: RunState): Promise<RunResult> {
   const startNs = run.runStartNs();
   const finishedNs = startNs + BigInt(Math.round(c.lastDoneNs));
   const completed = [...c.agentTotals.values()].reduce((n, t) => n + t.completed, 0);
-  const traceOpts = { dir: run.dir, plan: run.plan, runStartNs: startNs, runEndNs: finishedNs, completed, log: run.opts.log };
+  const traceOpts = {
+    dir: run.dir,
+    runId: run.runId,
+    plan: run.plan,
+    runStartNs: startNs,
+    runEndNs: finishedNs,
+    completed,
+    log: run.opts.log,
+  };
   const serverSpans = run.traces && (await endRunTraces(run.traces, traceOpts));
   run.wroteRunJson = true;
   const written = await writeRunJson({

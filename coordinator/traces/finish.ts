@@ -9,11 +9,13 @@ import { createInterface } from 'node:readline';
 import { parseExact, stringifyExact } from '../../shared/json.js';
 import { windowsAt } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
+import { runTraceTag } from '../../shared/trace-context.js';
 import { AtomicLineStream } from '../file-writers/atomic.js';
 import { type BreakdownSummary, BreakdownTally } from './breakdown-tally.js';
 import { breakdown, type RequestSpan } from './join.js';
 import type { RunTraceCounts, RunTraces } from './run-traces.js';
 import { type ServerClock, ServerClockFit } from './server-line.js';
+import { SpanTable } from './span-table.js';
 
 /** run.json `server_spans`. */
 export interface ServerSpansSection {
@@ -46,35 +48,29 @@ async function* rows(path: string): AsyncGenerator<{ line: string; row: Row }> {
 }
 
 const big = (v: unknown): bigint | null => (typeof v === 'bigint' ? v : typeof v === 'number' ? BigInt(Math.round(v)) : null);
-const keyOf = (cls: unknown, index: unknown): string => `${String(cls)}\u0000${String(index)}`;
-
-interface Joined {
-  by: string;
-  traceId: string;
-  spans: RequestSpan[];
-}
 
 /** The request spans of spans.ndjson, by request. */
-async function readSpans(path: string): Promise<Map<string, Joined>> {
-  const out = new Map<string, Joined>();
+async function readSpans(path: string, plan: Plan, runTag: string, originNs: bigint): Promise<SpanTable> {
+  const table = new SpanTable(runTag, originNs);
+  const classIndex = new Map(plan.classes.map((c, i) => [c.name, i]));
   for await (const { row } of rows(path)) {
-    const key = keyOf(row.class, row.request_index);
-    const j = out.get(key) ?? { by: String(row.joined_by), traceId: String(row.trace_id), spans: [] };
-    out.set(key, j);
-    const latency = (row.latency_s ?? {}) as Record<string, number>;
-    j.spans.push({
+    const ci = classIndex.get(String(row.class));
+    const start = big(row.start_unix_ns);
+    if (ci === undefined || typeof row.request_index !== 'number' || start === null) continue;
+    table.add({
+      classIndex: ci,
+      requestIndex: row.request_index,
+      joinedBy: String(row.joined_by),
+      traceId: String(row.trace_id),
       service: String(row.service ?? ''),
-      role: row.role === 'prefill' || row.role === 'decode' ? row.role : 'aggregate',
-      startNs: big(row.start_unix_ns) ?? 0n,
-      endNs: big(row.end_unix_ns) ?? 0n,
-      latency,
+      role: String(row.role),
+      startNs: start,
+      endNs: big(row.end_unix_ns) ?? start,
       firstTokenNs: big(row.first_token_unix_ns),
+      latency: (row.latency_s ?? {}) as Record<string, number>,
     });
   }
-  // In the order of a request's timeline: the prefill instance's span before the decode instance's.
-  const rank = { prefill: 0, aggregate: 1, decode: 2 } as const;
-  for (const j of out.values()) j.spans.sort((a, b) => rank[a.role] - rank[b.role]);
-  return out;
+  return table;
 }
 
 // The stamps a successful request's row gives the join, or null.
@@ -100,6 +96,7 @@ function figures(c: ServerClock): ServerClockFigures {
 /** Joins the run's spans to its requests; rewrites requests.ndjson and returns run.json's section. */
 export async function joinServerSpans(opts: {
   dir: string;
+  runId: string;
   plan: Plan;
   runStartNs: bigint;
   runEndNs: bigint;
@@ -107,11 +104,16 @@ export async function joinServerSpans(opts: {
   ports: { http: number; grpc: number };
 }): Promise<ServerSpansSection> {
   const requestsPath = `${opts.dir}/requests.ndjson`;
-  const spans = await readSpans(`${opts.dir}/spans.ndjson`);
+  const spans = await readSpans(`${opts.dir}/spans.ndjson`, opts.plan, runTraceTag(opts.runId), opts.runStartNs);
+  const classIndex = new Map(opts.plan.classes.map((c, i) => [c.name, i]));
+  const lookup = (row: Row) => {
+    const ci = classIndex.get(String(row.class));
+    return ci === undefined || typeof row.request_index !== 'number' ? undefined : spans.get(ci, row.request_index);
+  };
   const length = Math.max(1, Number(opts.runEndNs - opts.runStartNs));
   const fits = new Map<string, ServerClockFit>();
   for await (const { row } of rows(requestsPath)) {
-    const j = spans.get(keyOf(row.class, row.request_index));
+    const j = lookup(row);
     const c = clientOf(row);
     if (!j || !c) continue;
     for (const s of j.spans) {
@@ -127,7 +129,7 @@ export async function joinServerSpans(opts: {
   let joined = 0;
   let without = 0;
   for await (const { line, row } of rows(requestsPath)) {
-    const j = spans.get(keyOf(row.class, row.request_index));
+    const j = lookup(row);
     const c = clientOf(row);
     if (!j) without++;
     const offsetAt = (s: RequestSpan): number | null => {
@@ -196,7 +198,7 @@ export async function joinServerSpans(opts: {
  */
 export async function endRunTraces(
   traces: RunTraces,
-  opts: { dir: string; plan: Plan; runStartNs: bigint; runEndNs: bigint; completed: number; log: (line: string) => void },
+  opts: { dir: string; runId: string; plan: Plan; runStartNs: bigint; runEndNs: bigint; completed: number; log: (line: string) => void },
 ): Promise<ServerSpansSection | undefined> {
   await traces.drain(opts.completed);
   const ports = traces.ports();

@@ -3,6 +3,7 @@
 // only counts, so memory stays flat however long the run. At the end the run waits for the
 // server's last batched exports, then closes it; the join to requests.ndjson reads the file
 // (finish.ts).
+import { ErrorCode, LoadfleetError } from '../../shared/errors.js';
 import { stringifyExact } from '../../shared/json.js';
 import type { Plan, TracesSpec } from '../../shared/plan.js';
 import { TRACES_DEFAULTS } from '../../shared/plan.js';
@@ -70,7 +71,10 @@ export class RunTraces {
       });
     } catch (err) {
       await t.file.close().catch(() => {});
-      throw err;
+      throw new LoadfleetError(
+        ErrorCode.TRACES_LISTEN,
+        `the span receiver cannot listen on traces.http ${spec.http ?? TRACES_DEFAULTS.http} / traces.grpc ${spec.grpc ?? TRACES_DEFAULTS.grpc}: ${(err as Error).message}`,
+      );
     }
     return t;
   }
