@@ -1,6 +1,7 @@
-// Where the time to first token went, from run.json's server_spans: per class, one stacked bar for
-// the typical requests (TTFT near the p50) and one for the slow ones (near the p95), each part its
-// own colour, then each server clock's offset and how sure it is. Pure: run.json in, HTML out.
+// Where the time to first token went, from run.json's server_spans: per class and window, one
+// stacked bar for the typical requests (TTFT near the p50) and one for the slow ones (near the
+// p95), each part its own colour, then each server clock's offset and how sure it is. Pure:
+// run.json in, HTML out.
 import type { Obj } from './fields.js';
 import { numOrNull, obj, strOrNull } from './fields.js';
 import { colour, emptyNote, esc, figure, legend, px, svgOpen } from './svg.js';
@@ -27,14 +28,15 @@ export function ttftPartsSection(run: Obj): string {
   if (Object.keys(spans).length === 0) return '';
   const classes = obj(spans.classes);
   const rows: { label: string; ttft: number; parts: Obj }[] = [];
-  for (const [cls, c] of Object.entries(classes)) {
-    const all = obj(obj(obj(c).windows).all);
-    for (const band of ['ttft_p50', 'ttft_p95'] as const) {
-      const b = obj(all[band]);
-      const ttft = numOrNull(b.ttft_ms);
-      if (ttft !== null) rows.push({ label: `${cls} ${band.slice(5)}`, ttft, parts: obj(b.parts) });
-    }
-  }
+  // Per class, the whole run first, then each of the plan's windows (a surge beside its baseline).
+  for (const [cls, c] of Object.entries(classes))
+    for (const [w, stats] of Object.entries(obj(obj(c).windows)))
+      for (const band of ['ttft_p50', 'ttft_p95'] as const) {
+        const b = obj(obj(stats)[band]);
+        const ttft = numOrNull(b.ttft_ms);
+        const label = w === 'all' ? `${cls} ${band.slice(5)}` : `${cls} ${w} ${band.slice(5)}`;
+        if (ttft !== null) rows.push({ label, ttft, parts: obj(b.parts) });
+      }
   const defs = obj(run.field_definitions);
   const text = {
     id: 'ttft-parts',
@@ -46,7 +48,7 @@ export function ttftPartsSection(run: Obj): string {
 }
 
 function bars(rows: { label: string; ttft: number; parts: Obj }[]): string {
-  const [width, left, right, rowH] = [860, 120, 90, 26];
+  const [width, left, right, rowH] = [860, 170, 90, 26];
   const max = Math.max(...rows.map((r) => r.ttft), 1e-9);
   const scale = (width - left - right) / max;
   const key = legend(
