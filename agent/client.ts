@@ -350,6 +350,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
       r.last_token_ns = t;
       if (!(f & (EventFlag.CONTENT | EventFlag.REASONING))) this.capture?.add(data);
     }
+    if (f & EventFlag.TOOL_HEAD && this.tools) this.capture?.add(data);
     if (f & EventFlag.USAGE) this.readUsage(data);
     if (f & EventFlag.DONE) r.done_ns ??= t;
   }

@@ -2,7 +2,20 @@
 // then may its spool go. One wait for both ways a run ends on an agent: the run it ran, and a
 // restarted process's upload of a spool it found (leftover.ts).
 
-/** Resolves true once `finalAcked` does, false if `gaveUp` resolves first (the spool is then kept). */
-export function awaitFinalAck(finalAcked: Promise<void>, gaveUp: Promise<void>): Promise<boolean> {
-  return Promise.race([finalAcked.then(() => true), gaveUp.then(() => false)]);
+/**
+ * Resolves true once `finalAcked` does, false if `gaveUp` resolves first or `finalAcked` rejects
+ * (the outbox moved on to another run without the ack: Outbox.reset); the spool is then kept.
+ * `onUnacked` hears why in the last case.
+ */
+export function awaitFinalAck(finalAcked: Promise<void>, gaveUp: Promise<void>, onUnacked?: (err: Error) => void): Promise<boolean> {
+  return Promise.race([
+    finalAcked.then(
+      () => true,
+      (err: Error) => {
+        onUnacked?.(err);
+        return false;
+      },
+    ),
+    gaveUp.then(() => false),
+  ]);
 }

@@ -8,6 +8,7 @@ import { anchoredClock, hostClockDomain } from '../shared/clock.js';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
 import { VERSION } from '../shared/version.js';
+import { COORDINATOR_WAIT_ENV, DEFAULT_COORDINATOR_WAIT_S } from './outlive.js';
 import { autoWorkers } from './self-test/auto-workers.js';
 import type { SelfTestMode } from './self-test/cache.js';
 import { selfTestFigures } from './self-test/cache.js';
@@ -60,6 +61,15 @@ const program = new Command('agent')
   .option('--connect-timeout-s <s>', 'give up reaching the coordinator after this long', integer, 120)
   .addOption(
     new Option(
+      '--coordinator-wait-s <s>',
+      'when the coordinator goes away mid-run: after its grace the load stops, and the spool is offered to a coordinator that comes back for this long before the agent exits and says how to hand it over',
+    )
+      .argParser(integer)
+      .env(COORDINATOR_WAIT_ENV)
+      .default(DEFAULT_COORDINATOR_WAIT_S),
+  )
+  .addOption(
+    new Option(
       '--self-test <mode>',
       "measure this agent's limits before joining: run (always), cached (reuse this host's figures of the same build and Node, < 24 h old), skip",
     )
@@ -103,6 +113,7 @@ async function main(): Promise<number> {
     id: string[];
     clockDomain?: string;
     connectTimeoutS: number;
+    coordinatorWaitS: number;
     stay?: boolean;
     ca?: string;
     spoolDir: string;
@@ -178,6 +189,7 @@ async function main(): Promise<number> {
         shareHostAnchor: o.testClockOffsetMs === 0,
         // A staying agent waits for coordinators for as long as it lives (a systemd unit, a long-lived pod).
         connectTimeoutMs: o.stay ? Number.POSITIVE_INFINITY : o.connectTimeoutS * 1000,
+        coordinatorWaitMs: o.coordinatorWaitS * 1000,
         stay: o.stay === true,
         spoolDir: o.spoolDir,
         workers,

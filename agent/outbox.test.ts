@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SeqReceiver } from '../shared/delivery.js';
 import type { AgentMessage } from '../shared/protocol.js';
+import { awaitFinalAck } from './hand-over.js';
 import { BATCH_ROWS, BATCH_WINDOW, Outbox } from './outbox.js';
 
 const interval = (second: number): AgentMessage => ({ type: 'interval', second, classes: {} });
@@ -159,5 +160,45 @@ describe('Outbox flow control', () => {
     o.up(next, 3);
     expect(next.sent.map(label)).toEqual(['records3#4', 'records4#5', 'records5#6', 'records6#7', 'records7#8', 'records8#9']);
     expect(o.waiting).toBe(0);
+  });
+
+  it('reset settles every waiter: acks that will never come reject with LF_UNACKED and the reason, never resolve', async () => {
+    const o = new Outbox();
+    o.up(sink());
+    o.send(records(0));
+    o.send(final);
+    const one = o.acked(1);
+    const all = o.allAcked();
+    const covered = o.acked(0); // nothing waits at or below 0: settled at once
+    await expect(covered).resolves.toBeUndefined();
+    expect(o.reset('run r2 began')).toBe(2);
+    for (const p of [one, all]) {
+      const err = await p.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: 'LF_UNACKED' });
+      expect((err as Error).message).toBe('2 message(s) never acknowledged: run r2 began');
+    }
+    // The new sequence space starts clean: nothing pending, numbering from 1, and waits that settle.
+    expect(o.pending).toBe(0);
+    expect(o.reset()).toBe(0);
+    const s = sink();
+    o.up(s);
+    expect(o.send(interval(0))).toBe(1);
+    const next = o.allAcked();
+    o.ack(1);
+    await expect(next).resolves.toBeUndefined();
+  });
+
+  it('a hand-over waiting on a reset outbox ends without the ack (the spool is kept), saying why', async () => {
+    const o = new Outbox();
+    o.up(sink());
+    o.send(final);
+    const heard: string[] = [];
+    const handed = awaitFinalAck(o.allAcked(), new Promise(() => {}), (err) => heard.push(err.message));
+    o.reset('run r2 began');
+    await expect(handed).resolves.toBe(false);
+    expect(heard).toEqual(['1 message(s) never acknowledged: run r2 began']);
   });
 });

@@ -15,6 +15,7 @@
 // Heartbeats and probe replies only mean something now: they are dropped while the link is down;
 // the run's setup messages (prepared, armed) are answered by their own timeouts.
 import { SEQUENCED_TYPES } from '../shared/delivery.js';
+import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentMessage, SequencedMessage } from '../shared/protocol.js';
 
 /** Where the outbox writes: an open link (its send drops frames once the socket is gone). */
@@ -48,8 +49,8 @@ export class Outbox {
   private queued: AgentMessage[] = [];
   private nextRseq = 1;
   private nextBatch = 0;
-  private ackWaiters: { rseq: number; resolve: () => void }[] = [];
-  private drainWaiters: (() => void)[] = [];
+  private ackWaiters: { rseq: number; resolve: () => void; reject: (err: Error) => void }[] = [];
+  private drainWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
 
   /**
    * Sends now when the link is up; otherwise keeps what must arrive and drops what is perishable.
@@ -87,20 +88,23 @@ export class Outbox {
       }
     }
     this.release();
-    if (this.unacked.length === 0 && this.held.length === 0) for (const w of this.drainWaiters.splice(0)) w();
+    if (this.unacked.length === 0 && this.held.length === 0) for (const w of this.drainWaiters.splice(0)) w.resolve();
     return covered;
   }
 
-  /** Resolves once an ack covers `rseq`. */
+  /** Resolves once an ack covers `rseq`; rejects (LF_UNACKED) if the outbox is reset first. */
   acked(rseq: number): Promise<void> {
     if (!this.unacked.some((m) => m.rseq! <= rseq)) return Promise.resolve();
-    return new Promise((resolve) => this.ackWaiters.push({ rseq, resolve }));
+    return new Promise((resolve, reject) => this.ackWaiters.push({ rseq, resolve, reject }));
   }
 
-  /** Resolves once every message that must arrive, sent so far (waiting ones included), is acknowledged. */
+  /**
+   * Resolves once every message that must arrive, sent so far (waiting ones included), is
+   * acknowledged; rejects (LF_UNACKED) if the outbox is reset first.
+   */
   allAcked(): Promise<void> {
     if (this.unacked.length === 0 && this.held.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
   }
 
   /** The link is gone: hold everything from now on. */
@@ -122,8 +126,20 @@ export class Outbox {
     return { resent: this.unacked.length, queued: waiting.length, covered };
   }
 
-  /** A new run starts a new sequence space (the last one's messages were all acknowledged or given up on). */
-  reset(): void {
+  /**
+   * A new run starts a new sequence space (the last one's messages were all acknowledged or given
+   * up on). Whoever still waits for an ack of the last one is told it will never come (rejected
+   * with LF_UNACKED and `reason`, and how many messages were left unacknowledged): a waiter left
+   * hanging would keep a hand-over open for ever, and a waiter resolved would delete a spool
+   * nobody took. Returns how many waiters were settled.
+   */
+  reset(reason = 'a new run began'): number {
+    const left = this.unacked.length + this.held.length;
+    const waiters = [...this.ackWaiters, ...this.drainWaiters];
+    if (waiters.length > 0) {
+      const err = new LoadfleetError(ErrorCode.UNACKED, `${left} message(s) never acknowledged: ${reason}`);
+      for (const w of waiters) w.reject(err);
+    }
     this.unacked = [];
     this.held = [];
     this.queued = [];
@@ -132,6 +148,7 @@ export class Outbox {
     this.nextBatch = 0;
     this.ackWaiters = [];
     this.drainWaiters = [];
+    return waiters.length;
   }
 
   /** Sequenced messages waiting for an ack. */

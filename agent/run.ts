@@ -22,7 +22,7 @@ import { runTraceTag, traceparentOf } from '../shared/trace-context.js';
 import { AfterReads } from './after-reads.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { apiAuthHeaders, endpointPaths } from './api/adapter.js';
-import { API_ADAPTERS, adapterFor, imageMarker } from './api/index.js';
+import { API_ADAPTERS, adapterFor, fillImages } from './api/index.js';
 import type { RequestResult } from './client.js';
 import { startRequest } from './client.js';
 import { Conversations } from './conversations.js';
@@ -58,14 +58,14 @@ function workloadPrompts(b: WorkloadPromptBuilder): RequestPrompts {
   return { requestId: (i) => b.requestId(i), body: (i) => b.body(i), marker: () => null };
 }
 
-// A class with prompt.images: each body's image markers become the request's PNG data URIs.
+// A class with prompt.images: each body's image markers become the request's images.
 function withImages(seed: number, cls: TrafficClass, prompts: RequestPrompts): RequestPrompts {
   if (!cls.prompt.images) return prompts;
   const images = new ClassImages(seed, cls.name, cls.prompt.images);
   return {
     requestId: (i) => prompts.requestId(i),
     marker: (i) => prompts.marker(i),
-    body: (i) => images.dataUris(i).reduce((body, uri, k) => body.replace(imageMarker(k), uri), prompts.body(i)),
+    body: (i) => fillImages(prompts.body(i), images.dataUris(i)),
   };
 }
 
@@ -256,7 +256,11 @@ export class AgentRun implements ShareRunner {
 
   /** Opens the spool every finished request is also appended to (spool.ts), then warms up. */
   async prepare(spool: SpoolTarget, part = ''): Promise<string> {
-    this.spool = await Spool.open(spool.dir, spool.header, part);
+    // A spool that cannot be written (a full disk, an I/O error) stops the load: what is finished
+    // from then on would live only in memory, lost with the process. What was finished goes over
+    // the link as usual, and `final` says why the share is short (the coordinator records it).
+    // (The session logs the reason when `final` carries it.)
+    this.spool = await Spool.open(spool.dir, spool.header, part, (err) => this.terminate(`error ${err.code}: ${err.message}`));
     return [await this.warmUp(), await this.loadTokenizer()].filter(Boolean).join('; ');
   }
 

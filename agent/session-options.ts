@@ -19,6 +19,8 @@ export interface SessionOptions {
   clockDomainDeclared: boolean;
   clock: Clock;
   connectTimeoutMs: number;
+  /** With the coordinator gone and a spool kept: how long to keep offering it (agent/outlive.ts). */
+  coordinatorWaitMs: number;
   ca?: Buffer;
   /** Where finished requests are spooled, and where a restarted agent looks for a spool to upload. */
   spoolDir: string;

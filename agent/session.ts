@@ -19,6 +19,7 @@ import { offerSpool } from './leftover.js';
 import type { Link } from './link.js';
 import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
+import { outliveCoordinator } from './outlive.js';
 import type { RunEvent } from './run-phase.js';
 import { holdsLoad, runNext } from './run-phase.js';
 import { createRunner } from './runner.js';
@@ -40,7 +41,14 @@ const RELEASE_WAIT_MS = 2000;
 export async function runAgent(opts: SessionOptions): Promise<number> {
   for (;;) {
     const code = await runSession(opts);
-    if (!opts.stay) return code;
+    // Ended without a coordinator to take its run: keep offering the spool for a stated time. (A
+    // staying agent offers it to every coordinator that comes, first thing: runSession.)
+    if (!opts.stay) {
+      if (code === ExitCode.OK || code === ExitCode.INVALID_INPUT) return code;
+      const kept = await outliveCoordinator(opts);
+      // Handed over: the coordinator that took it may still have runs to send.
+      return kept === 0 ? new Member(opts).serve() : code;
+    }
     opts.log(`waiting for the next coordinator at ${opts.coordinatorUrl}`);
     await new Promise((r) => setTimeout(r, STAY_RETRY_MS));
   }
@@ -53,6 +61,8 @@ export async function runSession(opts: SessionOptions): Promise<number> {
     const code = await offerSpool(opts, leftover).catch((err: Error) => {
       if (err instanceof LoadfleetError && err.exitCode === ExitCode.INVALID_INPUT) throw err;
       opts.log(`could not hand over ${leftover.join(', ')}: ${err.message}`);
+      // No coordinator reached: the spool stays as it is, to be offered again (outlive.ts).
+      if (err instanceof LoadfleetError && err.code === ErrorCode.JOIN_TIMEOUT) return ExitCode.FAILURE;
       return CLOSE_CODE.UNKNOWN_RUN;
     });
     // The coordinator that took the spool still has runs to send: join it as a member again.
@@ -192,7 +202,8 @@ class Member {
   private welcome(m: Extract<CoordinatorMessage, { type: 'welcome' }>): void {
     const { opts } = this;
     opts.log(`run ${m.run_id}: agent ${m.agent_index + 1} of ${m.agent_count}`);
-    this.outbox.reset();
+    // A waiter on the last run's acks (its hand-over) hears that they will not come: its spool is kept.
+    this.outbox.reset(`run ${m.run_id} began before the coordinator acknowledged them`);
     this.graceMs = m.grace_ms ?? DEFAULT_GRACE_MS;
     this.run = newRun(m.run_id, this.graceMs);
     // Same machine, same boot: the monotonic clock is the coordinator's, so its anchor is ours too.
@@ -214,8 +225,11 @@ class Member {
     const send = (msg: AgentMessage): void => {
       this.outbox.send(msg);
       if (msg.type !== 'final') return;
+      // Ended early (a stop signal, a spool that cannot be written): said here, and in `final` to the coordinator.
+      if (msg.terminated !== undefined) opts.log(`run ${m.run_id}: the load stopped early: ${msg.terminated}`);
       // `final` is the run's last message that must arrive: once everything is acknowledged, it is.
       run.finalAcked = this.outbox.allAcked();
+      run.finalAcked.catch(() => {}); // a reset before handOver awaits it is heard there
       this.step(run, 'final');
     };
     try {
@@ -270,7 +284,9 @@ class Member {
    */
   async handOver(run: CurrentRun): Promise<boolean> {
     if (run.finalAcked !== undefined) {
-      const acked = await awaitFinalAck(run.finalAcked, run.gaveUp);
+      const acked = await awaitFinalAck(run.finalAcked, run.gaveUp, (err) =>
+        this.opts.log(`run ${run.runId}: its final was not handed over (${err.message}); the spool stays in ${this.opts.spoolDir}`),
+      );
       if (acked && run.phase === 'handing-over') {
         this.step(run, 'acked');
         this.spoolRemoval = (run.keepRecords ? keepSpools : removeSpools)(this.opts.spoolDir, this.opts.agentId, run.runId).catch(() => 0);
@@ -284,6 +300,9 @@ class Member {
       this.opts.log(`run ${run.runId} handed over (${run.acks.heard} acks, ${run.acks.repeated} repeated); waiting for the next run`);
       return true;
     }
+    // A later run already under way (the outbox was reset for it) goes on; the session ends only
+    // when no coordinator took the run.
+    if (this.run !== undefined) return false;
     this.opts.log(`run ${run.runId} ended without a coordinator to take it; its spool is kept for the next one`);
     this.settle(ExitCode.FAILURE);
     return false;

@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { LoadfleetError } from '../shared/errors.js';
 import { blankRecord } from '../shared/metrics.js';
 import { findSpools, readSpool, Spool, spoolDamage } from './spool.js';
 
@@ -54,4 +55,27 @@ describe('spool files', () => {
       '1 torn last line(s) dropped (a write cut by the crash); 1 damaged line(s) that do not parse, each a request lost',
     );
   });
+
+  // /dev/full answers every write with ENOSPC: a spool file linked to it is a full disk.
+  it.skipIf(!existsSync('/dev/full'))(
+    'a write that fails (ENOSPC) is reported once, naming the path and the errno; later writes are dropped and close still ends',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'loadfleet-spool-'));
+      const header = { run_id: '20261202T100000Z-full-aaaa', agent_id: 'a', windows: [] };
+      const path = join(dir, `a.${header.run_id}.spool.ndjson`);
+      symlinkSync('/dev/full', path);
+      const heard: LoadfleetError[] = [];
+      const spool = await Spool.open(dir, header, '', (err) => heard.push(err));
+      const record = blankRecord('c', 1, null);
+      await new Promise((r) => setTimeout(r, 50));
+      spool.append([{ record, gaps: [1, 2] }]);
+      spool.append([{ record, gaps: [3] }]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(heard).toHaveLength(1);
+      expect(heard[0]!.code).toBe('LF_SPOOL_WRITE');
+      expect(heard[0]!.message).toContain(`the spool ${path} cannot be written (ENOSPC: `);
+      expect(spool.failed).toBe(heard[0]);
+      await spool.close(false);
+    },
+  );
 });

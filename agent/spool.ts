@@ -4,6 +4,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ErrorCode, LoadfleetError } from '../shared/errors.js';
 import { parseExact, stringifyExact } from '../shared/json.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { Window } from '../shared/plan.js';
@@ -23,21 +24,49 @@ export interface SpoolEntry {
   gaps: number[];
 }
 
+/**
+ * Why a spool could not be written: the path and the errno (ENOSPC, EIO, EROFS, …), in the words of
+ * an error with the stable code LF_SPOOL_WRITE.
+ */
+export function spoolWriteError(path: string, err: NodeJS.ErrnoException): LoadfleetError {
+  return new LoadfleetError(
+    ErrorCode.SPOOL_WRITE,
+    `the spool ${path} cannot be written (${err.code && !err.message.startsWith(err.code) ? `${err.code}: ` : ''}${err.message}); the load is stopped so no finished request goes unrecorded, and the spool stays until the coordinator has what it holds`,
+    { cause: err },
+  );
+}
+
 /** Appends finished requests of one run to `<dir>/<agent>.<run>.spool.ndjson`. */
 export class Spool {
   private readonly out: WriteStream;
+  /** The first write error: the stream is gone after it (later writes are dropped, close does not wait). */
+  private failure: LoadfleetError | null = null;
 
-  private constructor(readonly path: string) {
+  /** `onError` hears the first write error once (a full disk, an I/O error): the agent must stop loading. */
+  private constructor(
+    readonly path: string,
+    onError: (err: LoadfleetError) => void,
+  ) {
     this.out = createWriteStream(path, { flags: 'a' });
-    this.out.on('error', () => {}); // a full disk must not crash the agent; the link still carries the data
+    // Never a crash: the link still carries what was finished; the caller stops the load.
+    this.out.on('error', (err: NodeJS.ErrnoException) => {
+      if (this.failure) return;
+      this.failure = spoolWriteError(path, err);
+      onError(this.failure);
+    });
   }
 
   /** Opens the spool of a run and writes its header; `part` names one worker thread's file. */
-  static async open(dir: string, header: SpoolHeader, part = ''): Promise<Spool> {
+  static async open(dir: string, header: SpoolHeader, part = '', onError: (err: LoadfleetError) => void = () => {}): Promise<Spool> {
     await mkdir(dir, { recursive: true });
-    const spool = new Spool(join(dir, `${header.agent_id}.${header.run_id}${part}${SUFFIX}`));
+    const spool = new Spool(join(dir, `${header.agent_id}.${header.run_id}${part}${SUFFIX}`), onError);
     spool.out.write(`${stringifyExact(header)}\n`);
     return spool;
+  }
+
+  /** The write error that stopped this spool, if one did. */
+  get failed(): LoadfleetError | null {
+    return this.failure;
   }
 
   /**
@@ -46,6 +75,7 @@ export class Spool {
    */
   append(entries: readonly { record: RequestRecord; gaps: ArrayLike<number> }[]): void {
     let text = '';
+    if (this.failure) return;
     for (const { record, gaps } of entries) text += `${JSON.stringify({ record, gaps: Array.from(gaps) })}\n`;
     this.out.write(text);
   }
@@ -56,7 +86,8 @@ export class Spool {
    * then, with removeSpools).
    */
   async close(handedOver: boolean): Promise<void> {
-    await new Promise<void>((r) => this.out.end(() => r()));
+    // A stream that failed is destroyed: its end callback may never come.
+    if (!this.failure && !this.out.destroyed) await new Promise<void>((r) => this.out.end(() => r()));
     if (handedOver) await rm(this.path, { force: true });
   }
 }

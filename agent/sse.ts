@@ -85,6 +85,8 @@ export const EventFlag = {
   ERROR: 16,
   MALFORMED: 32,
   TOOL_CALL: 64,
+  /** Opens a tool call (its id and name) without any of its tokens: kept for the call's head, not counted. */
+  TOOL_HEAD: 128,
 } as const;
 
 const ERROR_EVENT = /^\{\s*"error"\s*:/;
@@ -105,6 +107,7 @@ export function classifyEvent(data: string, patterns: DeltaPatterns): number {
   if (patterns.reasoning?.test(trimmed)) flags |= EventFlag.REASONING;
   if (patterns.usage.test(trimmed)) flags |= EventFlag.USAGE;
   if (patterns.toolCall?.test(trimmed)) flags |= EventFlag.TOOL_CALL;
+  if (patterns.toolHead?.test(trimmed)) flags |= EventFlag.TOOL_HEAD;
   if (patterns.doneEvent?.test(trimmed)) flags |= EventFlag.DONE;
   return flags;
 }

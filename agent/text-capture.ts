@@ -67,7 +67,10 @@ export class TextCapture {
       }
     }
     if (toolArguments.length === 0) return { visible, reasoning, complete };
-    const heads = Array.from(toolArguments, (_, i) => toolHeads[i] ?? { id: '', name: '' });
-    return { visible, reasoning, complete, toolArguments: Array.from(toolArguments, (a) => a ?? ''), toolHeads: heads };
+    // The calls in index order, holes left out: an API whose index counts every content block
+    // (the Messages API's text block before a call) has none of its calls at the text's index.
+    const indices = Object.keys(toolArguments).map(Number);
+    const heads = indices.map((i) => toolHeads[i] ?? { id: '', name: '' });
+    return { visible, reasoning, complete, toolArguments: indices.map((i) => toolArguments[i]!), toolHeads: heads };
   }
 }

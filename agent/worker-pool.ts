@@ -170,6 +170,9 @@ export class WorkerPool implements ShareRunner {
         this.heartbeats[part] = m;
         return;
       case 'final':
+        // A thread that ended early on its own (its spool part cannot be written) ends the agent's
+        // share: the other threads write to the same disk, and `final` must say why.
+        if (m.terminated !== undefined) this.terminate(m.terminated);
         this.finals[part] = m;
         this.lastSecond[part] = Number.POSITIVE_INFINITY;
         this.flushSeconds();

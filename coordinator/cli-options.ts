@@ -8,6 +8,8 @@ import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import { TOKEN_ENV } from '../shared/protocol.js';
+import type { CostFlags } from './cost/flags.js';
+import { addCostFlags } from './cost/flags.js';
 import { EMBEDDED_SIM_ARGS } from './default-plan.js';
 import type { HeadroomOptions, HeadroomPolicy } from './headroom/index.js';
 import { DEFAULT_SPEED } from './headroom/load.js';
@@ -74,7 +76,7 @@ export function hostPort(value: string): { host: string; port: number } {
 export const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** The shared flags as commander parses them. */
-export interface RunFlags extends MetricsFlags {
+export interface RunFlags extends MetricsFlags, CostFlags {
   agents: number;
   listen?: { host: string; port: number };
   token?: string;
@@ -150,7 +152,7 @@ export function headroomFromFlags(
 
 /** Adds the shared run flags to a command. */
 export function addRunFlags(cmd: Command): Command {
-  return addHeadroomFlags(addMetricsOptions(cmd))
+  return addCostFlags(addHeadroomFlags(addMetricsOptions(cmd)))
     .option('--agents <n>', 'number of agents', positiveInt, 1)
     .option('--listen <host:port>', 'accept remote agents here instead of spawning local ones', hostPort)
     .option('--token <token>', `shared secret agents must present (default: $${TOKEN_ENV}; local mode generates one)`)

@@ -20,6 +20,8 @@ import type { LocalLayout, LocalLayoutMode } from './local-layout.js';
 import { chooseLocalLayout, workersOfAgentArgs } from './local-layout.js';
 import type { AgentConn } from './server.js';
 import { AgentServer } from './server.js';
+import type { StopSignal } from './stop-signals.js';
+import { stopReason } from './stop-signals.js';
 
 /** What a fleet needs: where to listen, whom to expect, and how patient to be. */
 export interface FleetOptions {
@@ -89,6 +91,8 @@ export class Fleet {
   localLayout: LocalLayout | null = null;
   private run: RunHandle | null = null;
   private closing = false;
+  /** The stop signal heard, if one came. */
+  private stoppedBy: StopSignal | null = null;
   private url = '';
 
   private constructor(
@@ -174,9 +178,26 @@ export class Fleet {
   }
 
   /** Resolves once all N agents have joined; rejects (LF_JOIN_TIMEOUT) after --join-timeout-s. */
+  /**
+   * A stop signal (coordinator/stop-signals.ts): no wait for agents goes on, and no run starts on
+   * this fleet (the one under way stops on its own); the fleet is then released as usual.
+   */
+  stop(signal: StopSignal): void {
+    this.stoppedBy ??= signal;
+    for (const w of this.waiters) w();
+  }
+
+  /** Throws LF_ABORTED (exit 130) once a stop signal came: called before waiting or starting a run. */
+  throwIfStopped(what: string): void {
+    if (this.stoppedBy === null) return;
+    throw new LoadfleetError(ErrorCode.ABORTED, `${stopReason(this.stoppedBy)} ${what}`, { exitCode: ExitCode.INTERRUPTED });
+  }
+
   async waitForAgents(): Promise<void> {
     const { agents, joinTimeoutMs } = this.opts;
-    if (await this.waitUntil(() => this.connectedCount() >= agents, joinTimeoutMs)) return;
+    const joined = await this.waitUntil(() => this.connectedCount() >= agents, joinTimeoutMs);
+    this.throwIfStopped(`while waiting for agents (${this.connectedCount()} of ${agents} joined)`);
+    if (joined) return;
     throw new LoadfleetError(
       ErrorCode.JOIN_TIMEOUT,
       `${this.connectedCount()} of ${agents} agents joined within ${joinTimeoutMs / 1000} s; start agents with: agent --coordinator ${this.url} --token …`,
@@ -195,6 +216,7 @@ export class Fleet {
       this.opts.log(`${this.connectedCount()} of ${n} agents connected; waiting up to ${agentGraceMs / 1000} s for the others to rejoin`);
       await this.waitUntil(() => this.connectedCount() >= n, agentGraceMs);
     }
+    this.throwIfStopped('before the next run');
     const missing = n - this.connectedCount();
     if (missing > maxAgentLoss) {
       throw new LoadfleetError(
@@ -328,8 +350,8 @@ export class Fleet {
     if (ready()) return Promise.resolve(true);
     return new Promise((resolve) => {
       const check = (): void => {
-        if (!ready()) return;
-        done(true);
+        if (this.stoppedBy !== null) done(ready());
+        else if (ready()) done(true);
       };
       const done = (ok: boolean): void => {
         clearTimeout(timer);

@@ -90,7 +90,18 @@ export function spawnLocalAgents(
     const name = ids.join('+');
     const child = spawn(
       process.execPath,
-      [...AGENT_NODE_FLAGS, AGENT_MAIN, '--coordinator', url, ...ids.flatMap((id) => ['--id', id]), ...extraArgs],
+      // --coordinator-wait-s 0: only this coordinator can take a local agent's spool, and a new one
+      // on this machine spawns agents of the same ids that offer it; an orphan need not linger.
+      [
+        ...AGENT_NODE_FLAGS,
+        AGENT_MAIN,
+        '--coordinator',
+        url,
+        ...ids.flatMap((id) => ['--id', id]),
+        '--coordinator-wait-s',
+        '0',
+        ...extraArgs,
+      ],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
         detached: true,

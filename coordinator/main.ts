@@ -11,6 +11,7 @@ import { addVersionAndExamples } from './cli-help.js';
 import type { RunFlags } from './cli-options.js';
 import { addFailOnSloOption, addRunFlags, recordsMode, runOptionsFromFlags } from './cli-options.js';
 import { compareCommand } from './compare/command.js';
+import { withCostFlags } from './cost/flags.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { planCommand } from './plan-dry-run/command.js';
@@ -18,6 +19,7 @@ import { writeReports } from './report/index.js';
 import { uploadCommand } from './results-upload/command.js';
 import { executeRun } from './run.js';
 import { sloExitCode } from './slo-gate.js';
+import { installStopSignals } from './stop-signals.js';
 import { sweepCommand } from './sweep/command.js';
 
 interface StartOptions extends RunFlags {
@@ -29,7 +31,7 @@ interface StartOptions extends RunFlags {
 }
 
 async function start(o: StartOptions): Promise<number> {
-  const plan = await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records });
+  const plan = withCostFlags(await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records }), o);
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
   process.stdout.write(`${result.summaryLines.join('\n')}\n`);
@@ -71,6 +73,7 @@ addRunFlags(program.command('experiment').description('run an experiment (loadfl
       file,
       outDir: o.out,
       ...(o.resume !== undefined && { resume: o.resume }),
+      cost: o,
       run: flags.options,
       print,
     }).finally(() => flags.close());
@@ -95,7 +98,10 @@ program
   .description(
     "compare a candidate with a baseline (run or experiment directories): each figure's change with an interval that holds the runs' autocorrelation (and run-to-run variation with repeats), and a verdict; a few declared figures gate",
   )
-  .argument('<baseline>', 'a run directory, or an experiment directory (its repeats of one arm)')
+  .argument(
+    '<baseline>',
+    "a run directory, an experiment directory (its repeats of one arm), or another tool's result: a vLLM bench serve JSON, a GuideLLM benchmarks.json, an AIPerf profile export (file or artifact directory) or an llm-d Benchmark Report",
+  )
   .argument('<candidate>', 'a run directory, or an experiment directory')
   .option('--out <dir>', 'where to write comparison.json and report.html (default: comparisons/<baseline>-vs-<candidate>)')
   .option('--arm <name>', 'the arm to compare in experiment directories with several')
@@ -113,6 +119,16 @@ program
   .option('--seed <s>', 'seed of the bootstrap (same inputs and seed, same intervals)', '1')
   .option('--fail-on-regression', `exit ${ExitCode.REGRESSED} when a gating figure regressed`)
   .option('--allow-different-plans', 'compare runs of different plans or schedules (refused by default)')
+  .option(
+    '--baseline-format <tool>',
+    "read the baseline as this tool's file: vllm, guidellm, aiperf or benchmark-report (default: told by its content)",
+  )
+  .option(
+    '--baseline-benchmark <n>',
+    'the benchmark (0-based) of a baseline file that holds several (a GuideLLM report; a vLLM file written with --append-result)',
+    Number,
+  )
+  .option('--class <name>', "the candidate's class a baseline from another tool stands for, when the candidate has several")
   .action(async (baseline: string, candidate: string, o: Parameters<typeof compareCommand>[2]) => {
     process.exitCode = await compareCommand(baseline, candidate, o, print);
   });
@@ -167,6 +183,9 @@ async function main(): Promise<void> {
   }
 }
 
+// SIGTERM and SIGINT for the process's whole life: a run under way stops and writes its directory;
+// with nothing under way the process exits (coordinator/stop-signals.ts).
+installStopSignals((line) => void process.stderr.write(`${line}\n`));
 await main();
 // Sockets, timers and children are all closed by now; exit explicitly so nothing lingers.
 process.exit(process.exitCode ?? 0);

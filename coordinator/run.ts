@@ -18,6 +18,7 @@ import type { RunOnFleetOptions, RunOptions, RunResult } from './run/options.js'
 import { BEFORE_START } from './run/options.js';
 import { RunSession } from './run/session.js';
 import { setUpTarget } from './run/setup.js';
+import { onStopSignal } from './stop-signals.js';
 
 export type { RunOnFleetOptions, RunOptions, RunResult } from './run/options.js';
 
@@ -41,11 +42,15 @@ export async function executeRun(opts: RunOptions): Promise<RunResult> {
 /** Opens a fleet, waits for its N agents, runs `body` on it and releases it whatever happens. */
 export async function withFleet<T>(opts: FleetOptions, releaseReason: string, body: (fleet: Fleet) => Promise<T>): Promise<T> {
   const fleet = await Fleet.open(opts);
+  // A stop signal while no run is under way (agents joining, between runs or stages) ends the
+  // waiting; the agents that came are released below either way.
+  const offStop = onStopSignal((signal) => fleet.stop(signal));
   try {
     await fleet.waitForAgents();
     return await body(fleet);
   } finally {
     await fleet.release(releaseReason);
+    offStop();
   }
 }
 

@@ -27,6 +27,20 @@ export const SERVER_FIGURES = [
   'vllm_preemptions_delta',
 ] as const;
 
+/**
+ * Per run, the budget figures read from run.json `cost.windows.all.total` (every class, the whole
+ * run): an experiment may compare its arms on them (which configuration is cheaper per token).
+ */
+export const COST_FIGURES = [
+  'output_tok_s',
+  'input_tok_s',
+  'output_tok_s_per_accelerator',
+  'input_tok_s_per_accelerator',
+  'output_tok_s_per_user',
+  'usd_per_million_output_tokens',
+  'usd_per_million_input_tokens',
+] as const;
+
 /** The window that always means the whole run. */
 export const ALL_WINDOW = 'all';
 
@@ -40,7 +54,7 @@ export function figureColumns(classes: readonly string[], windows: readonly stri
   const allWindows = [...windows.filter((w) => w !== ALL_WINDOW), ALL_WINDOW];
   const perWindow = classes.flatMap((c) => allWindows.flatMap((w) => CLASS_WINDOW_FIGURES.map((f) => `${c}_${w}_${f.suffix}`)));
   const perClass = classes.map((c) => `${c}_${CLASS_SERVER_FIGURE_SUFFIX}`);
-  return [...perWindow, ...perClass, ...SERVER_FIGURES];
+  return [...perWindow, ...perClass, ...SERVER_FIGURES, ...COST_FIGURES];
 }
 
 /** The columns `compare.metric` may name: every figure but the counts. */

@@ -35,6 +35,10 @@ export const ErrorCode = {
   CACHE_RESET_UNAVAILABLE: 'LF_CACHE_RESET_UNAVAILABLE',
   /** A per-agent state machine (coordinator/agent-phase.ts, agent/run-phase.ts) was asked for a move its table does not have. */
   PHASE_MOVE: 'LF_PHASE_MOVE',
+  /** Messages an agent sent were never acknowledged: its outbox started a new run's sequence space before an ack covered them. */
+  UNACKED: 'LF_UNACKED',
+  /** An agent's spool directory cannot be written (full, read-only, an I/O error): it stops offering load so nothing finished goes unrecorded. */
+  SPOOL_WRITE: 'LF_SPOOL_WRITE',
   /** The receiver of the server's spans could not listen on an address plan.traces names (taken, or not this machine's). */
   TRACES_LISTEN: 'LF_TRACES_LISTEN',
 } as const;

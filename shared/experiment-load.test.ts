@@ -86,6 +86,16 @@ describe('experiment files', () => {
     ]);
   });
 
+  it('accepts a budget figure as the compared figure', async () => {
+    const loaded = await loadExperimentFile(
+      experimentFile({ ...GOOD, compare: { ...GOOD.compare, metric: 'usd_per_million_output_tokens' } }),
+    );
+    expect(loaded.experiment.compare.metric).toBe('usd_per_million_output_tokens');
+    expect(await problemsOf({ ...GOOD, compare: { ...GOOD.compare, metric: 'usd_per_million_output_token' } })).toContain(
+      'compare.metric: "usd_per_million_output_token" is not a figure of arm "alone" (did you mean "usd_per_million_output_tokens"?)',
+    );
+  });
+
   it('reports the plan file’s own problems under plan', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lf-exp-'));
     writeFileSync(

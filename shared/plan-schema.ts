@@ -4,6 +4,7 @@
 // load model, fields a trace or session class must not have) is the rules in plan-validate.ts.
 import { type NumberOptions, Type } from '@sinclair/typebox';
 import { API_DESCRIPTORS, API_NAMES } from './apis/registry.js';
+import { CostSpec } from './cost-schema.js';
 import { closed, fileRoot, oneOf, say } from './schema-problems.js';
 
 /** The only plan schema this version reads. */
@@ -303,7 +304,10 @@ export const PromptSpec = closed({
         description: Type.Optional(Type.String()),
         parameters: Type.Optional(Type.Object({}, { description: "The function's JSON Schema." })),
       }),
-      { minItems: 1, description: 'api "chat": function definitions offered with every request (tool calling).' },
+      {
+        minItems: 1,
+        description: 'api "chat" or "anthropic": function definitions offered with every request (tool calling), in the API\'s own shape.',
+      },
     ),
   ),
   images: Type.Optional(
@@ -319,7 +323,10 @@ export const PromptSpec = closed({
           }),
         ),
       },
-      { description: 'api "chat": PNG or JPEG images (8-bit grayscale, seeded) sent as image_url data URIs after the text.' },
+      {
+        description:
+          'api "chat" or "anthropic": PNG or JPEG images (8-bit grayscale, seeded) sent after the text (chat: image_url data URIs; anthropic: base64 image blocks).',
+      },
     ),
   ),
   tool_loop: Type.Optional(
@@ -518,6 +525,7 @@ export const PlanFile = say(
       scrape: Type.Optional(Type.Array(ScrapeTarget, { description: 'Prometheus endpoints scraped during the run.' })),
       abort: Type.Optional(AbortRules),
       records: Type.Optional(RecordsSpec),
+      cost: Type.Optional(CostSpec),
       traces: Type.Optional(TracesSpec),
     },
     { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },

@@ -84,7 +84,7 @@ describe('an embeddings class', () => {
 });
 
 describe('a class offering tools', () => {
-  it('is chat, and tool_choice needs tools', () => {
+  it('is chat or anthropic, and tool_choice needs tools', () => {
     const tools = [{ name: 'f' }];
     expect(validatePlan(plan([{ name: 't', prompt: { input_tokens: 10, output_tokens: 5, tools, tool_choice: 'auto' }, load }])).ok).toBe(
       true,
@@ -96,7 +96,7 @@ describe('a class offering tools', () => {
       ]),
     );
     expect((r as { problems: string[] }).problems).toEqual([
-      'classes[0].prompt.tools: only allowed with api "chat" (this class sends to "responses")',
+      'classes[0].prompt.tools: only allowed with api "chat" or "anthropic" (this class sends to "responses")',
       'classes[1].prompt.tool_choice: only allowed with tools',
     ]);
   });
@@ -130,12 +130,12 @@ describe('a rerank class', () => {
 });
 
 describe('a class sending images', () => {
-  it('is chat, not sessions', () => {
+  it('is chat or anthropic, not sessions', () => {
     const images = { count: 1, width: 64, height: 64 };
     expect(validatePlan(plan([{ name: 'i', prompt: { input_tokens: 10, output_tokens: 5, images }, load }])).ok).toBe(true);
     const r = validatePlan(plan([{ name: 'i', api: 'completions', prompt: { input_tokens: 10, output_tokens: 5, images }, load }]));
     expect((r as { problems: string[] }).problems).toEqual([
-      'classes[0].prompt.images: not allowed with api "completions" (images go with api "chat", in classes other than sessions)',
+      'classes[0].prompt.images: not allowed with api "completions" (images go with api "chat" or "anthropic", in classes other than sessions)',
     ]);
   });
 });

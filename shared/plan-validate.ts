@@ -3,6 +3,7 @@
 // the shape from the plan's definition (plan-schema.ts), then the rules a schema cannot say, one
 // small function per object kind. Each rule relies only on the fields whose shape is right.
 import type { Static } from '@sinclair/typebox';
+import { costRules } from './cost-schema.js';
 import type { LoadModelName, Phase, Plan } from './plan.js';
 import { PLAN_DEFAULTS, PROMPT_DEFAULTS, TRACES_DEFAULTS } from './plan.js';
 import { HEADER_NAME, Phase as PhaseDef, PlanFile } from './plan-schema.js';
@@ -54,6 +55,7 @@ function planRules(ctx: Ctx, o: Obj): void {
   eachObj(ctx, o, 'scrape', (c, s) => httpUrl(child(c, 'url'), s['url']));
   if (isObj(o['abort'])) abortRules(child(ctx, 'abort'), o['abort'], o['classes']);
   if (isObj(o['records'])) sampledRecordsRules(child(ctx, 'records'), o);
+  if (isObj(o['cost'])) costRules(child(ctx, 'cost'), o['cost']);
   if (isObj(o['traces'])) tracesRules(child(ctx, 'traces'), o['traces']);
   noDuplicates(child(ctx, 'classes'), o['classes'], 'name');
   noDuplicates(child(ctx, 'windows'), o['windows'], 'name');

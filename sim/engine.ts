@@ -2,7 +2,8 @@
 // and one step loop for the whole server. Steps fall on an absolute grid (t0 + k·itl); a late step is recorded as overrun and the
 // grid never drifts. The first token is emitted on the first step at or after its due instant, as a
 // real engine emits it from the step that finishes prefill, so TTFT is quantised to the step period.
-import type { EngineJob, SimEngine } from './job.js';
+import { realClock } from './clock.js';
+import { type EngineJob, type JourneyEventType, note, type SimEngine } from './job.js';
 import type { AbortReason, SimMetrics } from './metrics.js';
 
 /** Timing and capacity of the engine. */
@@ -69,6 +70,7 @@ export class Engine implements SimEngine {
       return ticket;
     }
     this.waiting.add(ticket);
+    journey(ticket, 'QUEUED');
     this.admitWaiting(ticket.arrivalNs);
     return ticket;
   }
@@ -105,6 +107,7 @@ export class Engine implements SimEngine {
     const { promptTokens, pause } = ticket.job;
     const pauseMs = pause?.afterTokens === 0 ? pause.ms : 0;
     ticket.state = 'running';
+    journey(ticket, 'SCHEDULED');
     ticket.nextDueNs = nowNs + msToNs(this.timing.ttftMs + (this.timing.prefillUsPerToken * promptTokens) / 1000 + pauseMs);
     this.running.add(ticket);
   }
@@ -157,6 +160,7 @@ export class Engine implements SimEngine {
     if (index === 0) {
       this.metrics.ttft.observe(nsToS(nowNs - ticket.arrivalNs));
       this.metrics.promptTokens += job.promptTokens;
+      journey(ticket, 'FIRST_TOKEN');
     } else {
       this.metrics.itl.observe(nsToS(nowNs - ticket.lastTokenNs));
     }
@@ -172,7 +176,22 @@ export class Engine implements SimEngine {
     this.running.delete(ticket);
     this.metrics.e2e.observe(nsToS(nowNs - ticket.arrivalNs));
     this.metrics.success[ticket.job.finishReason] += 1;
+    journey(ticket, 'FINISHED');
     ticket.job.onFinish();
     this.admitWaiting(nowNs);
   }
+}
+
+// A traced job's journey is stamped on the clock spans are placed by (realClock), not this engine's
+// nanosecond one; this model has no steps, so its prompt counts as prefilled once it has a token.
+function journey(ticket: Ticket, type: JourneyEventType): void {
+  if (!ticket.job.trace) return;
+  const prefillDone = ticket.emitted > 0 ? ticket.job.promptTokens : 0;
+  note(ticket.job, {
+    type,
+    atS: realClock.nowS(),
+    prefillDone,
+    decodeDone: ticket.emitted,
+    ...(type === 'SCHEDULED' ? { kind: 'FIRST' } : {}),
+  });
 }

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { GenerationRequest, ResponseIdentity, SimStream, ToolCallPart } from './apis/contract.js';
 import { CONTENT_TOKEN, REASONING_TOKEN, usageOf } from './apis/contract.js';
 import { type FaultKind, faultTokenIndex } from './faults.js';
-import type { EngineJob, EngineTicket, SimEngine } from './job.js';
+import type { EngineJob, EngineTicket, JobTrace, SimEngine } from './job.js';
 import type { AbortReason, FinishReason } from './metrics.js';
 import { fnv1a32 } from './tokenizer.js';
 
@@ -28,6 +28,8 @@ export interface GenerationContext {
   fault: FaultKind | undefined;
   reasoningTokens: number;
   stallMs: number;
+  /** Present when spans are sent: where the engine notes the request's journey. */
+  trace?: JobTrace | undefined;
 }
 
 /** Output length: exactly max_tokens with ignore_eos, else a stable "EOS" point from the prompt hash. */
@@ -61,6 +63,7 @@ export function serveGeneration(ctx: GenerationContext): void {
     priority: ctx.priority,
     ...(ctx.blockHashes ? { blockHashes: ctx.blockHashes } : {}),
     ...(fault === 'stall' ? { pause: { afterTokens: plan.faultAt, ms: ctx.stallMs } } : {}),
+    ...(ctx.trace ? { trace: ctx.trace } : {}),
     ...(ctx.request.stream
       ? streamingCallbacks(ctx, plan, end, () => job.cachedTokens)
       : bufferedCallbacks(ctx, plan, end, () => job.cachedTokens)),

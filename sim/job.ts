@@ -18,6 +18,10 @@ export interface EngineJob {
   blockHashes?: readonly number[];
   /** Set by a prefix-caching engine when it first admits the job: prompt tokens found in the cache (usage.prompt_tokens_details.cached_tokens). */
   cachedTokens?: number;
+  /** Disaggregated serving: prompt tokens whose KV arrived from a prefill replica, not computed here. */
+  remoteKvTokens?: number;
+  /** Present only when spans are sent: the engine notes the request's journey into it (journey.ts). */
+  trace?: JobTrace;
   /** The token with this 0-based index is due now. */
   onToken(index: number): void;
   /** The last token is out. */
@@ -45,4 +49,36 @@ export interface SimEngine {
   stop(): void;
   /** Forgets every cached prefix (engines with a prefix cache); returns the blocks forgotten. */
   resetPrefixCache?(): number;
+}
+
+/** A transition of a request inside one replica, named as vLLM's journey events are. */
+export type JourneyEventType = 'QUEUED' | 'SCHEDULED' | 'FIRST_TOKEN' | 'PREEMPTED' | 'FINISHED';
+
+/** One journey event: when (the engine clock's monotonic seconds) and how far the request had got. */
+export interface JourneyEvent {
+  type: JourneyEventType;
+  atS: number;
+  /** Prompt tokens whose KV was computed (or received) by then. */
+  prefillDone: number;
+  /** Output tokens emitted by then. */
+  decodeDone: number;
+  /** The engine step it happened in (vLLM model only). */
+  step?: number;
+  /** SCHEDULED only: the first time, or again after a preemption. */
+  kind?: 'FIRST' | 'RESUME';
+}
+
+/** What one request's span is built from, filled in by the engines while it runs. */
+export interface JobTrace {
+  /** The journey on the replica that answers (the decode replica when disaggregated). */
+  journey: JourneyEvent[];
+  /** Disaggregated serving: the prefill replica's part. */
+  prefill?: { arrivalS: number; journey: JourneyEvent[] };
+  /** Disaggregated serving: when the request reached its decode replica, and how long its KV took to arrive. */
+  decode?: { arrivalS: number; kvTransferS: number };
+}
+
+/** Notes a journey event on a traced job (a no-op for an untraced one). */
+export function note(job: EngineJob, event: JourneyEvent): void {
+  job.trace?.journey.push(event);
 }

@@ -101,6 +101,23 @@ function parseArgs(argv: string[]): SimOptions {
     .option('--fault <NAME=VALUE>', 'inject a fault, e.g. 429-rate=0.1 or stall-ms=500 (repeatable)', faultArg, [])
     .option('--fault-seed <n>', 'seed of the fault PRNG', numberArg, d.faultSeed)
     .option('--allow-fault-header', 'honour the x-sim-fault request header', false)
+    .option(
+      '--otlp-traces-endpoint <url>',
+      "send an OpenTelemetry span per request (vLLM's llm_request) here; protocol from OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: grpc (default), http/protobuf or http/json",
+    )
+    .option(
+      '--prefill-replicas <n>',
+      'disaggregated serving: prefill replicas in front of the --replicas decode replicas (0: aggregated)',
+      numberArg,
+      d.prefillReplicas,
+    )
+    .option('--kv-transfer-ms <ms>', "disaggregated: time to move a request's KV to its decode replica", numberArg, d.kvTransferMs)
+    .option(
+      '--kv-transfer-us-per-token <us>',
+      'disaggregated: further KV transfer time per prompt token',
+      numberArg,
+      d.kvTransferUsPerToken,
+    )
     .version(simVersion())
     .addHelpText(
       'after',
@@ -108,11 +125,13 @@ function parseArgs(argv: string[]): SimOptions {
 Examples:
   ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --port 8000          # one simulated vLLM replica (the seed's H100 profile)
   ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --port 8000 --gateway          # behind inference-gateway flow control
-  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --ttft-ms 40 --itl-ms 8 --fault 429-rate=0.1          # fixed timing, 10% 429s`,
+  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --ttft-ms 40 --itl-ms 8 --fault 429-rate=0.1          # fixed timing, 10% 429s
+  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --otlp-traces-endpoint http://127.0.0.1:4317          # a span per request, OTLP/gRPC
+  ${process.env.LOADFLEET_ARGV0 ?? 'loadfleet'} sim --prefill-replicas 1 --kv-transfer-ms 20 --otlp-traces-endpoint http://127.0.0.1:4317          # prefill and decode spans`,
     )
     .exitOverride()
     .parse(argv);
-  type Optional = 'engine' | 'upstream' | 'kvCacheTokens' | 'ttftMs' | 'itlMs' | 'prefillUsPerToken';
+  type Optional = 'engine' | 'upstream' | 'kvCacheTokens' | 'ttftMs' | 'itlMs' | 'prefillUsPerToken' | 'otlpTracesEndpoint';
   type Flags = Omit<Required<SimOptions>, 'faults' | 'stallMs' | 'objectives' | Optional> &
     Partial<Pick<SimOptions, Optional>> & {
       fault: FaultFlag[];

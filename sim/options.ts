@@ -69,6 +69,14 @@ export interface SimOptions {
   faultSeed?: number;
   /** Honour the `x-sim-fault` request header. */
   allowFaultHeader?: boolean;
+  /** Where to send one OpenTelemetry span per request (vLLM's --otlp-traces-endpoint); '' sends none. */
+  otlpTracesEndpoint?: string;
+  /** Disaggregated serving: prefill replicas in front of the `replicas` decode replicas; 0 serves aggregated. */
+  prefillReplicas?: number;
+  /** Disaggregated serving: fixed time to move one request's KV cache from its prefill to its decode replica. */
+  kvTransferMs?: number;
+  /** Disaggregated serving: further KV transfer time per prompt token. */
+  kvTransferUsPerToken?: number;
 }
 
 /** SimOptions with every field present. */
@@ -109,6 +117,10 @@ export const SIM_DEFAULTS: ResolvedSimOptions = {
   stallMs: 500,
   faultSeed: 1,
   allowFaultHeader: false,
+  otlpTracesEndpoint: '',
+  prefillReplicas: 0,
+  kvTransferMs: 5,
+  kvTransferUsPerToken: 0,
 };
 
 /** Thrown for invalid settings; `problems` lists each one as `field: what is wrong`. */
@@ -145,6 +157,9 @@ const NUMBER_RULES: NumberRule[] = [
   ['loraLoadMs', 0, false],
   ['stallMs', 0, false],
   ['faultSeed', 0, true, 0xffffffff],
+  ['prefillReplicas', 0, true, 64],
+  ['kvTransferMs', 0, false],
+  ['kvTransferUsPerToken', 0, false],
 ];
 
 const CHOICES: [field: keyof ResolvedSimOptions, allowed: readonly string[]][] = [
@@ -197,6 +212,16 @@ function objectiveProblems(objectives: unknown): string[] {
 }
 
 function modeProblems(options: ResolvedSimOptions): string[] {
+  const problems: string[] = [];
+  if (options.otlpTracesEndpoint !== '' && !(URL.canParse(options.otlpTracesEndpoint) && /^https?:/.test(options.otlpTracesEndpoint)))
+    problems.push('otlpTracesEndpoint: expected an http(s) URL');
+  // The split runs the vLLM model's scheduler on both sides; the simple engine has no prefill to split.
+  if (options.prefillReplicas > 0 && (options.engine !== 'vllm' || options.upstream !== ''))
+    problems.push('prefillReplicas: needs the vllm engine and simulated replicas (no --upstream)');
+  return [...problems, ...upstreamProblems(options)];
+}
+
+function upstreamProblems(options: ResolvedSimOptions): string[] {
   if (options.upstream === '') return [];
   if (!options.gateway) return ['upstream: needs gateway mode (--gateway)'];
   return URL.canParse(options.upstream) && /^https?:/.test(options.upstream) ? [] : ['upstream: expected an http(s) URL'];

@@ -2,6 +2,7 @@
 // model), the optional gateway, and their metrics. The server runs it on wall time; the offline
 // fit (fit.ts) runs the very same objects on a virtual clock.
 import { realClock, type SimClock } from './clock.js';
+import { DisaggregatedPair } from './disaggregated.js';
 import { Engine } from './engine.js';
 import { Gateway } from './gateway.js';
 import { GatewayMetrics } from './gateway-metrics.js';
@@ -13,7 +14,7 @@ import { VllmEngine } from './vllm-engine.js';
 
 /** The simulated serving stack. */
 export interface SimPool {
-  /** The in-process replicas (none in front of a real upstream). */
+  /** The in-process replicas (none in front of a real upstream); disaggregated, the decode replicas then the prefill ones. */
   readonly engines: readonly SimEngine[];
   /** Flow control, in gateway mode. */
   readonly gateway: Gateway | undefined;
@@ -32,11 +33,16 @@ export interface SimPool {
 /** Builds the pool `options` describe; `startTimeS` is the process start time reported. */
 export function buildPool(options: ResolvedSimOptions, clock: SimClock = realClock, startTimeS = Date.now() / 1000): SimPool {
   const count = options.upstream === '' ? options.replicas : 0;
+  const prefillCount = count > 0 ? options.prefillReplicas : 0;
+  const total = count + prefillCount;
   const metrics = Array.from(
-    { length: count },
-    (_, i) => new SimMetrics(options.model, startTimeS, count > 1 ? { engine: String(i) } : {}),
+    { length: total },
+    (_, i) => new SimMetrics(options.model, startTimeS, total > 1 ? { engine: String(i) } : {}),
   );
   const engines = metrics.map((m) => newEngine(options, m, clock));
+  const decodes = engines.slice(0, count);
+  const prefills = engines.slice(count);
+  const transfer = { fixedS: options.kvTransferMs / 1000, perTokenS: options.kvTransferUsPerToken / 1e6 };
   const gatewayMetrics = options.gateway ? new GatewayMetrics(options.model) : undefined;
   const gateway = gatewayMetrics
     ? new Gateway(
@@ -53,7 +59,8 @@ export function buildPool(options: ResolvedSimOptions, clock: SimClock = realClo
   return {
     engines,
     gateway,
-    pick: () => leastLoaded(engines),
+    pick: () =>
+      prefills.length > 0 ? new DisaggregatedPair(leastLoaded(prefills), leastLoaded(decodes), clock, transfer) : leastLoaded(engines),
     priorityOf: (objective) => (objective === undefined ? 0 : (options.objectives[objective] ?? 0)),
     replicaFamilies: () =>
       engines.flatMap((e, i) => metrics[i]!.families({ running: e.runningCount, waiting: e.waitingCount, kvUsage: e.kvUsage })),

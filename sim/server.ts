@@ -15,7 +15,9 @@ import { ApiError, parseGenerationRequest, parseJsonObject, parseTokenizeRequest
 import { type ResolvedSimOptions, resolveSimOptions, type SimOptions } from './options.js';
 import { buildPool, type SimPool } from './pool.js';
 import { servePooling } from './prefill-job.js';
+import { traceRequest } from './request-trace.js';
 import { tokenIds } from './tokenizer.js';
+import type { SpanSink } from './tracing.js';
 import { forward } from './upstream.js';
 
 /** A running simulator. */
@@ -42,6 +44,8 @@ interface SimState {
   cacheResets: number;
   /** The LoRA adapter table (none without --lora-modules). */
   lora: LoraSlots | undefined;
+  /** Where finished requests' spans go (none without --otlp-traces-endpoint). */
+  spans: SpanSink | undefined;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, state: SimState) => void | Promise<void>;
@@ -76,6 +80,9 @@ const ROUTES: Record<string, Record<string, Handler>> = {
 export async function startSim(input: SimOptions = {}): Promise<SimServer> {
   const options = resolveSimOptions(input);
   const startTimeS = Date.now() / 1000;
+  // The OpenTelemetry SDK is loaded only when spans are asked for.
+  const spans =
+    options.otlpTracesEndpoint === '' ? undefined : await (await import('./tracing.js')).startTracing(options.otlpTracesEndpoint);
   const state: SimState = {
     options,
     pool: buildPool(options, undefined, startTimeS),
@@ -85,6 +92,7 @@ export async function startSim(input: SimOptions = {}): Promise<SimServer> {
     cacheResets: 0,
     lora:
       options.loraModules.length > 0 ? new LoraSlots(options.loraModules, options.maxLoras, options.loraLoadMs, options.model) : undefined,
+    spans,
   };
   // Idle keep-alive sockets stay open 65 s (Node's default is 5 s) so a load generator's pooled
   // connections are not closed under it between requests, which would show up as spurious resets.
@@ -100,7 +108,8 @@ export async function startSim(input: SimOptions = {}): Promise<SimServer> {
     vllmMetricsUrl: options.upstream === '' ? `${url}/vllm/metrics` : undefined,
     eppMetricsUrl: options.gateway ? `${url}/epp/metrics` : undefined,
     close: () => {
-      closing ??= shutdown(server, state.pool);
+      // Pending spans are sent before the simulator is reported closed.
+      closing ??= shutdown(server, state.pool).then(() => spans?.shutdown());
       return closing;
     },
   };
@@ -211,7 +220,7 @@ async function generate(api: SimGenerationApi, req: IncomingMessage, res: Server
   }
   const { objective, fairnessId } = flowHeaders(req.headers);
   const band = pool.priorityOf(objective);
-  const simulate = request ? simulated(request, res, state, fault, explicitPriority ?? band) : undefined;
+  const simulate = request ? simulated(request, req, res, state, fault, explicitPriority ?? band) : undefined;
   // A request naming a LoRA adapter reaches the engine once its adapter is loaded (lora.ts).
   const adapter = typeof body?.['model'] === 'string' && state.lora?.has(body['model']) ? body['model'] : undefined;
   const serve = simulate
@@ -253,6 +262,7 @@ async function pooling(api: SimPoolingApi, req: IncomingMessage, res: ServerResp
 // Serving on a simulated replica, picked when the request is dispatched (not when it arrives).
 function simulated(
   request: GenerationRequest,
+  req: IncomingMessage,
   res: ServerResponse,
   state: SimState,
   fault: FaultKind | undefined,
@@ -267,8 +277,21 @@ function simulated(
   };
   const blockHashesOf = options.enablePrefixCaching && options.engine === 'vllm' ? blockHashes(tokenIds(request.promptText)) : undefined;
   const { reasoningTokens, stallMs } = options;
-  return () =>
-    serveGeneration({ res, engine: pool.pick(), request, who, fault, priority, blockHashes: blockHashesOf, reasoningTokens, stallMs });
+  return () => {
+    const trace = state.spans ? traceRequest(state.spans, req, res, request, who) : undefined;
+    serveGeneration({
+      res,
+      engine: pool.pick(),
+      request,
+      who,
+      fault,
+      priority,
+      blockHashes: blockHashesOf,
+      reasoningTokens,
+      stallMs,
+      trace,
+    });
+  };
 }
 
 // `x-sim-priority` sets the engine's scheduling priority directly (it wins over the gateway band).

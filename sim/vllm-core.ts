@@ -4,7 +4,7 @@
 // and unfinished prefill chunks), then waiting ones while max_num_seqs, the token budget and the KV
 // cache allow; a request that needs a block when none is free preempts the newest running request
 // (recompute: its blocks are freed and it waits to prefill again).
-import type { EngineJob } from './job.js';
+import { type EngineJob, type JourneyEvent, type JourneyEventType, note } from './job.js';
 import { BLOCK_SIZE, emptyHolder, KvCache } from './kv-cache.js';
 import type { AbortReason, SimMetrics } from './metrics.js';
 import { type EngineProfile, stepDurationS } from './profile.js';
@@ -28,6 +28,9 @@ export class VllmCore {
   private running: Seq[] = [];
   private nextOrder = 0;
   private live = { running: 0, waiting: 0 };
+  // Steps planned so far and the start of the current one, for journey events (traced jobs only).
+  private steps = 0;
+  private stepStartS = 0;
 
   constructor(
     private readonly config: ReplicaConfig,
@@ -71,7 +74,10 @@ export class VllmCore {
       kv: emptyHolder(),
       pausedUntilS,
       lastTokenS: nowS,
+      remoteKv: job.remoteKvTokens ?? 0,
     };
+    // A disaggregated decode noted its arrival itself, before its KV transfer.
+    if (job.trace?.journey.length === 0) note(job, this.event(seq, 'QUEUED', nowS));
     this.enqueue(seq);
     return seq;
   }
@@ -103,6 +109,8 @@ export class VllmCore {
   /** Plans the step starting at `nowS`; undefined when nothing can run. */
   schedule(nowS: number): StepPlan | undefined {
     this.running = this.running.filter((s) => s.state === 'running');
+    this.steps += 1;
+    this.stepStartS = nowS;
     const plan = emptyPlan();
     let budget = this.config.maxNumBatchedTokens;
     let preempted = false;
@@ -148,7 +156,8 @@ export class VllmCore {
       const total = numTokens(seq);
       const hits =
         this.config.prefixCaching && seq.job.blockHashes ? this.kv.lookup(seq.job.blockHashes, Math.floor((total - 1) / BLOCK_SIZE)) : [];
-      const cachedTokens = hits.length * BLOCK_SIZE;
+      // KV received from a prefill replica counts like a cache hit, once: after a preemption it is recomputed.
+      const cachedTokens = Math.max(hits.length * BLOCK_SIZE, seq.remoteKv);
       const tokens = Math.min(total - cachedTokens, budget);
       if (!this.kv.admit(seq.kv, hits, cachedTokens + tokens)) break;
       if (this.config.prefixCaching) {
@@ -162,6 +171,13 @@ export class VllmCore {
       this.live.running += 1;
       seq.state = 'running';
       seq.computed = cachedTokens;
+      seq.remoteKv = 0;
+      if (seq.job.trace) {
+        const kind = seq.job.trace.journey.some((e) => e.type === 'SCHEDULED') ? 'RESUME' : 'FIRST';
+        // A step that catches up on a late timer starts at its due time, which may precede the
+        // request's arrival in this engine by up to CATCH_UP_S: the event is never stamped before it.
+        note(seq.job, { ...this.event(seq, 'SCHEDULED', Math.max(nowS, seq.arrivalS)), kind });
+      }
       this.running.push(seq);
       addToPlan(plan, seq, tokens);
       budget -= tokens;
@@ -197,6 +213,7 @@ export class VllmCore {
   private preempt(seq: Seq): void {
     this.leaveRunning(seq);
     this.running.splice(this.running.indexOf(seq), 1);
+    if (seq.job.trace) note(seq.job, this.event(seq, 'PREEMPTED', this.stepStartS));
     seq.computed = 0;
     this.metrics.preemptions += 1;
     this.enqueue(seq);
@@ -221,6 +238,7 @@ export class VllmCore {
     if (index === 0) {
       this.metrics.ttft.observe(nowS - seq.arrivalS);
       this.metrics.promptTokens += job.promptTokens;
+      if (job.trace) note(job, this.event(seq, 'FIRST_TOKEN', nowS));
     } else {
       this.metrics.itl.observe(nowS - seq.lastTokenS);
     }
@@ -235,6 +253,12 @@ export class VllmCore {
     seq.state = 'done';
     this.metrics.e2e.observe(nowS - seq.arrivalS);
     this.metrics.success[seq.job.finishReason] += 1;
+    if (seq.job.trace) note(seq.job, this.event(seq, 'FINISHED', nowS));
     seq.job.onFinish();
+  }
+
+  private event(seq: Seq, type: JourneyEventType, atS: number): JourneyEvent {
+    const prefillDone = Math.min(seq.computed, seq.job.promptTokens);
+    return { type, atS, prefillDone, decodeDone: seq.generated, step: this.steps };
   }
 }

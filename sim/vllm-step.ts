@@ -21,6 +21,8 @@ export interface Seq extends EngineTicket {
   pausedUntilS: number;
   /** When the last token went out (arrival before the first), for the inter-token histogram. */
   lastTokenS: number;
+  /** Prompt tokens whose KV a prefill replica sent, until the first admission uses them. */
+  remoteKv: number;
 }
 
 /** One step: who runs how many tokens, and how long it takes. */

@@ -84,4 +84,50 @@ describe('the Anthropic Messages API', () => {
       `anthropic: ${msg.length} requests 40 in / 12 out exact, ${turns.length} session turns; TTFO p50 ${r.ttfo_p50_ms} ms, TTFT p50 ${r.ttft_p50_ms} ms, ITL p50 ${r.itl_p50_ms} ms`,
     );
   });
+
+  it('offers tools, loops their results back as tool_result blocks, and sends images as base64 blocks', { timeout: 120_000 }, async () => {
+    const load = { model: 'constant-rate' as const, phases: [{ start_s: 0, duration_s: 2, rate_per_s: 4 }] };
+    const plan: Plan = {
+      schema: 'loadfleet.plan/v1',
+      name: 'anthropic-tools',
+      seed: 12,
+      duration_s: 2.2,
+      drain_timeout_s: 10,
+      target: { base_url: sim.baseUrl, api: 'anthropic', model: 'loadfleet-sim', timeout_s: 10, api_key_env: KEY_ENV },
+      classes: [
+        { name: 'call', prompt: { input_tokens: 40, output_tokens: 8, tools: [{ name: 'lookup' }], tool_choice: 'required' }, load },
+        {
+          name: 'loop',
+          prompt: { output_tokens: 6, tools: [{ name: 'search' }], tool_choice: 'required', tool_loop: true },
+          load: {
+            model: 'sessions',
+            phases: [{ start_s: 0, duration_s: 1, rate_per_s: 2 }],
+            session: { turns: 3, think_time_s: 0.1, user_tokens: 30 },
+          },
+        },
+        { name: 'seeing', prompt: { input_tokens: 40, output_tokens: 4, images: { count: 1, width: 112, height: 56 } }, load },
+      ],
+    };
+    const { run, rows } = await runPlanToEnd(plan, ['--agents', '2']);
+    expect(run.failed).toBe(0);
+    const calls = rows.filter((r) => r.class === 'call');
+    expect(calls).toHaveLength(8);
+    // 3 thinking tokens, then the call's 5 argument fragments; the block start is its head, not a token.
+    for (const r of calls)
+      expect(r).toMatchObject({
+        status: 'ok',
+        tool_calls: 1,
+        tool_arguments_valid: true,
+        tool_call_chunks: 5,
+        reasoning_chunks: 3,
+        completion_tokens: 8,
+      });
+    expect(run.classes.call.tool_calls).toMatchObject({ tool_calls: 8, arguments_valid: 8 });
+    // Every turn after the first sent the call back and its result: engine-sim read both (a 400 otherwise).
+    const loop = rows.filter((r) => r.class === 'loop');
+    expect(loop.filter((r) => r.turn === 3).length).toBeGreaterThan(0);
+    for (const r of loop) expect([r.status, r.tool_calls]).toEqual(['ok', 1]);
+    // A 112×56 image costs 4×2 = 8 tokens beyond the 40 planned text tokens.
+    for (const r of rows.filter((x) => x.class === 'seeing')) expect([r.status, r.prompt_tokens]).toEqual(['ok', 48]);
+  });
 });

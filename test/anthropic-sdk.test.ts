@@ -63,6 +63,62 @@ describe('engine-sim /v1/messages, read by the official Anthropic SDK', () => {
     expect(whole.usage.cache_read_input_tokens).toBeGreaterThanOrEqual(16);
   });
 
+  it('streams a tool call the SDK assembles into a tool_use block with parsed input, stopping with "tool_use"', async () => {
+    const tools = [{ name: 'lookup', description: 'Find a record.', input_schema: { type: 'object' as const, properties: {} } }];
+    const stream = client.messages.stream({
+      model: 'loadfleet-sim',
+      max_tokens: 6,
+      tools,
+      tool_choice: { type: 'any' },
+      messages: [{ role: 'user', content: PROMPT }],
+      ignore_eos: true,
+    } as never);
+    const message = await stream.finalMessage();
+    // Two thinking tokens, then the call: its input is the four remaining tokens' fragments, valid JSON.
+    const call = message.content.find((b) => b.type === 'tool_use');
+    expect(call).toMatchObject({ type: 'tool_use', name: 'lookup' });
+    expect(call?.type === 'tool_use' && call.input).toEqual({ input: 'tok tok ' });
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.usage.output_tokens).toBe(6);
+    const whole = await client.messages.create({
+      model: 'loadfleet-sim',
+      max_tokens: 6,
+      tools,
+      messages: [{ role: 'user', content: PROMPT }],
+    });
+    expect(whole.content.find((b) => b.type === 'tool_use')).toMatchObject({ type: 'tool_use', name: 'lookup' });
+    expect(whole.stop_reason).toBe('tool_use');
+  });
+
+  it('reads a loop turn (tool_use and tool_result blocks) and charges an image block by its size', async () => {
+    const turn = (content: never) =>
+      client.messages.create({
+        model: 'loadfleet-sim',
+        max_tokens: 2,
+        messages: [
+          { role: 'user', content: 'find it' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'a' } }] },
+          { role: 'user', content },
+        ],
+      });
+    const result = await turn([{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'one two three' }] as never);
+    expect(result.usage.input_tokens + (result.usage.cache_read_input_tokens ?? 0)).toBe(
+      countTokens('find it') + countTokens(JSON.stringify({ q: 'a' })) + countTokens('one two three'),
+    );
+    // A 56×28 PNG is 2×1 image tokens.
+    const png = Buffer.alloc(24);
+    png.write('\x89PNG\r\n\x1a\n', 0, 'latin1');
+    png.writeUInt32BE(56, 16);
+    png.writeUInt32BE(28, 20);
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } };
+    const withImage = await turn([{ type: 'text', text: 'one two three' }, image] as never);
+    expect(withImage.usage.input_tokens + (withImage.usage.cache_read_input_tokens ?? 0)).toBe(
+      result.usage.input_tokens + (result.usage.cache_read_input_tokens ?? 0) + 2,
+    );
+    const bad = turn([{ type: 'image', source: { type: 'url', url: 'http://x/y.png' } }] as never);
+    await expect(bad).rejects.toMatchObject({ status: 400 });
+  });
+
   it("refuses a body without max_tokens with a 400 the SDK raises as the API's error", async () => {
     const missing = client.messages.create({ model: 'loadfleet-sim', messages: [{ role: 'user', content: 'x' }] } as never);
     await expect(missing).rejects.toMatchObject({ status: 400 });

@@ -66,6 +66,8 @@ describe('llm-d Benchmark Report', () => {
     expect([agg.requests.total, agg.requests.failures]).toEqual([run.requests, run.failed]);
     expect(whole.scenario.load.standardized).toMatchObject({ tool: 'loadfleet', parallelism: 2 });
     expect(whole.scenario.load.native.config.loadfleet.slo_verdicts.rt.verdict).toBe(run.classes.rt.slo_verdict.verdict);
+    // The standard has no place for a price: run.json's cost figures travel whole in the native part.
+    expect(whole.scenario.load.native.config.loadfleet.cost.windows.all.total.output_tokens).toBe(run.cost.windows.all.total.output_tokens);
     // The whole run's TTFT merges both classes' histograms: its count-weighted mean is theirs.
     const ttft = (c: string) => run.classes[c].windows.all;
     const mergedMean =

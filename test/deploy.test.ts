@@ -300,6 +300,30 @@ describe('deploy/bin/loadfleet (the image entry point)', () => {
     expect(out2.trim().split('\n')).toEqual(['ready', 'SIGTERM']);
   });
 
+  it('with an upload after the coordinator, passes each stop signal on as it came and keeps its exit status', async () => {
+    // A fake coordinator that reports every signal it gets and leaves as the real one does (130).
+    const home3 = tempDir('loadfleet-deploy-upload-signal-');
+    mkdirSync(join(home3, 'dist/coordinator'), { recursive: true });
+    writeFileSync(
+      join(home3, 'dist/coordinator/main.js'),
+      `if (process.argv[2] === 'upload') process.exit(0);
+       for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => { console.log(s); setTimeout(() => process.exit(130), 200); });
+       console.log('ready'); setInterval(() => {}, 1000);\n`,
+    );
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const child = spawn(entry, ['coordinator', 'start'], {
+        env: { ...process.env, LOADFLEET_HOME: home3, LOADFLEET_UPLOAD_URL: 's3://b/p', LOADFLEET_UPLOAD_DIR: join(home3, 'none') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      await waitFor(child.stdout, /ready/);
+      child.kill(signal);
+      expect(await new Promise<number | null>((resolve) => child.on('exit', resolve)), signal).toBe(130);
+      expect(out.trim().split('\n')).toEqual(['ready', signal]);
+    }
+  });
+
   it('turns a non-empty LOADFLEET_CLOCK_DOMAIN into --clock-domain for agents only, before explicit arguments', () => {
     const env = { LOADFLEET_CLOCK_DOMAIN: 'ptp:rack-a' };
     expect(JSON.parse(run(['agent', '--id=a-0'], env).stdout)).toEqual(['agent', '--clock-domain', 'ptp:rack-a', '--id=a-0']);

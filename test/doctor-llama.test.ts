@@ -30,7 +30,7 @@ describe.skipIf(skipFor('real llama.cpp inference', nodeLlamaCppMissing()))('loa
     expect(report.metrics[0]).toMatchObject({ ok: false });
     expect(report.notes.join('\n')).toContain('no serving metrics found');
     console.log(
-      `doctor on llama.cpp: ${report.requests_made} requests; ${report.tokenize.detail}; probe prompt ${report.tokenize.probe_tokens} tokens`,
+      `doctor on llama.cpp: ${report.requests_made} requests; ${report.tokenize.detail}; probe prompt ${report.tokenize.probe_tokens} tokens; messages: ${report.apis.anthropic?.detail}`,
     );
   });
 });

@@ -34,7 +34,7 @@ describe('loadfleet doctor against engine-sim', () => {
     return s.baseUrl;
   };
 
-  it('chat and completions stream with usage; its tokenize dialect and vLLM metrics are found; a bare host gets /v1', async () => {
+  it('chat, completions and the Messages API stream with usage; its tokenize dialect and vLLM metrics are found; a bare host gets /v1', async () => {
     const base = await sim(['--ttft-ms', '5', '--itl-ms', '1']);
     const { code, report } = await doctorJson(base.replace(/\/v1$/, ''));
     expect(code).toBe(0);
@@ -46,7 +46,7 @@ describe('loadfleet doctor against engine-sim', () => {
       preferred_api: 'chat',
     });
     expect(report.models).toMatchObject({ ok: true, served: ['loadfleet-sim'], max_model_len: 32768 });
-    for (const api of ['chat', 'completions']) {
+    for (const api of ['chat', 'completions', 'anthropic']) {
       expect(report.apis[api]).toMatchObject({
         reachable: true,
         streams: true,
@@ -61,7 +61,9 @@ describe('loadfleet doctor against engine-sim', () => {
     expect(report.metrics).toHaveLength(1);
     expect(report.metrics[0]).toMatchObject({ url: `${base.replace(/\/v1$/, '')}/metrics`, ok: true, stacks: ['vLLM'] });
     expect(report.notes).toEqual([]);
-    expect(report.requests_made).toBeLessThanOrEqual(11);
+    expect(report.apis.anthropic.detail).toMatch(/ending in message_stop/);
+    expect(report.apis.anthropic.stream_options).toBeNull();
+    expect(report.requests_made).toBeLessThanOrEqual(13);
     expect(Object.keys(report.definitions)).toEqual(expect.arrayContaining(['requests_made', 'first_byte_ms', 'probe_tokens']));
   });
 

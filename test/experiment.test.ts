@@ -36,7 +36,17 @@ describe('coordinator experiment', () => {
   });
 
   it('runs arms × repeats interleaved, tags each run, and writes the manifest and analysis.json', async () => {
-    const res = await experiment([file, '--out', join(work, 'out'), '--quiet', ...RUN_FLAGS]).done;
+    const res = await experiment([
+      file,
+      '--out',
+      join(work, 'out'),
+      '--quiet',
+      ...RUN_FLAGS,
+      '--cost-per-hour',
+      '10',
+      '--accelerators',
+      'sim:2',
+    ]).done;
     expect(res.code, res.stderr).toBe(0);
     const dir = onlyDir(join(work, 'out'));
     const manifest = readJson(join(dir, 'manifest.json'));
@@ -74,6 +84,16 @@ describe('coordinator experiment', () => {
       expect(s.http_200_total).toBe(analysis.runs.filter((r: any) => r.arm === arm).reduce((a: number, r: any) => a + r.http_200, 0));
     }
     expect(analysis.by_arm['rt only'].bulk_surge_p95_ttft_ms).toEqual({ median: null, min: null, max: null });
+    // The cost flags reach every run; each arm is one point of the Pareto front, at its medians.
+    // (output_tok_s is written to 3 decimals, so the cost recomputed from it agrees to about 1e-5.)
+    for (const r of analysis.runs)
+      expect(Math.abs(r.usd_per_million_output_tokens / ((10 / (r.output_tok_s * 3600)) * 1e6) - 1)).toBeLessThan(1e-4);
+    expect(analysis.pareto).toMatchObject({ x: 'output_tok_s_per_user', y: 'output_tok_s_per_accelerator', not_plotted: [] });
+    for (const p of analysis.pareto.points) {
+      expect(p.x).toBe(analysis.by_arm[p.label].output_tok_s_per_user.median);
+      expect(p.y).toBe(analysis.by_arm[p.label].output_tok_s_per_accelerator.median);
+    }
+    expect(analysis.pareto.points.map((p: any) => p.label)).toEqual(['rt only', 'rt with bulk']);
     expect(analysis.answer).toMatch(/^At this tested load, rt median p95 TTFT in the surge window (in|de)creased from /);
 
     // analyze rebuilds the same document, from the experiment directory or from its run directories.

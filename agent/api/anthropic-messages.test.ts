@@ -4,7 +4,8 @@
 // (output), thinking deltas as reasoning, text deltas as content, message_stop as the end.
 import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { ANTHROPIC_VERSION, anthropicMessages } from '../../shared/apis/anthropic-messages.js';
+import { ANTHROPIC_VERSION, anthropicMessages, anthropicWith } from '../../shared/apis/anthropic-messages.js';
+import { fillImages } from '../../shared/apis/contract.js';
 import { apiDescriptor } from '../../shared/apis/registry.js';
 import type { RequestResult } from '../client.js';
 import { startRequest } from '../client.js';
@@ -66,7 +67,7 @@ const spec = {
 
 // Runs one request whose response is `chunks` (status 200). The clock ticks once per reading:
 // sent 1, headers 2, then the chunks 3, 4, …
-function replay(chunks: Buffer[]): RequestResult {
+function replay(chunks: Buffer[], adapter = anthropicMessages, tools = false): RequestResult {
   let t = 0;
   let result: RequestResult | undefined;
   const dispatcher = {
@@ -80,8 +81,8 @@ function replay(chunks: Buffer[]): RequestResult {
   } as unknown as Dispatcher;
   startRequest(
     dispatcher,
-    anthropicMessages,
-    spec,
+    adapter,
+    { ...spec, tools },
     () => ++t,
     new AbortController().signal,
     (r) => {
@@ -194,6 +195,108 @@ describe('the Anthropic Messages API adapter', () => {
     const d = apiDescriptor('anthropic');
     expect(d.authHeaders('k')).toEqual({ 'x-api-key': 'k', 'anthropic-version': ANTHROPIC_VERSION });
     expect(d.authHeaders(undefined)).toEqual({ 'anthropic-version': ANTHROPIC_VERSION });
-    expect([d.path, d.chatTemplated, d.sessions, d.tools]).toEqual(['/messages', true, true, false]);
+    expect([d.path, d.chatTemplated, d.sessions, d.tools, d.images]).toEqual(['/messages', true, true, true, true]);
+  });
+
+  // As Anthropic streams a tool call: the tool_use block opens with id and name (and an empty
+  // input), then input_json_delta fragments (the first often empty), then stop_reason "tool_use".
+  const TOOL_STREAM = [
+    MESSAGE_START,
+    ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    block(0, { type: 'text_delta', text: 'Looking.' }),
+    ev({ type: 'content_block_stop', index: 0 }),
+    ev({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} } }),
+    block(1, { type: 'input_json_delta', partial_json: '' }),
+    block(1, { type: 'input_json_delta', partial_json: '{"city": "Par' }),
+    `event: content_block_delta\ndata: {"delta":{"partial_json":"is"}","type":"input_json_delta"},"index":1,"type":"content_block_delta"}\n\n`.replace(
+      '"is"}"',
+      '"is\\"}"',
+    ),
+    ev({ type: 'content_block_stop', index: 1 }),
+    ev({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } }),
+    STOP,
+  ].join('');
+
+  it('reads a streamed tool call: its head from the block start, its arguments from the non-empty fragments', () => {
+    const tools = anthropicWith({ batchSize: 1, tools: [{ name: 'lookup' }] });
+    const r = replay([Buffer.from(TOOL_STREAM)], tools, true);
+    expect(r.record).toMatchObject({ status: 'ok', tool_call_chunks: 2, tool_calls: 1, tool_arguments_valid: true, content_chunks: 1 });
+    expect(r.toolCalls).toEqual([{ id: 'toolu_1', name: 'lookup', arguments: '{"city": "Paris"}' }]);
+    const p = tools.patterns;
+    expect(
+      classifyEvent('{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}', p),
+    ).toBe(EventFlag.TOOL_HEAD);
+    expect(classifyEvent('{"index":1,"content_block":{"name":"n","type":"tool_use"},"type":"content_block_start"}', p)).toBe(
+      EventFlag.TOOL_HEAD,
+    );
+    expect(classifyEvent('{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}', p)).toBe(0);
+    expect(
+      classifyEvent('{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"\\"type\\":\\"tool_use\\""}}', p),
+    ).toBe(EventFlag.CONTENT);
+  });
+
+  it('offers tools as name, description and input_schema, tool_choice in its own spelling', () => {
+    const fields = { model: 'm', maxTokens: 7, ignoreEos: false, prefix: '', suffix: 'x', canary: false };
+    const params = { type: 'object', properties: { city: { type: 'string' } } };
+    const withTools = (toolChoice?: string) =>
+      JSON.parse(
+        anthropicWith({
+          batchSize: 1,
+          tools: [{ name: 'lookup', description: 'Find.', parameters: params }, { name: 'bare' }],
+          ...(toolChoice && { toolChoice }),
+        })
+          .bodyTemplate(fields)
+          .join('H'),
+      );
+    expect(withTools().tools).toEqual([
+      { name: 'lookup', description: 'Find.', input_schema: params },
+      { name: 'bare', input_schema: { type: 'object', properties: {} } },
+    ]);
+    expect(withTools().tool_choice).toBeUndefined();
+    expect(withTools('required').tool_choice).toEqual({ type: 'any' });
+    expect(withTools('auto').tool_choice).toEqual({ type: 'auto' });
+    expect(withTools('none').tool_choice).toEqual({ type: 'none' });
+  });
+
+  it('sends an agentic loop back as tool_use blocks and one user message of tool_result blocks', () => {
+    const adapter = anthropicWith({ batchSize: 1, tools: [{ name: 'search' }] });
+    const call = (id: string, args: string) => ({ id, type: 'function' as const, function: { name: 'search', arguments: args } });
+    const body = JSON.parse(
+      adapter.bodyFromMessages({ model: 'm', maxTokens: 4, ignoreEos: false }, [
+        { role: 'user', content: 'find it' },
+        { role: 'assistant', content: '', tool_calls: [call('t1', '{"q": "a"}'), call('t2', 'not json')] },
+        { role: 'tool', tool_call_id: 't1', content: 'result one' },
+        { role: 'tool', tool_call_id: 't2', content: '' },
+      ]),
+    );
+    expect(body.messages).toEqual([
+      { role: 'user', content: 'find it' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 't1', name: 'search', input: { q: 'a' } },
+          { type: 'tool_use', id: 't2', name: 'search', input: { arguments: 'not json' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', content: 'result one' },
+          { type: 'tool_result', tool_use_id: 't2', content: '' },
+        ],
+      },
+    ]);
+    expect(body.tools).toEqual([{ name: 'search', input_schema: { type: 'object', properties: {} } }]);
+  });
+
+  it('sends images as base64 image blocks after the text, filled per request', () => {
+    const adapter = anthropicWith({ batchSize: 1, images: 2 });
+    const template = adapter.bodyTemplate({ model: 'm', maxTokens: 4, ignoreEos: false, prefix: '', suffix: 'x', canary: false }).join('H');
+    const body = JSON.parse(fillImages(template, ['data:image/png;base64,AAAA', 'data:image/jpeg;base64,/9j/']));
+    expect(body.messages[0].content).toEqual([
+      { type: 'text', text: 'Hx' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+      { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/' } },
+    ]);
   });
 });

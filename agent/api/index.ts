@@ -3,7 +3,7 @@ import { apiModule } from '../../shared/apis/registry.js';
 import type { ApiKind, TrafficClass } from '../../shared/plan.js';
 import type { ApiAdapter } from './adapter.js';
 
-export { imageMarker } from '../../shared/apis/openai-chat.js';
+export { fillImages } from '../../shared/apis/contract.js';
 
 /** The adapters of the APIs a class's options do not change, by plan name (the warm-up reads the chat path's base). */
 export const API_ADAPTERS = { chat: apiModule('chat').adapter({ batchSize: 1 }) };

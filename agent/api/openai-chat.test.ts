@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { imageMarker, openaiChat, openaiChatWith } from '../../shared/apis/openai-chat.js';
+import { imageMarker } from '../../shared/apis/contract.js';
+import { openaiChat, openaiChatWith } from '../../shared/apis/openai-chat.js';
 
 const delta = (d: Record<string, unknown>) => ({ choices: [{ index: 0, delta: d }] });
 

@@ -2,6 +2,7 @@
 // (`loadfleet.analysis/v1`, the shape of seeds/interference-analysis.json plus `runs[].run_dir`,
 // the gate evidence and one definition per figure).
 import type { Experiment } from '../../shared/experiment.js';
+import { ARM_COST_DEFINITIONS, armPareto } from '../cost/arm-cost.js';
 import { byArm, comparison, comparisonKeys, type Spread3 } from './aggregate.js';
 import { answerText, defaultClaimBoundary, describeMetric } from './answer.js';
 import { ARM_VERDICT_DEFINITIONS } from './arm-slo.js';
@@ -88,9 +89,10 @@ export function buildAnalysis(input: AnalysisInput): Record<string, unknown> {
     all_slo_proof_valid: allSlo,
     by_arm: arms,
     comparison: cmp,
+    pareto: armPareto(arms),
     gates: gates(input, arms),
     runs: rows,
-    definitions: DEFINITIONS,
+    definitions: { ...DEFINITIONS, ...ARM_COST_DEFINITIONS },
   };
 }
 

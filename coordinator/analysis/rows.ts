@@ -4,6 +4,7 @@
 // missing validity flag is never taken as a pass.
 import { CLASS_SERVER_FIGURE_SUFFIX, CLASS_WINDOW_FIGURES, SERVER_FIGURES } from '../../shared/analysis-figures.js';
 import { isObj } from '../../shared/validate-kit.js';
+import { costColumns } from '../cost/arm-cost.js';
 
 /** One value of a row: figures are numbers, flags booleans, absent either is null. */
 /** The column of a run row holding a class's verdict (met, missed, not_evaluable, or null). */
@@ -61,6 +62,7 @@ export function runRow(run: unknown, runDir: string, tag: RunTag, classes: reado
   }
   for (const c of classes) row[`${c}_${CLASS_SERVER_FIGURE_SUFFIX}`] = serverFigure(serverAll, `${c}_${CLASS_SERVER_FIGURE_SUFFIX}`);
   for (const f of SERVER_FIGURES) row[f] = serverFigure(serverAll, f);
+  Object.assign(row, costColumns(r));
   row.flow_control_materially_engaged = flag(isObj(serverAll) ? serverAll['flow_control_materially_engaged'] : undefined);
   row.run_name = runName(tag);
   row.run_dir = runDir;

@@ -43,6 +43,7 @@ const DEFINITIONS: Record<string, string> = {
   'results.request_performance.aggregate.throughput':
     'one figure over the whole run, drain included: completed requests, output tokens and prompt tokens of completed requests per second (the same basis as run.json throughput_rps)',
   'scenario.load.standardized.rate_qps': 'requests dispatched per second of the plan duration (open-loop classes only)',
+  cost: "run.json cost, whole: cost per million tokens and tokens/s per accelerator and per user by window and class, with each figure's definition in run.json field_definitions (the standard has no place for a price)",
 };
 
 /** The parts of run.json a report reads. */
@@ -69,6 +70,8 @@ interface RunDoc {
   data_quality: unknown;
   slo_proof: unknown;
   records: unknown;
+  /** Absent in a run.json written before it existed. */
+  cost?: unknown;
   experiment?: { name: string; arm: string; repeat: number };
   plan: Plan;
   classes: Record<string, RunClass>;
@@ -233,6 +236,7 @@ function common(
       slo_proof: run.slo_proof,
       slo_verdicts: Object.fromEntries(classNames.map((c) => [c, run.classes[c]?.slo_verdict ?? null])),
       records: run.records,
+      cost: run.cost ?? null,
       definitions: DEFINITIONS,
     },
   };

@@ -19,6 +19,7 @@ import { clientHealth, ttftUncertaintyLimitMs } from '../client-health.js';
 import { clockResidualEntries, driftFields, OFFSET_MODEL } from '../clock/drift-fields.js';
 import type { ClockDecision } from '../clock/policy.js';
 import type { Collector } from '../collector.js';
+import { COST_DEFINITIONS, costSection } from '../cost/run-section.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { HeadroomReport } from '../headroom/index.js';
 import type { LocalLayout } from '../local-layout.js';
@@ -265,8 +266,9 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     shared_processes: processes.shared,
     data_quality: gates.data_quality,
     slo_proof: gates.slo_proof,
+    cost: costSection(plan, c, runSeconds),
     timing_methodology: TIMING_METHODOLOGY,
-    field_definitions: FIELD_DEFINITIONS,
+    field_definitions: { ...FIELD_DEFINITIONS, ...COST_DEFINITIONS },
   };
   await writeFileAtomic(join(input.dir, 'run.json'), `${stringifyExact(run, 2)}\n`);
   const lines = runSummaryLines({

@@ -1,10 +1,14 @@
 // `coordinator compare BASELINE CANDIDATE`: is the candidate worse than the baseline, beyond noise?
-// Reads both sides (run or experiment directories), refuses sides of different plans or schedules
-// unless told, prints the verdict table, writes comparison.json and report.html, and with
-// --fail-on-regression exits REGRESSED (5) when a gating figure regressed.
+// Reads both sides (run or experiment directories; the baseline may also be another tool's file:
+// vLLM bench serve, GuideLLM, AIPerf or an llm-d Benchmark Report), refuses loadfleet sides of
+// different plans or schedules unless told, prints the verdict table, writes comparison.json and
+// report.html, and with --fail-on-regression exits REGRESSED (5) when a gating figure regressed.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { isLoadfleetDir, readForeignBaseline } from './baselines/read.js';
+import { baselineLimits, baselineSource, ONE_RUN_LIMIT } from './baselines/statement.js';
+import { baselineRun } from './baselines/to-sample.js';
 import { COMPARISON_DEFINITIONS } from './definitions.js';
 import type { Comparison, FigureChange, RunSample } from './figures.js';
 import { compareRuns, defaultGating } from './figures.js';
@@ -27,6 +31,29 @@ export interface CompareFlags {
   seed: string;
   failOnRegression?: boolean;
   allowDifferentPlans?: boolean;
+  /** Read the baseline as this tool's file (vllm, guidellm, aiperf, benchmark-report) instead of by its content. */
+  baselineFormat?: string;
+  /** Which benchmark of a baseline report that holds several (GuideLLM). */
+  baselineBenchmark?: number;
+  /** The candidate's class a tool's baseline is compared with, when the candidate has several. */
+  class?: string;
+}
+
+/** The candidate class a one-workload baseline from another tool stands for. */
+export function baselineClass(runs: readonly RunSample[], chosen: string | undefined): string {
+  const classes = Object.keys(runs[0]?.classes ?? {});
+  if (chosen !== undefined && classes.includes(chosen)) return chosen;
+  if (chosen === undefined && classes.length === 1) return classes[0]!;
+  throw new LoadfleetError(
+    ErrorCode.USAGE,
+    chosen === undefined ? 'the candidate has several classes' : `the candidate has no class ${chosen}`,
+    {
+      exitCode: ExitCode.INVALID_INPUT,
+      details: [
+        `a baseline from another tool holds one workload: name the candidate's class it stands for with --class (classes: ${classes.join(', ')})`,
+      ],
+    },
+  );
 }
 
 /** Why two sides are not comparable (empty when they are). */
@@ -61,9 +88,17 @@ export async function compareCommand(
   ].filter(Boolean);
   if (usage.length > 0)
     throw new LoadfleetError(ErrorCode.USAGE, 'invalid compare options', { exitCode: ExitCode.INVALID_INPUT, details: usage });
-  const baseline = await loadSide(baselineDir, f.baselineArm ?? f.arm);
+  const foreign =
+    f.baselineFormat !== undefined || !isLoadfleetDir(baselineDir)
+      ? await readForeignBaseline(baselineDir, { format: f.baselineFormat, benchmark: f.baselineBenchmark })
+      : null;
   const candidate = await loadSide(candidateDir, f.candidateArm ?? f.arm);
-  const problems = comparabilityProblems(baseline.runs, candidate.runs);
+  const fromTool = foreign && baselineRun(foreign.baseline, baselineClass(candidate.runs, f.class));
+  const baseline: Side =
+    foreign && fromTool
+      ? { label: `${foreign.file} (${foreign.baseline.tool}, ${foreign.baseline.data})`, runs: [fromTool.run], dirs: [] }
+      : await loadSide(baselineDir, f.baselineArm ?? f.arm);
+  const problems = foreign ? [] : comparabilityProblems(baseline.runs, candidate.runs);
   if (problems.length > 0 && !f.allowDifferentPlans)
     throw new LoadfleetError(ErrorCode.NOT_COMPARABLE, 'baseline and candidate are not comparable', {
       exitCode: ExitCode.INVALID_INPUT,
@@ -90,8 +125,20 @@ export async function compareCommand(
     successThreshold: f.successThresholdPts / 100,
     seed: f.seed,
   };
-  const comparison = compareRuns(baseline.runs, candidate.runs, options);
-  const json = comparisonJson(comparison, baseline, candidate, options, problems);
+  const compared = compareRuns(baseline.runs, candidate.runs, options);
+  // A tool's baseline restates the one-run limit in its own terms (aggregate points, or its requests in blocks).
+  const comparison =
+    foreign && fromTool
+      ? {
+          ...compared,
+          limits: [
+            ...baselineLimits(foreign.baseline, fromTool.approximated, candidate.runs.length),
+            ...compared.limits.filter((l) => !ONE_RUN_LIMIT.test(l)),
+          ],
+        }
+      : compared;
+  const source = foreign ? baselineSource(foreign.baseline, foreign.file) : null;
+  const json = comparisonJson(comparison, baseline, candidate, options, problems, source);
   const out = resolve(f.out ?? join('comparisons', `${basename(resolve(baselineDir))}-vs-${basename(resolve(candidateDir))}`));
   await mkdir(out, { recursive: true });
   await writeFile(join(out, 'comparison.json'), `${JSON.stringify(json, null, 2)}\n`);
@@ -100,6 +147,7 @@ export async function compareCommand(
     comparisonPage({ ...comparison, confidence: f.confidence }, baseline.runs, candidate.runs, {
       baseline: baseline.label,
       candidate: candidate.label,
+      source,
     }),
   );
   for (const line of comparisonTable(comparison, f.confidence, f.falseAlarm)) print(line);
@@ -119,12 +167,13 @@ export function comparisonJson(
   cand: Side,
   o: { confidence: number; falseAlarm: number; resamples: number; relativeThreshold: number; successThreshold: number; seed: string },
   problems: string[],
+  source: ReturnType<typeof baselineSource> | null = null,
 ) {
   return {
     schema: 'loadfleet.comparison/v1',
-    baseline: { label: b.label, runs: c.baseline_runs, dirs: b.dirs },
+    baseline: { label: b.label, runs: c.baseline_runs, dirs: b.dirs, source },
     candidate: { label: cand.label, runs: c.candidate_runs, dirs: cand.dirs },
-    comparable: { same_plan_and_schedule: problems.length === 0, problems },
+    comparable: { same_plan_and_schedule: source ? null : problems.length === 0, problems },
     method: c.method,
     confidence: o.confidence,
     false_alarm: o.falseAlarm,

@@ -2,7 +2,30 @@
 
 export const COMPARISON_DEFINITIONS: Record<string, string> = {
   schema: 'the artifact schema, loadfleet.comparison/v1',
-  baseline: 'the baseline side: its label, the run ids compared (runs) and their directories (dirs)',
+  baseline:
+    'the baseline side: its label, the run ids compared (runs), their directories (dirs), and source: null for loadfleet runs, or where a baseline from another tool came from',
+  'baseline.source':
+    'a baseline from another tool: format (vllm, guidellm, aiperf, benchmark-report), tool, version (as the file states it; null when it does not), file, data, order, requests, failed, excluded, figures and load',
+  'baseline.source.format':
+    'the baseline file format read: vllm, guidellm, aiperf or benchmark-report (told by content, or named by --baseline-format)',
+  'baseline.source.tool':
+    'the tool that wrote the baseline file (for a Benchmark Report, the report version and the tool that produced it)',
+  'baseline.source.version':
+    "the tool's version as the file states it; null when the file does not state one (vLLM's and AIPerf's results do not)",
+  'baseline.source.file': 'the baseline file read',
+  'baseline.source.data':
+    "per-request: the file holds each request, so the baseline is bootstrapped in blocks like a loadfleet run of one repeat; aggregate: the file holds the tool's percentiles only, each compared as a fixed point without the baseline's own sampling variation (limits says what that means for the false-alarm rate)",
+  'baseline.source.order':
+    "how the baseline's requests were put in time order for the block bootstrap: send-time (sorted by the file's send stamps) or file-order-is-send-order (the tool lists them in the order it issued them); null for aggregates",
+  'baseline.source.requests': 'requests the baseline counts (left-out ones excluded), every status',
+  'baseline.source.failed':
+    'of them, requests that failed: they rank +∞ in the baseline’s latency percentiles as in loadfleet’s (for aggregates, by reading the successes’ percentile at q·requests / (requests − failed)); null when the file does not say',
+  'baseline.source.excluded':
+    'requests the file lists but the comparison leaves out (warm-up, cancelled, cut by the end), with why; null when none',
+  'baseline.source.figures':
+    "per loadfleet figure: the file's field read (JSON path), the unit conversion to ms, whether the definitions are the same, close (the same quantity stamped at slightly different instants) or absent, and how they differ",
+  'baseline.source.load':
+    'the load the baseline tool offered, as its file states it: loadfleet cannot check it against the candidate’s plan',
   candidate: 'the candidate side, as baseline',
   seed: 'the seed of every bootstrap generator of this comparison',
   'classes.<c>.<w>[].figure': 'the figure compared: <metric>_p<q>_ms, success_rate or goodput_rps',
@@ -43,7 +66,7 @@ export const COMPARISON_DEFINITIONS: Record<string, string> = {
   thresholds:
     'relative: the smallest |delta_relative| of a latency or goodput figure that counts; success_rate_points: the smallest |delta| of success_rate that counts',
   comparable:
-    'whether both sides ran the same load: the same plan apart from its target and prompt calibration (SHA-256 of the rest: classes, phases, windows, seed, duration — a new build at a new address is what a comparison is for) and the same schedule (schedule_sha256); a comparison of different ones is refused unless --allow-different-plans, and then says so here with the problems',
+    'whether both sides ran the same load (same_plan_and_schedule null when the baseline comes from another tool: not checkable): the same plan apart from its target and prompt calibration (SHA-256 of the rest: classes, phases, windows, seed, duration — a new build at a new address is what a comparison is for) and the same schedule (schedule_sha256); a comparison of different ones is refused unless --allow-different-plans, and then says so here with the problems',
   regressed: 'class/window/figure of every gating figure that regressed (exit 5 with --fail-on-regression)',
   improved: 'class/window/figure of every gating figure that improved',
   reported:

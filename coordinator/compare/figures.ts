@@ -35,6 +35,12 @@ export interface WindowSample {
   goodputRps: number | null;
   /** run.json's ITL percentiles (ms) of the window, keyed itl_p50_ms …; the histograms' figures. */
   itl: Record<string, number | null>;
+  /**
+   * Figures known only as points (a baseline from another tool: its aggregate percentiles, or ITL
+   * pooled from its requests), compared without sampling variation of their own; value null when
+   * the baseline cannot give the figure, with why.
+   */
+  fixed?: Record<string, { value: number | null; reason: string | null }>;
 }
 
 /** What a comparison reads of one run. */
@@ -265,8 +271,8 @@ function windowFigures(b: readonly WindowSample[], c: readonly WindowSample[], o
     const bv = b.map((w) => w.itl[figure] ?? null);
     const cv = c.map((w) => w.itl[figure] ?? null);
     const has = !bv.includes(null) && !cv.includes(null);
-    const bs = has ? perRunSide(bv as number[], o.resamples, rng(figure, 'b')) : null;
-    const cs = has ? perRunSide(cv as number[], o.resamples, rng(figure, 'c')) : null;
+    const bs = bv.includes(null) ? null : perRunSide(bv as number[], o.resamples, rng(figure, 'b'));
+    const cs = cv.includes(null) ? null : perRunSide(cv as number[], o.resamples, rng(figure, 'c'));
     const reason = !has
       ? 'a run has no ITL figure'
       : bs && cs
@@ -312,7 +318,24 @@ function windowFigures(b: readonly WindowSample[], c: readonly WindowSample[], o
     c: gc,
     reason: gb && gc ? null : 'goodput needs an SLO: the class declares none on a side (or the window has no request)',
   });
-  return out;
+  return out.map((p) => pinned(p, b, c, o.resamples));
+}
+
+/** A figure a side knows only as a point (WindowSample.fixed): its estimate without sampling variation. */
+export function pointEstimate(value: number, resamples: number): SideEstimate {
+  return { point: value, replicates: new Float64Array(resamples).fill(value), variance: 0, df: Number.POSITIVE_INFINITY };
+}
+
+/** The pending figure with each side's fixed point, where a side of one run has one, in place of its estimate. */
+function pinned(p: Pending, b: readonly WindowSample[], c: readonly WindowSample[], resamples: number): Pending {
+  const fixedOf = (s: readonly WindowSample[]) => (s.length === 1 ? s[0]!.fixed?.[p.figure] : undefined);
+  const fb = fixedOf(b);
+  const fc = fixedOf(c);
+  if (!fb && !fc) return p;
+  const bs = fb ? (fb.value === null ? null : pointEstimate(fb.value, resamples)) : p.b;
+  const cs = fc ? (fc.value === null ? null : pointEstimate(fc.value, resamples)) : p.c;
+  const reason = bs && cs ? null : ((fb?.value === null ? fb.reason : fc?.value === null ? fc.reason : p.reason) ?? p.reason);
+  return { ...p, b: bs, c: cs, reason };
 }
 
 function finite(x: number | null): number | null {

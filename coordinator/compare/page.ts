@@ -4,6 +4,7 @@
 import { badge, page, table } from '../report/html.js';
 import { renderLineChart } from '../report/line-chart.js';
 import { colour, esc } from '../report/svg.js';
+import type { baselineSource } from './baselines/statement.js';
 import type { Comparison, FigureChange, RequestMetric, RunSample } from './figures.js';
 import { REQUEST_METRICS } from './figures.js';
 
@@ -51,10 +52,10 @@ export function comparisonPage(
   c: Comparison & { confidence: number },
   baseline: readonly RunSample[],
   candidate: readonly RunSample[],
-  labels: { baseline: string; candidate: string },
+  labels: { baseline: string; candidate: string; source?: ReturnType<typeof baselineSource> | null },
 ): string {
   const limits = c.limits.map((l) => `<p class="definition">Note: ${esc(l)}</p>`).join('');
-  const head = `<h1>loadfleet compare</h1><p>baseline: ${esc(labels.baseline)}<br>candidate: ${esc(labels.candidate)}</p><p class="definition">Method: ${esc(c.method)}; intervals at ${c.confidence * 100}% confidence. Gating figures (${c.gating.length}): ${c.regressed.length} regressed, ${c.improved.length} improved; other figures, reported and not gating: ${c.reported.regressed.length} regressed, ${c.reported.improved.length} improved.</p>${limits}`;
+  const head = `<h1>loadfleet compare</h1><p>baseline: ${esc(labels.baseline)}<br>candidate: ${esc(labels.candidate)}</p>${labels.source ? sourceSection(labels.source) : ''}<p class="definition">Method: ${esc(c.method)}; intervals at ${c.confidence * 100}% confidence. Gating figures (${c.gating.length}): ${c.regressed.length} regressed, ${c.improved.length} improved; other figures, reported and not gating: ${c.reported.regressed.length} regressed, ${c.reported.improved.length} improved.</p>${limits}`;
   const sections = Object.entries(c.classes).map(([cls, windows]) => {
     const tables = Object.entries(windows)
       .map(
@@ -79,4 +80,14 @@ export function comparisonPage(
     return `<h2>${esc(cls)}</h2>${tables}${charts}`;
   });
   return page('loadfleet compare', head + sections.join(''));
+}
+
+/** Where a baseline from another tool came from, and how each of its figures maps onto loadfleet's. */
+function sourceSection(s: ReturnType<typeof baselineSource>): string {
+  const data =
+    s.data === 'per-request'
+      ? `per request (${s.requests} requests, ${s.failed} failed): bootstrapped in blocks like a loadfleet run`
+      : `aggregates only (${s.requests ?? 'an unstated number of'} requests, ${s.failed ?? 'unstated'} failed): compared as fixed points, without the baseline's own sampling variation`;
+  const rows = s.figures.map((f) => [esc(f.figure), esc(f.source ?? '–'), esc(f.conversion), esc(f.comparable), esc(f.note)]);
+  return `<h2>Baseline from ${esc(s.tool)}</h2><p>Tool: ${esc(s.tool)}; version: ${esc(s.version ?? 'not stated in the file')}; format: ${esc(s.format)}; file: ${esc(s.file)}.<br>Data: ${esc(data)}.</p>${table(['loadfleet figure', 'read from', 'conversion', 'comparable', 'how the definitions differ'], rows, 'baseline-figures')}`;
 }

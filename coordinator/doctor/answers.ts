@@ -1,7 +1,9 @@
 // Pure reading of the answers to a doctor's requests: the /models list, and an SSE stream (or,
 // from a server that ignores `stream: true`, one JSON body) reduced to the facts the report needs —
 // content arrived, which reasoning field names carried text, whether a usage object came, whether
-// the stream ended with [DONE]. The agent's own parser (agent/sse.ts) is tuned for speed; this one is for telling.
+// the stream ended with [DONE] (or, for the Messages API, message_stop). The agent's own parser
+// (agent/sse.ts) is tuned for speed; this one is for telling.
+import { anthropicMessages } from '../../shared/apis/anthropic-messages.js';
 
 /** What one answer showed. */
 export interface StreamFacts {
@@ -27,23 +29,8 @@ const REASONING_FIELDS = ['reasoning_content', 'reasoning', 'thinking'];
 
 /** Reads a stream or JSON body. */
 export function readAnswer(body: string): StreamFacts {
-  const facts: StreamFacts = {
-    streamed: false,
-    events: 0,
-    contentChunks: 0,
-    reasoningChunks: 0,
-    reasoningFields: [],
-    usage: null,
-    done: false,
-    finishReason: null,
-    garbled: 0,
-    error: null,
-  };
-  const dataLines = body
-    .split('\n')
-    .map((l) => l.replace(/\r$/, ''))
-    .filter((l) => l.startsWith('data:'))
-    .map((l) => l.slice(5).trim());
+  const facts = noFacts();
+  const dataLines = dataLinesOf(body);
   if (dataLines.length === 0) {
     const one = parse(body.trim());
     if (one !== undefined) readEvent(one, facts, 'message');
@@ -65,6 +52,87 @@ export function readAnswer(body: string): StreamFacts {
     readEvent(event, facts, 'delta');
   }
   return facts;
+}
+
+/**
+ * Reads a Messages API stream (typed events: text_delta content, thinking_delta reasoning, usage
+ * folded from message_start and message_delta, message_stop its end, an `error` event its
+ * failure) or one message body, through the API's own adapter (shared/apis/).
+ */
+export function readMessagesAnswer(body: string): StreamFacts {
+  const facts = noFacts();
+  const dataLines = dataLinesOf(body);
+  if (dataLines.length === 0) {
+    const one = parse(body.trim()) as Record<string, unknown> | undefined;
+    if (one === undefined) {
+      if (body.trim() !== '') facts.garbled++;
+      return facts;
+    }
+    readMessagesEvent(one, facts);
+    for (const block of Array.isArray(one.content) ? one.content : []) {
+      const b = block as Record<string, unknown>;
+      if (b.type === 'text' && nonEmpty(b.text)) facts.contentChunks++;
+      if (b.type === 'thinking' && nonEmpty(b.thinking)) facts.reasoningChunks++;
+    }
+    return facts;
+  }
+  facts.streamed = true;
+  for (const data of dataLines) {
+    if (data === '[DONE]') continue;
+    const event = parse(data);
+    if (event === undefined) {
+      facts.garbled++;
+      continue;
+    }
+    facts.events++;
+    readMessagesEvent(event as Record<string, unknown>, facts);
+    const text = anthropicMessages.deltaText(event);
+    if (text.visible !== '') facts.contentChunks++;
+    if (text.reasoning !== '') {
+      facts.reasoningChunks++;
+      if (!facts.reasoningFields.includes('thinking')) facts.reasoningFields.push('thinking');
+    }
+  }
+  return facts;
+}
+
+function readMessagesEvent(e: Record<string, unknown>, facts: StreamFacts): void {
+  if (e.type === 'error') facts.error = errorText(e.error ?? e);
+  if (e.type === 'message_stop') facts.done = true;
+  const stop = (e.type === 'message_delta' ? (e.delta as Record<string, unknown> | undefined)?.stop_reason : e.stop_reason) as unknown;
+  if (typeof stop === 'string') facts.finishReason = stop;
+  if (e.type !== 'message_start' && e.type !== 'message_delta' && e.type !== 'message') return;
+  const u = anthropicMessages.usage(e.type === 'message' ? { usage: e.usage } : e);
+  // Input counts come in message_start and output in message_delta: fold them as the agent does.
+  if (u.prompt_tokens === null && u.completion_tokens === null) return;
+  facts.usage = {
+    prompt_tokens: u.prompt_tokens ?? facts.usage?.prompt_tokens ?? null,
+    completion_tokens: u.completion_tokens ?? facts.usage?.completion_tokens ?? null,
+  };
+}
+
+function noFacts(): StreamFacts {
+  return {
+    streamed: false,
+    events: 0,
+    contentChunks: 0,
+    reasoningChunks: 0,
+    reasoningFields: [],
+    usage: null,
+    done: false,
+    finishReason: null,
+    garbled: 0,
+    error: null,
+  };
+}
+
+// The payloads of a body's `data:` lines (none when it is not an event stream).
+function dataLinesOf(body: string): string[] {
+  return body
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).trim());
 }
 
 function parse(text: string): unknown {

@@ -1,9 +1,11 @@
 // Pure: what the doctor's observations mean for a run. Each finding is said the way a user can act
 // on it — what was seen, and what loadfleet will do about it (or what to change) — and the report
 // says whether the endpoint can be loaded at all. No I/O here; probes.ts makes the calls.
+
+import { apiDescriptor } from '../../shared/apis/registry.js';
 import type { PromptLengthMethod } from '../../shared/plan.js';
 import { parseExposition } from '../scrape/prom-parse.js';
-import { errorText, modelIds, readAnswer } from './answers.js';
+import { errorText, modelIds, readAnswer, readMessagesAnswer } from './answers.js';
 import type { Exchange } from './http.js';
 import type { ApiName, ApiTry, Observations } from './probes.js';
 
@@ -11,11 +13,14 @@ export const DOCTOR_SCHEMA = 'loadfleet.doctor/v1';
 
 export type { ApiName };
 
+/** Which API a plan should use when several stream: the OpenAI-compatible ones first (every serving stack has them). */
+const PREFERENCE: readonly ApiName[] = ['chat', 'completions', 'anthropic'];
+
 /** What one API did with a probe request. */
 export interface ApiReport {
   /** A 200 answer came. */
   reachable: boolean;
-  /** The answer was an SSE stream with content (or reasoning) ending in [DONE]. */
+  /** The answer was an SSE stream with content (or reasoning) ending in its end ([DONE], or message_stop for the Messages API). */
   streams: boolean;
   http_status: number | null;
   first_byte_ms: number | null;
@@ -55,7 +60,7 @@ export interface DoctorReport {
   auth: { api_key_env: string | null; key_set: boolean };
   models: { ok: boolean; served: string[]; max_model_len: number | null; detail: string };
   apis: Record<ApiName, ApiReport | null>;
-  /** The API a plan should use: chat when it streams, else completions; null when neither does. */
+  /** The API a plan should use: chat when it streams, else completions, else the Messages API; null when none does. */
   preferred_api: ApiName | null;
   tokenize: {
     dialect: 'vLLM/SGLang' | 'llama.cpp' | null;
@@ -166,29 +171,32 @@ export function apiReport(api: ApiName, t: ApiTry, timeoutMs: number): ApiReport
     ignore_eos: ignoreEos,
     detail: '',
   };
-  const path = api === 'chat' ? '/chat/completions' : '/completions';
+  const path = apiDescriptor(api).path;
+  // The Messages API ends its stream with an event of its own and always streams its usage.
+  const messages = api === 'anthropic';
+  const end = messages ? 'message_stop' : '[DONE]';
   if (ex.failure) return { ...base, detail: `${path}: ${unreachable(ex, timeoutMs)}` };
   if (ex.status !== 200) return { ...base, detail: `${path} answered HTTP ${ex.status}: ${serverMessage(ex.body)}` };
-  const f = readAnswer(ex.body);
+  const f = messages ? readMessagesAnswer(ex.body) : readAnswer(ex.body);
   const out: ApiReport = {
     ...base,
     content_chunks: f.contentChunks,
     reasoning_chunks: f.reasoningChunks,
     reasoning_fields: f.reasoningFields,
     usage: f.usage ? 'streamed' : 'not_sent',
-    stream_options: { include_usage: true },
+    stream_options: messages ? null : { include_usage: true },
   };
   if (f.error) return { ...out, detail: `${path} sent an error inside its answer: ${f.error}` };
   if (!f.streamed) return { ...out, detail: `${path} answered with one JSON body, not a stream: loadfleet measures streamed answers only` };
   if (f.garbled > 0)
     return { ...out, detail: `${path} streamed ${f.garbled} event(s) that are not JSON: loadfleet would fail those requests` };
   if (!f.done)
-    return { ...out, detail: `${path} streamed but ended without [DONE]: loadfleet counts such a stream as incomplete (a failure)` };
+    return { ...out, detail: `${path} streamed but ended without ${end}: loadfleet counts such a stream as incomplete (a failure)` };
   if (f.contentChunks + f.reasoningChunks === 0) return { ...out, detail: `${path} streamed no text in ${f.events} events` };
   return {
     ...out,
     streams: true,
-    detail: `${path} streams (${f.contentChunks} content events${f.reasoningChunks ? `, ${f.reasoningChunks} reasoning` : ''}, ending in [DONE])`,
+    detail: `${path} streams (${f.contentChunks} content events${f.reasoningChunks ? `, ${f.reasoningChunks} reasoning` : ''}, ending in ${end})`,
   };
 }
 
@@ -251,12 +259,13 @@ export function classify(o: Observations, timeoutMs: number): DoctorReport {
   const apis: Record<ApiName, ApiReport | null> = {
     chat: o.apis.chat && apiReport('chat', o.apis.chat, timeoutMs),
     completions: o.apis.completions && apiReport('completions', o.apis.completions, timeoutMs),
+    anthropic: o.apis.anthropic && apiReport('anthropic', o.apis.anthropic, timeoutMs),
   };
-  const preferred: ApiName | null = apis.chat?.streams ? 'chat' : apis.completions?.streams ? 'completions' : null;
-  const tried = [apis.chat, apis.completions].filter((a): a is ApiReport => a !== null);
+  const preferred = PREFERENCE.find((a) => apis[a]?.streams) ?? null;
+  const tried = PREFERENCE.map((a) => apis[a]).filter((a): a is ApiReport => a !== null);
   if (problems.length === 0 && preferred === null) {
-    const auth = [o.apis.chat, o.apis.completions].map((t) => t?.first).find((e) => e?.status === 401 || e?.status === 403);
-    problems.push(auth ? authProblem(auth, o) : `neither API streams: ${tried.map((a) => a.detail).join('; ')}`);
+    const auth = PREFERENCE.map((a) => o.apis[a]?.first).find((e) => e?.status === 401 || e?.status === 403);
+    problems.push(auth ? authProblem(auth, o) : `no API streams: ${tried.map((a) => a.detail).join('; ')}`);
   }
   const used = preferred ? apis[preferred]! : null;
   if (used) {
@@ -272,6 +281,7 @@ export function classify(o: Observations, timeoutMs: number): DoctorReport {
       );
     if (preferred === 'chat' && apis.completions && !apis.completions.streams)
       notes.push(`completions does not stream (${apis.completions.detail}): plans use api: chat`);
+    if (preferred === 'anthropic') notes.push('only the Anthropic Messages API streams here: plans use api: anthropic');
   }
 
   let tokenize: DoctorReport['tokenize'] = null;

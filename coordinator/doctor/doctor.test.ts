@@ -74,6 +74,7 @@ function observations(over: Partial<Observations> = {}): Observations {
     apis: {
       chat: { first: ok(stream.url, '{"error":{"message":"ignore_eos is not a valid parameter"}}', 400), withoutIgnoreEos: stream },
       completions: { first: ok(`${base}/completions`, 'not found', 404), withoutIgnoreEos: null },
+      anthropic: null,
     },
     tokenize: {
       found: false,
@@ -121,14 +122,65 @@ describe('classify and the starter plan', () => {
     expect(classTokens(null).batch.input).toBe(20_000);
     expect(classTokens(32_768).realtime.input).toBe(4096);
   });
-  it('not loadable when neither API streams', () => {
+  it('not loadable when no API streams', () => {
     const r = classify(
       observations({
-        apis: { chat: { first: ok('http://h:8000/v1/chat/completions', '{}', 500), withoutIgnoreEos: null }, completions: null },
+        apis: {
+          chat: { first: ok('http://h:8000/v1/chat/completions', '{}', 500), withoutIgnoreEos: null },
+          completions: null,
+          anthropic: null,
+        },
       }),
       15_000,
     );
     expect(r.loadable).toBe(false);
-    expect(r.problems[0]).toMatch(/^neither API streams: \/chat\/completions answered HTTP 500/);
+    expect(r.problems[0]).toMatch(/^no API streams: \/chat\/completions answered HTTP 500/);
+  });
+  it('an endpoint serving only the Messages API: loadable with api anthropic, its thinking read as reasoning', () => {
+    const ev = (e: { type: string }) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+    const stream = [
+      ev({ type: 'message_start', message: { usage: { input_tokens: 9, output_tokens: 1 } } } as { type: string }),
+      ev({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hm' } } as { type: string }),
+      ev({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Hi' } } as { type: string }),
+      ev({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } } as { type: string }),
+      ev({ type: 'message_stop' }),
+    ].join('');
+    const messages = ok('http://h:8000/v1/messages', stream);
+    const r = classify(
+      observations({
+        apis: {
+          chat: { first: ok('http://h:8000/v1/chat/completions', 'not found', 404), withoutIgnoreEos: null },
+          completions: { first: ok('http://h:8000/v1/completions', 'not found', 404), withoutIgnoreEos: null },
+          anthropic: { first: messages, withoutIgnoreEos: null },
+        },
+      }),
+      15_000,
+    );
+    expect(r).toMatchObject({ loadable: true, preferred_api: 'anthropic' });
+    expect(r.apis.anthropic).toMatchObject({
+      streams: true,
+      content_chunks: 1,
+      reasoning_chunks: 1,
+      reasoning_fields: ['thinking'],
+      usage: 'streamed',
+    });
+    expect(r.notes.join('\n')).toContain('plans use api: anthropic');
+    expect(
+      starterPlan(r, { rate: 1, durationS: 60, command: 'loadfleet', planPath: 'p.yaml', schemaRef: './s.json' }).target,
+    ).toMatchObject({
+      api: 'anthropic',
+    });
+    // Without message_stop the stream is incomplete, as a run would count it.
+    const cut = classify(
+      observations({
+        apis: {
+          chat: null,
+          completions: null,
+          anthropic: { first: ok(messages.url, stream.replace(/event: message_stop[\s\S]*$/, '')), withoutIgnoreEos: null },
+        },
+      }),
+      15_000,
+    );
+    expect(cut.apis.anthropic?.detail).toMatch(/ended without message_stop/);
   });
 });

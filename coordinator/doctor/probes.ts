@@ -1,5 +1,6 @@
 // The doctor's few requests, in order, each bounded by a deadline: the models list, one short
-// streamed request per API whose descriptor asks for a probe (shared/apis/: chat and completions),
+// streamed request per API whose descriptor asks for a probe (shared/apis/: chat, completions and
+// the Anthropic Messages API, each with its own key header),
 // its body built by that API's own adapter (again without ignore_eos if the server refuses it), the tokenize
 // dialect (coordinator/calibrate's own detection, called as a run would call it), and the metrics
 // endpoints. At most DOCTOR_MAX_REQUESTS calls; an endpoint that cannot be reached, or that
@@ -10,8 +11,8 @@ import { modelIds } from './answers.js';
 import type { Exchange } from './http.js';
 import { call, doctorDispatcher } from './http.js';
 
-/** The APIs whose answers the doctor's reader (answers.ts) reads: OpenAI-style chunk streams. */
-export type ApiName = 'chat' | 'completions';
+/** The APIs whose answers the doctor's reader (answers.ts) reads: OpenAI-style chunk streams and the Messages API's events. */
+export type ApiName = 'chat' | 'completions' | 'anthropic';
 
 /** The APIs the doctor probes, in order (their descriptors ask for it). */
 export const PROBED_APIS = API_DESCRIPTORS.filter((d) => d.doctorProbe);
@@ -50,7 +51,7 @@ export interface Observations {
   models: Exchange;
   /** The model the probes asked for: --model, else the first one served; null when neither. */
   model: string | null;
-  apis: { chat: ApiTry | null; completions: ApiTry | null };
+  apis: Record<ApiName, ApiTry | null>;
   tokenize: { found: boolean; note: string; probeTokens: number | null } | null;
   metrics: Exchange[];
   requests: number;
@@ -63,8 +64,6 @@ export async function observe(input: DoctorInput): Promise<Observations> {
   const headers: Record<string, string> = { ...input.headers, ...(key ? { authorization: `Bearer ${key}` } : {}) };
   const root = serverRoot(input.baseUrl);
   const get = (url: string): Promise<Exchange> => call(url, { timeoutMs: input.timeoutMs, headers }, dispatcher);
-  const post = (url: string, body: unknown): Promise<Exchange> =>
-    call(url, { method: 'POST', body, timeoutMs: input.timeoutMs, headers }, dispatcher);
   const obs: Observations = {
     baseUrl: input.baseUrl,
     root,
@@ -72,7 +71,7 @@ export async function observe(input: DoctorInput): Promise<Observations> {
     keySet: key !== undefined && key !== '',
     models: await get(`${input.baseUrl}/models`),
     model: null,
-    apis: { chat: null, completions: null },
+    apis: { chat: null, completions: null, anthropic: null },
     tokenize: null,
     metrics: [],
     requests: 0,
@@ -86,13 +85,25 @@ export async function observe(input: DoctorInput): Promise<Observations> {
     for (const d of PROBED_APIS) {
       const api = d.name as ApiName;
       const url = `${input.baseUrl}${d.path}`;
-      const first = await post(url, probeBody(api, model, true));
+      // Each API's own key header (the Messages API's x-api-key and anthropic-version) beside the bearer.
+      const send = (ignoreEos: boolean) =>
+        call(
+          url,
+          {
+            method: 'POST',
+            body: probeBody(api, model, ignoreEos),
+            timeoutMs: input.timeoutMs,
+            headers: { ...headers, ...d.authHeaders(key) },
+          },
+          dispatcher,
+        );
+      const first = await send(true);
       const refused = first.status === 400 && /ignore_eos/i.test(first.body);
-      obs.apis[api] = { first, withoutIgnoreEos: refused ? await post(url, probeBody(api, model, false)) : null };
+      obs.apis[api] = { first, withoutIgnoreEos: refused ? await send(false) : null };
     }
     // Tokenize the way a run of the API that answered would (chat counts its template).
     const answered = (t: ApiTry | null) => (t?.withoutIgnoreEos ?? t?.first)?.status === 200;
-    const api = answered(obs.apis.chat) || !answered(obs.apis.completions) ? 'chat' : 'completions';
+    const api = (['chat', 'completions', 'anthropic'] as const).find((a) => answered(obs.apis[a])) ?? 'chat';
     const target = {
       base_url: input.baseUrl,
       api,

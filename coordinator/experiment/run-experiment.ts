@@ -7,12 +7,16 @@ import { join, relative, resolve } from 'node:path';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
 import { loadExperimentFile } from '../../shared/experiment-load.js';
 import { analysisTable, analyzeExperimentDir } from '../analysis/analyze.js';
+import type { CostFlags } from '../cost/flags.js';
+import { withCostFlags } from '../cost/flags.js';
 import type { ExperimentRecord, Manifest, ManifestEntry } from '../experiment-record.js';
 import { experimentRecord, isFinished, newManifest, readExperimentDir, writeManifest, writeRecord } from '../experiment-record.js';
 import type { Fleet } from '../fleet.js';
 import { writeExperimentReport } from '../report/index.js';
 import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
+import type { StopSignal } from '../stop-signals.js';
+import { deliverStop, onStopSignal, runListening } from '../stop-signals.js';
 
 /** The fleet and the RunOptions every run of the experiment shares (from the shared flags). */
 export type SharedRunOptions = Omit<RunOptions, 'plan' | 'outDir' | 'experiment'>;
@@ -24,6 +28,8 @@ export interface ExperimentOptions {
   outDir: string;
   /** Resume this directory; `true` means the newest directory of this experiment under outDir. */
   resume?: string | true;
+  /** The cost flags: they set every arm's plan cost (the arms' own overrides first). */
+  cost?: CostFlags;
   run: SharedRunOptions;
   /** Lines for the terminal (stdout). */
   print(line: string): void;
@@ -33,6 +39,8 @@ export interface ExperimentOptions {
 export async function runExperiment(o: ExperimentOptions): Promise<number> {
   const loaded = await loadExperimentFile(o.file); // every problem, before anything runs
   const record = experimentRecord(loaded, resolve(o.file));
+  // A bad cost flag is refused before any fleet is gathered.
+  for (const plan of Object.values(record.arm_plans)) withCostFlags(plan, o.cost ?? {});
   const { dir, manifest } = o.resume === undefined ? await createDir(o.outDir, record) : await resumeDir(o, record);
   const log = o.run.log;
   const pending = manifest.runs.filter((e) => !isFinished(e));
@@ -132,7 +140,7 @@ async function runSlot(
   try {
     const result = await runOnFleet(fleet, {
       ...o.run,
-      plan: record.arm_plans[arm.name]!,
+      plan: withCostFlags(record.arm_plans[arm.name]!, o.cost ?? {}),
       outDir: join(dir, 'runs'),
       experiment: { name: record.experiment.name, arm: arm.name, repeat: entry.repeat },
       ...(arm.expect_flow_control_engaged !== undefined && { expectFlowControlEngaged: arm.expect_flow_control_engaged }),
@@ -143,6 +151,8 @@ async function runSlot(
   } catch (err) {
     Object.assign(entry, { status: 'aborted', status_reason: (err as Error).message });
     if (err instanceof LoadfleetError && err.code === ErrorCode.FLEET_SHORT) return err.message;
+    // Stopped before the run began (the fleet stops waiting on a stop signal): the experiment ends as interrupted.
+    if (err instanceof LoadfleetError && err.code === ErrorCode.ABORTED && interrupt.requested) return err.message;
     throw err;
   } finally {
     interrupt.runEnded();
@@ -157,25 +167,25 @@ function statusReason(summaryLines: readonly string[]): string | null {
 }
 
 /**
- * Ctrl-C during an experiment stops the current run (which still writes its directory, status
- * aborted) and then the experiment. The run's own SIGINT handler exists only while its load is
- * going; a signal that arrives while a run is starting up is handed on once that handler is there,
- * so the run stops instead of running to its end.
+ * A stop signal (SIGINT or SIGTERM) during an experiment stops the current run (which still writes
+ * its directory, status aborted) and then the experiment. A run listens for it only from its
+ * setting up on; a signal that arrives before (the run is being started) is handed on once the run
+ * listens, so the run stops instead of running to its end.
  */
 class Interrupt {
   requested = false;
+  private signal: StopSignal = 'SIGINT';
   private inRun = false;
-  private redelivering = false;
   private poll: NodeJS.Timeout | undefined;
-  private readonly onSigint = (): void => {
-    if (this.redelivering) return;
-    if (!this.requested) this.log('interrupted: stopping the current run, then the experiment (resume with --resume)');
-    this.requested = true;
-    if (this.inRun && !this.poll) this.poll = setInterval(() => this.handOn(), 100);
-  };
+  private readonly offStop: () => void;
 
   constructor(private readonly log: (line: string) => void) {
-    process.on('SIGINT', this.onSigint);
+    this.offStop = onStopSignal((signal) => {
+      if (!this.requested) this.log(`${signal}: stopping the current run, then the experiment (resume with --resume)`);
+      this.requested = true;
+      this.signal = signal;
+      if (this.inRun && !runListening() && !this.poll) this.poll = setInterval(() => this.handOn(), 100);
+    });
   }
 
   runStarted(): void {
@@ -189,15 +199,13 @@ class Interrupt {
 
   dispose(): void {
     this.stopPoll();
-    process.off('SIGINT', this.onSigint);
+    this.offStop();
   }
 
-  // Another SIGINT listener besides ours is the run's: it stops the run when it hears the signal.
+  // The run listens now: it stops when it hears the signal.
   private handOn(): void {
-    if (process.listenerCount('SIGINT') < 2) return;
-    this.redelivering = true;
-    process.emit('SIGINT', 'SIGINT');
-    this.redelivering = false;
+    if (!runListening()) return;
+    deliverStop(this.signal, 'run');
     this.stopPoll();
   }
 

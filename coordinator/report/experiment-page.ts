@@ -1,12 +1,14 @@
 // An experiment's report.html from its analysis.json (the seed's shape): the question and the
 // answer, the compared figure per arm (median, min–max whisker, each repeat as a dot), the same
 // picture for every other {median, min, max} figure, and the per-arm and per-run tables. Pure.
+import { COST_COLUMNS } from '../cost/arm-cost.js';
 import type { ArmValue } from './arm-chart.js';
 import { renderArmChart } from './arm-chart.js';
 import type { Obj } from './fields.js';
 import { arr, boolOrNull, numOrNull, obj, spread, strOrNull } from './fields.js';
 import { figureAxisLabel, figureMeaning, figureName, figureUnit } from './figure-names.js';
 import { badge, cellNum, compactJson, page, table, verdict } from './html.js';
+import { renderParetoChart } from './pareto-chart.js';
 import { esc } from './svg.js';
 
 /** analysis.json plus, per entry of its runs[], a link to that run's report (null: none). */
@@ -90,7 +92,8 @@ export function renderExperimentReport(input: ExperimentReportInput): string {
   const a = input.analysis;
   const cmp = comparedFigure(a);
   const { key, rest } = keyFigures(spreadFigures(a), cmp.metric);
-  const others = key.filter((f) => f !== cmp.metric);
+  // The budget figures are drawn together in the Pareto chart (and listed in the table), not one chart each.
+  const others = key.filter((f) => f !== cmp.metric && !(COST_COLUMNS as readonly string[]).includes(f));
   const body = [
     header(a),
     '<h2>Comparison</h2>',
@@ -104,6 +107,7 @@ export function renderExperimentReport(input: ExperimentReportInput): string {
     rest.length > 0
       ? `<h2>Other classes and windows</h2><details><summary>${rest.length} more figures per arm</summary>${figureTable(a, rest)}</details>`
       : '',
+    a.pareto === undefined ? '' : `<h2>Cost and the Pareto front</h2>${renderParetoChart(a.pareto, 'experiment-pareto', 'arm')}`,
     runsTable(a, input.runLinks, cmp.metric),
   ];
   return page(`loadfleet experiment ${strOrNull(a.experiment) ?? ''}`, body.join(''));

@@ -1,5 +1,6 @@
 // Human names, units and one-sentence definitions for the analysis' per-run figures
 // (`realtime_surge_p95_ttft_ms`, `max_vllm_running`, …), so each experiment chart says what it plots.
+import { COST_COLUMN_MEANINGS } from '../cost/arm-cost.js';
 
 const WORDS: Record<string, string> = {
   ttft: 'TTFT',
@@ -24,6 +25,7 @@ const METRIC_MEANING: Record<string, string> = {
 };
 
 const FIXED: Record<string, string> = {
+  ...COST_COLUMN_MEANINGS,
   max_vllm_running: 'the largest number of requests in vLLM’s running batch at any scrape of the run',
   max_vllm_waiting: 'the largest number of requests waiting in vLLM’s queue at any scrape of the run',
   max_vllm_kv_cache_usage_pct: 'the highest share of vLLM’s KV cache in use at any scrape of the run, in percent',

@@ -4,6 +4,7 @@
 import { cellNum, page, table } from './html.js';
 import type { LineChartSpec, LineSeries } from './line-chart.js';
 import { renderLineChart } from './line-chart.js';
+import { renderParetoChart } from './pareto-chart.js';
 import { formatNumber } from './scale.js';
 import { esc } from './svg.js';
 
@@ -22,6 +23,16 @@ interface Stage {
   tpot_p95_ms: number | null;
   success_rate: number | null;
   run_dir: string | null;
+  /** The stage's budget figures (absent in a sweep.json written before they existed). */
+  cost?: StageCost | null;
+}
+
+interface StageCost {
+  output_tok_s: number | null;
+  output_tok_s_per_accelerator: number | null;
+  output_tok_s_per_user: number | null;
+  usd_per_million_output_tokens: number | null;
+  usd_per_million_input_tokens: number | null;
 }
 
 /** The fields of sweep.json the report reads. */
@@ -37,6 +48,8 @@ export interface SweepDoc {
   slo: { ttft_p95_ms?: number; tpot_p95_ms?: number };
   answer: string;
   stop_reason: string | null;
+  /** The Pareto front across the stages (absent in a sweep.json written before it existed). */
+  pareto?: unknown;
 }
 
 const VERDICT_COLOURS: Record<string, string> = { pass: '#1a7f37', fail: '#cf222e', client_limited: '#9a6700', error: '#6e7781' };
@@ -136,8 +149,38 @@ export function sweepReportHtml(doc: SweepDoc): string {
       rows,
     ),
     `<p>Stopped: ${esc(doc.stop_reason ?? '-')}</p>`,
+    ...(doc.pareto === undefined
+      ? []
+      : ['<h2>Cost and the Pareto front</h2>', renderParetoChart(doc.pareto, 'sweep-pareto', 'stage'), costTable(stages, doc.unit)]),
   ];
   return page(`Sweep ${doc.name}`, body.join('\n'));
+}
+
+// Each stage's budget figures over its measured window (sweep.json stages[].cost).
+function costTable(stages: readonly Stage[], unit: string): string {
+  const rows = stages.map((s) => [
+    `${cellNum(s.value)} ${esc(unit)}`,
+    esc(s.verdict),
+    ...[
+      s.cost?.output_tok_s,
+      s.cost?.output_tok_s_per_accelerator,
+      s.cost?.output_tok_s_per_user,
+      s.cost?.usd_per_million_output_tokens,
+      s.cost?.usd_per_million_input_tokens,
+    ].map(cellNum),
+  ]);
+  return table(
+    [
+      'stage',
+      'verdict',
+      'output tok/s',
+      'output tok/s per accelerator',
+      'output tok/s per user',
+      '$ per 1M output tokens',
+      '$ per 1M input tokens',
+    ],
+    rows,
+  );
 }
 
 // The x axis ends at 1, 2 or 5 × 10^k above the largest value, so the stages never sit on its edge.

@@ -20,6 +20,7 @@ import { serverSource } from '../live/server-sample.js';
 import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from '../scrape/names.js';
 import type { Scraper } from '../scrape/scraper.js';
 import type { AgentConn } from '../server.js';
+import { onStopSignal, stopHeard, stopReason } from '../stop-signals.js';
 import { RunState } from './context.js';
 import { onAgentMessage } from './dispatch.js';
 import { linkDown } from './losses.js';
@@ -33,6 +34,9 @@ const FINAL_GRACE_MS = 30_000;
 
 /** One run on the fleet's agents, from the welcome to the written directory. */
 export class RunSession extends RunState implements RunHandle {
+  /** Every agent is prepared: from here a stop is told to them. */
+  private prepared = false;
+
   constructor(
     opts: RunOnFleetOptions,
     plan: Plan,
@@ -80,21 +84,41 @@ export class RunSession extends RunState implements RunHandle {
   }
 
   private async runChannels(): Promise<RunResult> {
+    // A stop signal (SIGTERM or SIGINT) from here on ends this run: before the start it is aborted
+    // with nothing sent, after it the agents are told to stop and hand over; either way the run
+    // directory is written, status aborted, its reason naming the signal.
+    // Before every agent is prepared a `stop` has no move in their phases: the reason is kept, and
+    // the run is aborted as soon as preparing ends.
+    const offStop = onStopSignal((signal) => {
+      if (this.prepared) this.stopAll(stopReason(signal));
+      else this.abortReason ??= stopReason(signal);
+    }, 'run');
+    // A signal heard while the run was being set up (its target started, its agents taken): no load is sent.
+    const heard = stopHeard();
+    if (heard) this.abortReason ??= stopReason(heard);
+    try {
+      return await this.runStopping();
+    } finally {
+      offStop();
+    }
+  }
+
+  private async runStopping(): Promise<RunResult> {
     const { opts } = this;
     await this.scraper.snapshot('pre');
     const decision = await prepareAgents(this);
+    this.prepared = true;
     chooseStart(this, decision);
     this.scraper.setRunStart(this.startNs, this.runStartNs() - this.startNs);
     const live = this.collect();
     for (const s of this.states) s.onMessage((m) => onAgentMessage(this, s, m));
-    const onSigint = (): void => this.stopAll('interrupted by the user (SIGINT)');
-    process.on('SIGINT', onSigint);
     const watchdog = new Watchdog(this);
     const ticker = setInterval(() => watchdog.tick(), EVERY_SECOND_MS);
     try {
-      if (decision.refusal) {
-        for (const a of this.agents) a.send({ type: 'abort', reason: decision.refusal });
-        this.abortReason = `aborted before any load was sent: ${decision.refusal}`;
+      const refusal = decision.refusal ?? this.abortReason;
+      if (refusal) {
+        for (const a of this.agents) a.send({ type: 'abort', reason: refusal });
+        this.abortReason = `aborted before any load was sent: ${refusal}`;
         return await writeAndSummarize(this);
       }
       const armDeadlineMs = Number(this.startNs - ARM_MARGIN_NS - this.clock.nowNs()) / 1e6;
@@ -105,6 +129,8 @@ export class RunSession extends RunState implements RunHandle {
         this.abortReason = `aborted before any load was sent: ${(err as Error).message}`;
         return await writeAndSummarize(this);
       }
+      // A stop that came while arming: the agents told before their arm heard it in a phase that ignores it.
+      if (this.abortReason !== null) this.stopAll(this.abortReason);
       opts.log(`all ${this.agents.length} agents armed; start in ${formatDuration(Number(this.startNs - this.clock.nowNs()) / 1e6)}`);
       live.start();
       this.scraper.start(this.startNs);
@@ -113,7 +139,6 @@ export class RunSession extends RunState implements RunHandle {
     } finally {
       clearInterval(ticker);
       live.stop();
-      process.off('SIGINT', onSigint);
     }
   }
 

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { loadSweepFile } from '../../shared/sweep-load.js';
 import type { RunFlags } from '../cli-options.js';
 import { addRunFlags, runOptionsFromFlags } from '../cli-options.js';
+import { withCostFlags } from '../cost/flags.js';
 import { executeSweep, sweepExitCode } from './run-sweep.js';
 
 /** Adds `sweep` to the coordinator's commands. */
@@ -20,7 +21,8 @@ export function sweepCommand(program: Command): void {
 
 async function sweep(file: string, o: RunFlags & { out: string }): Promise<number> {
   // Every problem of the sweep file and its plan is reported here, before any load.
-  const loaded = await loadSweepFile(file);
+  const fromFile = await loadSweepFile(file);
+  const loaded = { ...fromFile, plan: withCostFlags(fromFile.plan, o) };
   const flags = await runOptionsFromFlags(o);
   // Stage verdicts are the sweep's own output: shown even with --quiet.
   const say = (line: string): void => void process.stderr.write(`[sweep] ${line}\n`);

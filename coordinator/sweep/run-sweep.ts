@@ -12,11 +12,14 @@ import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { SweepSlo } from '../../shared/sweep.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
+import { stageCost } from '../cost/sweep-cost.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { SweepDoc } from '../report/sweep-page.js';
 import { sweepReportHtml } from '../report/sweep-page.js';
 import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
+import type { StopSignal } from '../stop-signals.js';
+import { onStopSignal, stopReason } from '../stop-signals.js';
 import { checkBudget } from './budget.js';
 import { readStageRequests } from './departures.js';
 import { endpointProblem } from './endpoint.js';
@@ -67,13 +70,12 @@ export async function executeSweep(
   const rules = rulesOf(sweep.stop);
   const budgetS = sweep.stop?.time_budget_s ?? null;
   const overheads: number[] = [];
-  let interrupted = false;
-  // While a stage runs, its own handler stops that run; this one stops the sweep (and keeps Node
-  // from exiting between stages, so sweep.json is still written).
-  const onSigint = (): void => {
-    interrupted = true;
-  };
-  process.on('SIGINT', onSigint);
+  let interrupted: StopSignal | null = null;
+  // While a stage runs, its own listener stops that run; this one stops the sweep (and keeps the
+  // process from exiting between stages, so sweep.json is still written).
+  const offStop = onStopSignal((signal) => {
+    interrupted ??= signal;
+  });
   const save = async (): Promise<Record<string, unknown>> => {
     const doc = await writeSweepJson(dir, state);
     await writeFileAtomic(join(dir, 'report.html'), sweepReportHtml(doc as unknown as SweepDoc));
@@ -84,7 +86,7 @@ export async function executeSweep(
     await withFleet(run, 'the sweep is over', async (fleet) => {
       for (;;) {
         if (interrupted) {
-          state.stop = { rule: 'interrupted', reason: 'interrupted by the user (SIGINT)' };
+          state.stop = { rule: 'interrupted', reason: stopReason(interrupted) };
           break;
         }
         // A user's endpoint is probed before the strategy decides: one that died during the last stage
@@ -158,7 +160,7 @@ export async function executeSweep(
             read?.latencies ?? null,
           );
           const judged = interrupted
-            ? { verdict: 'error' as const, reasons: ['interrupted by the user (SIGINT) during the stage'] }
+            ? { verdict: 'error' as const, reasons: [`${stopReason(interrupted)} during the stage`] }
             : judgeStage(figures, state.slo);
           record = {
             index,
@@ -169,11 +171,17 @@ export async function executeSweep(
             reason: judged.reasons.join('; '),
             measure_window: stage.measure,
             run_dir: result.dir,
+            cost: stageCost(runJson, sweep.class, MEASURE_WINDOW),
           };
         } catch (err) {
           if (err instanceof LoadfleetError && err.code === ErrorCode.FLEET_SHORT) {
             // Too many agents left between stages: end with what was measured, and say why.
             state.stop = { rule: 'fleet_short', reason: err.message };
+            break;
+          }
+          // Stopped before the stage's run began (the fleet stops waiting on a stop signal).
+          if (interrupted && err instanceof LoadfleetError && err.code === ErrorCode.ABORTED) {
+            state.stop = { rule: 'interrupted', reason: err.message };
             break;
           }
           // The stage could not run at all (engine-sim did not start, …).
@@ -188,6 +196,7 @@ export async function executeSweep(
             reason: why,
             measure_window: stage.measure,
             run_dir: null,
+            cost: null,
           };
         }
         overheads.push((Date.now() - t0) / 1000 - sweep.stage_duration_s);
@@ -197,7 +206,7 @@ export async function executeSweep(
       }
     });
   } finally {
-    process.off('SIGINT', onSigint);
+    offStop();
   }
   state.finishedAt = new Date();
   return { dir, doc: await save() };

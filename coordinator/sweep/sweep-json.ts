@@ -3,6 +3,8 @@
 // written atomically (after every stage, so an interrupted sweep keeps what it measured).
 import { join } from 'node:path';
 import type { Sweep, SweepSlo } from '../../shared/sweep.js';
+import type { StageCost } from '../cost/sweep-cost.js';
+import { SWEEP_COST_DEFINITIONS, sweepPareto } from '../cost/sweep-cost.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { Capacity, ClientAdvice, Knee } from './analysis.js';
 import { answerOf, capacityOf, clientAdvice, kneeOf } from './analysis.js';
@@ -24,6 +26,8 @@ export interface StageRecord extends StageFigures {
   reason: string;
   measure_window: { start_s: number; end_s: number };
   run_dir: string | null;
+  /** The stage's budget figures (null: the stage did not run, or its run.json has none). */
+  cost?: StageCost | null;
 }
 
 /** What the sweep knows when it writes sweep.json. */
@@ -162,6 +166,7 @@ export function sweepDocument(s: SweepState): Record<string, unknown> {
     ignored_passes: capacity.ignored_passes,
     knee,
     client_advice: advice,
+    pareto: sweepPareto(s.stages, scaleUnit(s.sweep.scale)),
     answer: answerOf({
       cls: s.sweep.class,
       scale: s.sweep.scale,
@@ -174,7 +179,7 @@ export function sweepDocument(s: SweepState): Record<string, unknown> {
       stopRule: stop.rule,
       stopReason: stop.reason,
     }),
-    definitions: SWEEP_DEFINITIONS,
+    definitions: { ...SWEEP_DEFINITIONS, ...SWEEP_COST_DEFINITIONS },
   };
 }
 

@@ -97,6 +97,12 @@ export interface DeltaPatterns {
   error?: RegExp;
   /** Matches a streamed tool-call delta, for APIs that have them. */
   toolCall?: RegExp;
+  /**
+   * Matches an event that opens a tool call (its id and name) and carries none of its tokens, for
+   * APIs that announce a call apart from its argument deltas: captured for the call's head, never
+   * counted as output or timed.
+   */
+  toolHead?: RegExp;
 }
 
 /** One API's request bodies and response contract, for one class's options. */
@@ -244,3 +250,36 @@ export function splitTemplate(build: (text: string) => Record<string, unknown>, 
 
 /** A pattern that never matches: the events of an API answered in one JSON body are never classified. */
 export const NEVER = /(?!)/;
+
+// Image parts are built once per class with markers in place of the pixels; the agent fills each
+// request's images in at send time (agent/images.ts makes them). An API that takes a data URI
+// (chat's image_url) uses the URI marker; one that takes the media type and the base64 bytes
+// apart (the Messages API's base64 source) uses the other two.
+/** Where image k's whole data URI goes in a body. */
+export function imageMarker(k: number): string {
+  return `@@LF_IMAGE_${k}@@`;
+}
+
+/** Where image k's media type (`image/png`) goes in a body. */
+export function imageMediaMarker(k: number): string {
+  return `@@LF_IMAGE_${k}_MEDIA@@`;
+}
+
+/** Where image k's base64 bytes go in a body. */
+export function imageDataMarker(k: number): string {
+  return `@@LF_IMAGE_${k}_DATA@@`;
+}
+
+/** A body with its image markers replaced by the request's images (data URIs, `data:<type>;base64,<bytes>`). */
+export function fillImages(body: string, uris: readonly string[]): string {
+  let out = body;
+  for (const [k, uri] of uris.entries()) {
+    const comma = uri.indexOf(',');
+    const media = uri.slice('data:'.length, uri.indexOf(';'));
+    out = out
+      .replace(imageMarker(k), uri)
+      .replace(imageMediaMarker(k), media)
+      .replace(imageDataMarker(k), uri.slice(comma + 1));
+  }
+  return out;
+}

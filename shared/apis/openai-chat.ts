@@ -2,7 +2,7 @@
 // delta.content and, on reasoning models, delta.reasoning_content (or delta.reasoning on some
 // servers); the stream ends with `data: [DONE]` and usage comes in its own chunk before it.
 import type { AdapterOptions, ApiAdapter, ApiDescriptor, ApiModule, BodyFields, ChatMessage } from './contract.js';
-import { bearerAuth, firstChoice, objectOf, STREAMED, splitTemplate, textOf } from './contract.js';
+import { bearerAuth, firstChoice, imageMarker, objectOf, STREAMED, splitTemplate, textOf } from './contract.js';
 import { openaiFields, openaiUsage } from './openai-fields.js';
 
 const descriptor: ApiDescriptor = {
@@ -53,11 +53,6 @@ export const openaiChat: ApiAdapter = {
   },
   usage: openaiUsage,
 };
-
-/** Where image k's data URI goes in a body (agent/images.ts fills it per request). */
-export function imageMarker(k: number): string {
-  return `@@LF_IMAGE_${k}@@`;
-}
 
 /**
  * Chat with more than text: `tools` (and tool_choice) offered with every request, and `images`

@@ -4,6 +4,7 @@
 // tool call) ending in `data: [DONE]`, or one chat.completion body.
 import { invalid, messageContents, optionalBool } from '../openai.js';
 import type { SimGenerationApi } from './contract.js';
+import { imageTokens } from './images.js';
 import { completionBody, OpenAiChunkStream } from './openai-wire.js';
 
 /** The chat completions API. */
@@ -29,11 +30,7 @@ export const api: SimGenerationApi = {
   body: (who, _request, text, end) => completionBody('chat', who, text, end.finish, end.usage),
 };
 
-/** Pixels per side of one image token: a vision encoder's 14-pixel patches merged 2×2, as Qwen2-VL's. */
-export const IMAGE_TOKEN_PIXELS = 28;
-
-// Image tokens of every image_url part (data: URIs of PNG or JPEG): ceil(w/28)·ceil(h/28) each,
-// so prefill grows with image size as a vision encoder's does.
+// Image tokens of every image_url part (data: URIs of PNG or JPEG), as a vision encoder charges them (images.ts).
 function chatImageTokens(messages: unknown): number {
   let tokens = 0;
   for (const [i, m] of (messages as { content?: unknown }[]).entries()) {
@@ -41,28 +38,14 @@ function chatImageTokens(messages: unknown): number {
     for (const [j, part] of (m.content as Record<string, unknown>[]).entries()) {
       if (part?.['type'] !== 'image_url') continue;
       const url = (part['image_url'] as { url?: unknown } | undefined)?.url;
-      const size = typeof url === 'string' ? imageSize(url) : null;
-      if (!size) throw invalid('image_url.url must be a data: URI of a PNG or JPEG image', `messages[${i}].content[${j}].image_url.url`);
-      tokens += Math.ceil(size.width / IMAGE_TOKEN_PIXELS) * Math.ceil(size.height / IMAGE_TOKEN_PIXELS);
+      const head = typeof url === 'string' ? /^data:image\/(?:png|jpeg|jpg);base64,/.exec(url) : null;
+      const charged = head ? imageTokens(Buffer.from((url as string).slice(head[0].length, head[0].length + 65536), 'base64')) : null;
+      if (charged === null)
+        throw invalid('image_url.url must be a data: URI of a PNG or JPEG image', `messages[${i}].content[${j}].image_url.url`);
+      tokens += charged;
     }
   }
   return tokens;
-}
-
-// Width and height from a data URI's PNG header (IHDR) or JPEG start-of-frame marker.
-function imageSize(url: string): { width: number; height: number } | null {
-  const m = /^data:image\/(?:png|jpeg|jpg);base64,/.exec(url);
-  if (!m) return null;
-  const bytes = Buffer.from(url.slice(m[0].length, m[0].length + 65536), 'base64');
-  if (bytes.length >= 24 && bytes.toString('latin1', 1, 4) === 'PNG')
-    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
-  for (let i = 2; i + 9 < bytes.length && bytes[0] === 0xff && bytes[1] === 0xd8; ) {
-    if (bytes[i] !== 0xff) return null;
-    const marker = bytes[i + 1]!;
-    if (marker >= 0xc0 && marker <= 0xc3) return { height: bytes.readUInt16BE(i + 5), width: bytes.readUInt16BE(i + 7) };
-    i += 2 + bytes.readUInt16BE(i + 2);
-  }
-  return null;
 }
 
 // The function a chat answer calls: the one tool_choice names, else the first tool (engine-sim
