@@ -36,4 +36,14 @@ describe('embedded engine-sim flags', () => {
     expect(embeddedSimArgs(lora, ['--gateway'])).toEqual(['--gateway', '--lora-modules', 'sql,code']);
     expect(embeddedSimArgs(lora, ['--lora-modules=x'])).toEqual(['--lora-modules=x']);
   });
+
+  it("send the server's spans to the run's receiver when the plan has traces, unless the user chose", () => {
+    const url = 'http://127.0.0.1:43181/v1/traces';
+    expect(embeddedSimArgs(plan('poisson'), [], url)).toEqual([]);
+    const traced: Plan = { ...plan('poisson'), traces: {} };
+    expect(embeddedSimArgs(traced, ['--gateway'], url)).toEqual(['--gateway', '--otlp-traces-endpoint', url]);
+    expect(embeddedSimArgs(traced, ['--otlp-traces-endpoint=http://x:4318/v1/traces'], url)).toEqual([
+      '--otlp-traces-endpoint=http://x:4318/v1/traces',
+    ]);
+  });
 });

@@ -23,13 +23,13 @@ export interface LocalSim {
 }
 
 /** Starts engine-sim on a free loopback port and waits for its listening line. */
-export function startLocalSim(args: readonly string[], log: (line: string) => void): Promise<LocalSim> {
+export function startLocalSim(args: readonly string[], log: (line: string) => void, env: Record<string, string> = {}): Promise<LocalSim> {
   // Its own process group (Ctrl-C reaches only the coordinator), but its stdin is ours: if the
   // coordinator dies, even by SIGKILL, the pipe closes and engine-sim exits instead of lingering.
   const child = spawn(process.execPath, [SIM_MAIN, '--host', '127.0.0.1', '--port', '0', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
-    env: { ...process.env, ENGINE_SIM_EXIT_WITH_STDIN: '1' },
+    env: { ...process.env, ...env, ENGINE_SIM_EXIT_WITH_STDIN: '1' },
   });
   const tail = keepTail(child, 'engine-sim', log);
   return new Promise((resolve, reject) => {

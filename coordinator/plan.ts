@@ -19,14 +19,16 @@ export function shareFor(index: number, count: number): Share {
  * The embedded engine-sim's flags: a plan that replays a trace or runs sessions reuses prefixes by
  * design, so the simulator caches them (as vLLM does by default) and the cache evidence can be
  * judged; a plan naming LoRA adapters gets them served (every adapter the classes name), since a
- * server without them would only answer 404. A user's own flag of either kind wins.
+ * server without them would only answer 404; a plan with `traces` gets its spans sent to the run's
+ * receiver (`tracesEndpoint`, OTLP/HTTP). A user's own flag of any kind wins.
  */
-export function embeddedSimArgs(plan: Plan, args: readonly string[]): string[] {
+export function embeddedSimArgs(plan: Plan, args: readonly string[], tracesEndpoint?: string): string[] {
   const out = [...args];
   const has = (flag: string): boolean => args.some((a) => a === flag || a.startsWith(`${flag}=`));
   const reuses = plan.classes.some((c) => c.load.model === 'trace' || c.load.model === 'sessions');
   if (reuses && !has('--enable-prefix-caching')) out.push('--enable-prefix-caching');
   const adapters = [...new Set(plan.classes.flatMap((c) => (c.adapters ?? []).map((a) => a.model)))];
   if (adapters.length > 0 && !has('--lora-modules')) out.push('--lora-modules', adapters.join(','));
+  if (plan.traces && tracesEndpoint && !has('--otlp-traces-endpoint')) out.push('--otlp-traces-endpoint', tracesEndpoint);
   return out;
 }

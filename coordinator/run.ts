@@ -100,6 +100,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
     });
     session = new RunSession(opts, setup.plan, runId, dir, fleet.clock, agents, lossBudget, setup.scraper, headroom);
     session.cacheReset = setup.cacheReset;
+    session.traces = setup.traces;
     session.localLayout = fleet.localLayout;
     session.listenUrl = fleet.listenUrl;
     fleet.setRun(session);

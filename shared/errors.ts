@@ -43,6 +43,8 @@ export const ErrorCode = {
   JOURNAL_WRITE: 'LF_JOURNAL_WRITE',
   /** A run directory's journal is missing or unreadable, so the run cannot be recovered from it. */
   JOURNAL_UNREADABLE: 'LF_JOURNAL_UNREADABLE',
+  /** The receiver of the server's spans could not listen on an address plan.traces names (taken, or not this machine's). */
+  TRACES_LISTEN: 'LF_TRACES_LISTEN',
 } as const;
 
 /** One of the stable codes above. */

@@ -445,6 +445,37 @@ export const ScrapeTarget = closed({
   ),
 });
 
+/** Defaults of `traces`: the ports the OpenTelemetry Collector's OTLP receiver listens on. */
+export const TRACES_DEFAULTS = { http: '0.0.0.0:4318', grpc: '0.0.0.0:4317', flush_s: 10 } as const;
+
+const listenAddress = (description: string) =>
+  say(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$', description }), {
+    pattern: 'must be host:port (port 0: any free port)',
+  });
+
+/** The server's OpenTelemetry request spans, received by the coordinator and joined to the requests. */
+export const TracesSpec = closed(
+  {
+    http: Type.Optional(
+      listenAddress(`Where the coordinator takes OTLP/HTTP (POST /v1/traces, protobuf or JSON); default ${TRACES_DEFAULTS.http}.`),
+    ),
+    grpc: Type.Optional(listenAddress(`Where the coordinator takes OTLP/gRPC (TraceService/Export); default ${TRACES_DEFAULTS.grpc}.`)),
+    flush_s: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 600,
+        default: TRACES_DEFAULTS.flush_s,
+        description:
+          "Seconds the run waits at most after its last request for the server's span exports (exporters batch, every 5 s by default).",
+      }),
+    ),
+  },
+  {
+    description:
+      "Receive the server's per-request spans (vLLM/SGLang --otlp-traces-endpoint) and join them to the requests: every request carries a W3C traceparent naming it.",
+  },
+);
+
 /**
  * Which request records the agents send (docs/relay-tier.md): every one, or a sample, for fleets
  * past what one coordinator ingests. Each agent counts every request itself and spools every
@@ -495,6 +526,7 @@ export const PlanFile = say(
       abort: Type.Optional(AbortRules),
       records: Type.Optional(RecordsSpec),
       cost: Type.Optional(CostSpec),
+      traces: Type.Optional(TracesSpec),
     },
     { title: PLAN_SCHEMA, description: 'A load plan: seeded traffic classes against one OpenAI-compatible target.' },
   ),

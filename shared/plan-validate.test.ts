@@ -255,6 +255,15 @@ const RULES: [Changes, string[]][] = [
   [{ 'scrape[0].interval_s': 0.05 }, ['scrape[0].interval_s: must be >= 0.1']],
   [{ 'scrape[0].interval_s': REMOVE }, ['scrape[0].interval_s: is required']],
   [{ 'scrape[1]': { name: 's', url: 'https://x/metrics', interval_s: 5 } }, ['scrape[1].name: duplicate "s" (first used by scrape[0])']],
+  // the server's spans
+  [{ traces: {} }, []],
+  [{ traces: { http: '127.0.0.1:0', grpc: '127.0.0.1:0', flush_s: 2 } }, []],
+  [{ traces: { http: '[::1]:4318' } }, []],
+  [{ traces: { http: 'localhost' } }, ['traces.http: must be host:port (port 0: any free port)']],
+  [{ traces: { grpc: '0.0.0.0:99999' } }, ['traces.grpc: port must be at most 65535']],
+  [{ traces: { grpc: '0.0.0.0:4318' } }, ['traces.grpc: must not be the same address as traces.http']],
+  [{ traces: { flush_s: -1 } }, ['traces.flush_s: must be >= 0']],
+  [{ traces: { listen: ':4318' } }, ['traces.listen: unknown key']],
   // the SLO basis
   [{ 'classes[0].slo.basis': 'intended' }, []],
   [{ 'classes[0].slo.basis': 'arrival' }, ['classes[0].slo.basis: must be one of "sent", "intended"']],

@@ -5,7 +5,7 @@
 import type { Static } from '@sinclair/typebox';
 import { costRules } from './cost-schema.js';
 import type { LoadModelName, Phase, Plan } from './plan.js';
-import { PLAN_DEFAULTS, PROMPT_DEFAULTS } from './plan.js';
+import { PLAN_DEFAULTS, PROMPT_DEFAULTS, TRACES_DEFAULTS } from './plan.js';
 import { HEADER_NAME, Phase as PhaseDef, PlanFile } from './plan-schema.js';
 import { apiRules, generates } from './plan-validate-api.js';
 import { promptRules, sessionRules, workloadDefaults } from './plan-validate-workload.js';
@@ -56,9 +56,18 @@ function planRules(ctx: Ctx, o: Obj): void {
   if (isObj(o['abort'])) abortRules(child(ctx, 'abort'), o['abort'], o['classes']);
   if (isObj(o['records'])) sampledRecordsRules(child(ctx, 'records'), o);
   if (isObj(o['cost'])) costRules(child(ctx, 'cost'), o['cost']);
+  if (isObj(o['traces'])) tracesRules(child(ctx, 'traces'), o['traces']);
   noDuplicates(child(ctx, 'classes'), o['classes'], 'name');
   noDuplicates(child(ctx, 'windows'), o['windows'], 'name');
   noDuplicates(child(ctx, 'scrape'), o['scrape'], 'name');
+}
+
+// The receiver's two listeners: real ports, and not the same one twice.
+function tracesRules(ctx: Ctx, t: Obj): void {
+  const port = (v: unknown): number | null => (typeof v === 'string' ? Number(v.slice(v.lastIndexOf(':') + 1)) : null);
+  for (const k of ['http', 'grpc'] as const) if ((port(t[k]) ?? 0) > 65_535) report(child(ctx, k), 'port must be at most 65535');
+  const [h, g] = [t['http'] ?? TRACES_DEFAULTS.http, t['grpc'] ?? TRACES_DEFAULTS.grpc];
+  if (h === g && port(h) !== 0) report(child(ctx, 'grpc'), 'must not be the same address as traces.http');
 }
 
 function httpUrl(ctx: Ctx, v: unknown): void {

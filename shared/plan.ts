@@ -7,7 +7,7 @@ import type * as D from './plan-schema.js';
 import type { PromptVocabulary } from './prompt-vocabulary.js';
 
 // The defaults live with the definition (its schema publishes them); every caller reads them here.
-export { PLAN_DEFAULTS, PLAN_SCHEMA, PROMPT_DEFAULTS, TRACE_DEFAULTS } from './plan-schema.js';
+export { PLAN_DEFAULTS, PLAN_SCHEMA, PROMPT_DEFAULTS, TRACE_DEFAULTS, TRACES_DEFAULTS } from './plan-schema.js';
 
 /** Which OpenAI-compatible endpoint a plan targets. */
 export type ApiKind = Static<typeof D.ApiKind>;
@@ -58,6 +58,9 @@ export type Window = Static<typeof D.Window>;
 
 /** A Prometheus endpoint the coordinator scrapes. */
 export type ScrapeTarget = Static<typeof D.ScrapeTarget>;
+
+/** The server's OpenTelemetry request spans, received and joined to the requests (opt-in). */
+export type TracesSpec = Static<typeof D.TracesSpec>;
 
 /** How a class's prompt length was made to fit its input_tokens (run.json `prompt_length_method`). */
 export type PromptLengthMethod = 'server-tokenize' | 'tokenizer-file' | 'words-unverified';

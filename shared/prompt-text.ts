@@ -44,6 +44,32 @@ export function requestId(runId: string, className: string, requestIndex: number
   return `lf-${runId}-${className}-${requestIndex}`;
 }
 
+/**
+ * The class and request index a request id names (found anywhere in `text`: a server may wrap it,
+ * e.g. `chatcmpl-lf-…-7`), or null when it names no request of this run.
+ */
+export function requestOfRequestId(
+  runId: string,
+  classNames: readonly string[],
+  text: string,
+): { classIndex: number; requestIndex: number } | null {
+  const prefix = `lf-${runId}-`;
+  const at = text.indexOf(prefix);
+  if (at < 0) return null;
+  const rest = text.slice(at + prefix.length);
+  // The longest class name that fits: "rt" must not take the requests of "rt-2".
+  let best: { classIndex: number; requestIndex: number } | null = null;
+  let bestLength = -1;
+  for (const [classIndex, name] of classNames.entries()) {
+    if (!rest.startsWith(`${name}-`) || name.length <= bestLength) continue;
+    const digits = /^\d+/.exec(rest.slice(name.length + 1))?.[0];
+    if (!digits || !Number.isSafeInteger(Number(digits))) continue;
+    best = { classIndex, requestIndex: Number(digits) };
+    bestLength = name.length;
+  }
+  return best;
+}
+
 /** Digits of the request index in a head: fixed, so every head of a run has the same length. */
 const HEAD_INDEX_DIGITS = 6;
 const TAG_LETTERS = 'abcdefghijklmnopqrstuvwxyz';

@@ -15,6 +15,7 @@ import { SESSION_DEFINITIONS } from '../session-turns.js';
 import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
 import { EMBEDDINGS_DEFINITIONS, EXACT_METHOD_DEFINITIONS } from '../summary.js';
 import { TOOL_DEFINITIONS } from '../tool-tally.js';
+import { SERVER_SPANS_DEFINITIONS } from '../traces/definitions.js';
 
 /** What run.json's `records` section says. */
 const RECORDS_DEFINITION =
@@ -139,6 +140,7 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
   ...HEADROOM_DEFINITIONS,
   ...CLIENT_HEALTH_DEFINITIONS,
   ...LOCAL_LAYOUT_DEFINITIONS,
+  ...SERVER_SPANS_DEFINITIONS,
   ...Object.fromEntries(Object.entries(SELF_TEST_DEFINITIONS).map(([k, v]) => [`agents[].${k}`, v])),
   ...Object.fromEntries(Object.entries(GOODPUT_DEFINITIONS).map(([k, v]) => [`classes.<c>.windows.<w>.${k}`, v])),
 };

@@ -32,6 +32,7 @@ import { runSummaryLines } from '../run-summary.js';
 import { serverBlock } from '../scrape/server-block.js';
 import type { ScrapeSummary } from '../scrape/summary.js';
 import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
+import type { ServerSpansSection } from '../traces/finish.js';
 import { assessRun } from '../validity/index.js';
 import { FIELD_DEFINITIONS } from './run-json-fields.js';
 
@@ -69,6 +70,8 @@ export interface RunJsonInput {
   headroom?: HeadroomReport | null;
   /** What was done to the server's cache before the load. */
   cacheReset?: CacheReset;
+  /** plan.traces: the server's spans joined to the requests. */
+  serverSpans?: ServerSpansSection;
   /** How the coordinator laid its local agents out in processes (null: it spawned none). */
   localLayout?: LocalLayout | null;
 }
@@ -184,6 +187,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     records: recordsSection(c),
     ...(inputs && { workload_files: inputs.files }),
     ...(input.cacheReset && { cache_reset: input.cacheReset }),
+    ...(input.serverSpans && { server_spans: input.serverSpans }),
     ...(c.sessionTurns.size > 0 && {
       sessions: Object.fromEntries([...c.sessionTurns].map(([name, t]) => [name, t.summary()])),
     }),

@@ -9,6 +9,7 @@ import { badge, cellNum, compactJson, table, verdict } from './html.js';
 import { formatNumber } from './scale.js';
 import { sloSection } from './slo-section.js';
 import { esc } from './svg.js';
+import { ttftPartsSection } from './ttft-parts.js';
 
 /** The plan's windows (name and range in seconds since the run start). */
 export function planWindows(run: Obj): { name: string; start_s: number; end_s: number }[] {
@@ -26,6 +27,7 @@ export function runHeader(run: Obj): string {
   return [
     titleBlock(run),
     sloSection(run),
+    ttftPartsSection(run),
     classTable(run),
     checksSection(run, 'data_quality', 'Data quality'),
     checksSection(run, 'slo_proof', 'SLO proof'),

@@ -9,6 +9,7 @@ import type { Obj } from './fields.js';
 import { arr, numOrNull, obj, strOrNull } from './fields.js';
 import { badge, table } from './html.js';
 import { esc } from './svg.js';
+import { whereTtftWent } from './ttft-parts.js';
 
 const TONE: Record<SloVerdictValue, 'good' | 'bad' | 'none'> = { met: 'good', missed: 'bad', not_evaluable: 'none' };
 const WORD: Record<SloVerdictValue, string> = { met: 'SLO met', missed: 'SLO MISSED', not_evaluable: 'not evaluable' };
@@ -22,7 +23,11 @@ export function sloSection(run: Obj): string {
   });
   if (judged.length === 0) return '';
   const lines = judged
-    .map(({ name, v }) => `<p class="slo-line">${badge(WORD[v.verdict], TONE[v.verdict])} ${esc(verdictLine(name, v))}</p>`)
+    .map(({ name, v }) => {
+      // Beside the verdict, where the slow requests' time went, when the server's spans say.
+      const where = whereTtftWent(run, name);
+      return `<p class="slo-line">${badge(WORD[v.verdict], TONE[v.verdict])} ${esc(verdictLine(name, v))}${where ? ` — ${esc(where)}` : ''}</p>`;
+    })
     .join('');
   const rows = judged.flatMap(({ name, v, windows }) =>
     Object.entries(v.windows).map(([w, wv]) => {

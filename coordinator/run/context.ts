@@ -20,6 +20,7 @@ import type { RunPhase } from '../phases.js';
 import { runMayMove } from '../phases.js';
 import type { Scraper } from '../scrape/scraper.js';
 import type { AgentConn } from '../server.js';
+import type { RunTraces } from '../traces/run-traces.js';
 import type { RunOnFleetOptions } from './options.js';
 
 /** One run's state after its agents are known. */
@@ -37,6 +38,8 @@ export class RunState {
   abortReason: string | null = null;
   /** What was done to the server's cache before the load (cache-reset.ts). */
   cacheReset: CacheReset | undefined;
+  /** plan.traces: the run's span receiver, joined to the requests when the run is written. */
+  traces: RunTraces | undefined;
   /** How the fleet's local agents were laid out in processes (null: not spawned here). */
   localLayout: LocalLayout | null = null;
   readonly runEvents: string[] = [];

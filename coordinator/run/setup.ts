@@ -1,6 +1,7 @@
 // What a run sets up before it talks to its agents: the embedded engine-sim when the plan names no
 // target, prompt-length calibration on the target's tokenizer, a clean server cache if asked (last
-// before the load: calibration's tokenize calls cache nothing), and the server scraper.
+// before the load: calibration's tokenize calls cache nothing), the server scraper, and with
+// plan.traces the receiver of the server's spans (before the embedded engine-sim, which sends to it).
 import type { Clock } from '../../shared/clock.js';
 import type { Plan } from '../../shared/plan.js';
 import type { CacheReset } from '../cache-reset.js';
@@ -11,12 +12,15 @@ import { startLocalSim } from '../local.js';
 import { embeddedSimArgs, planAsRun } from '../plan.js';
 import { Scraper } from '../scrape/scraper.js';
 import { scrapeTargets } from '../scrape/targets.js';
+import { RunTraces } from '../traces/run-traces.js';
 
 /** What setUpTarget made; `cleanups` run last to first whatever happens after. */
 export interface RunSetup {
   plan: Plan;
   cacheReset: CacheReset | undefined;
   scraper: Scraper;
+  /** plan.traces: the run's span receiver. */
+  traces: RunTraces | undefined;
 }
 
 /**
@@ -36,8 +40,18 @@ export async function setUpTarget(
   resolved: (plan: Plan) => void,
 ): Promise<RunSetup> {
   let sim: LocalSim | undefined;
+  let traces: RunTraces | undefined;
+  if (original.traces) {
+    const started = await RunTraces.start(original.traces, runId, original, dir);
+    traces = started;
+    cleanups.unshift(() => started.close());
+    const ports = started.ports();
+    log(`receiving the server's spans: OTLP/HTTP on port ${ports.http}, OTLP/gRPC on port ${ports.grpc}`);
+  }
   if (!original.target) {
-    sim = await startLocalSim(embeddedSimArgs(original, simArgs), log);
+    // The embedded engine-sim sends its spans to the receiver over OTLP/HTTP protobuf.
+    const env: Record<string, string> = traces ? { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' } : {};
+    sim = await startLocalSim(embeddedSimArgs(original, simArgs, traces?.localHttpEndpoint), log, env);
     const started = sim;
     cleanups.push(() => started.stop());
     log(`engine-sim listening at ${sim.baseUrl}`);
@@ -47,5 +61,5 @@ export async function setUpTarget(
   const cacheReset = await resetServerCache(original.target, log);
   const scraper = new Scraper(scrapeTargets(original, sim), dir, clock, { plan });
   cleanups.unshift(() => scraper.close());
-  return { plan, cacheReset, scraper };
+  return { plan, cacheReset, scraper, traces };
 }

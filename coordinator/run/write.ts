@@ -1,9 +1,10 @@
-// The end of a run: the collector and the scraper closed, run.json written from everything the run
+// The end of a run: the collector and the scraper closed (and the server's spans joined), run.json written from everything the run
 // holds (its channels included), then report.html as a view of it.
 import { formatError } from '../../shared/errors.js';
 import { writeBenchmarkReports } from '../artifacts/benchmark-report-write.js';
 import { writeRunJson } from '../artifacts/run-json.js';
 import { writeRunReport } from '../report/index.js';
+import { endRunTraces } from '../traces/finish.js';
 import type { RunState } from './context.js';
 import type { RunResult } from './options.js';
 
@@ -23,6 +24,17 @@ export async function writeAndSummarize(run: RunState): Promise<RunResult> {
   await run.scraper.close();
   const startNs = run.runStartNs();
   const finishedNs = startNs + BigInt(Math.round(c.lastDoneNs));
+  const completed = [...c.agentTotals.values()].reduce((n, t) => n + t.completed, 0);
+  const traceOpts = {
+    dir: run.dir,
+    runId: run.runId,
+    plan: run.plan,
+    runStartNs: startNs,
+    runEndNs: finishedNs,
+    completed,
+    log: run.opts.log,
+  };
+  const serverSpans = run.traces && (await endRunTraces(run.traces, traceOpts));
   run.wroteRunJson = true;
   const written = await writeRunJson({
     dir: run.dir,
@@ -44,6 +56,7 @@ export async function writeAndSummarize(run: RunState): Promise<RunResult> {
     localLayout: run.localLayout,
     ...(run.recovery && { recovered: run.recovery }),
     ...(run.cacheReset && { cacheReset: run.cacheReset }),
+    ...(serverSpans && { serverSpans }),
     ...(run.opts.expectFlowControlEngaged === undefined ? {} : { expectFlowControlEngaged: run.opts.expectFlowControlEngaged }),
     ...(run.opts.experiment && { experiment: run.opts.experiment }),
   });

@@ -102,10 +102,11 @@ const GRPC_STATUS: Record<RefusalReason, number> = {
   bad_compression: 3,
 };
 
-/** Starts the receiver on `host`, HTTP and gRPC each on its own port (0: any free one). */
+/** Starts the receiver on `host` (gRPC on `grpcHost` when given), HTTP and gRPC each on its own port (0: any free one). */
 export async function startTraceReceiver(opts: {
   host: string;
   httpPort: number;
+  grpcHost?: string;
   grpcPort: number;
   onSpans: (spans: OtlpSpan[]) => void;
   maxBodyBytes?: number;
@@ -178,12 +179,16 @@ export async function startTraceReceiver(opts: {
     }
   }
 
-  const listen = (server: Server | Http2Server, port: number): Promise<number> =>
+  const listen = (server: Server | Http2Server, port: number, host: string): Promise<number> =>
     new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, opts.host, () => resolve((server.address() as AddressInfo).port));
+      server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
     });
-  const [httpPort, grpcPort] = [await listen(http, opts.httpPort), await listen(grpc, opts.grpcPort)];
+  const httpPort = await listen(http, opts.httpPort, opts.host);
+  const grpcPort = await listen(grpc, opts.grpcPort, opts.grpcHost ?? opts.host).catch(async (err: unknown) => {
+    await new Promise((r) => http.close(r));
+    throw err;
+  });
   return {
     httpPort,
     grpcPort,
