@@ -32,12 +32,18 @@ export function runSummaryLines(input: {
   classes: Record<string, unknown>;
   dataQuality: Gate;
   sloProof: Gate;
+  /** run.json's server_spans classes, when the run joined the server's spans: where each TTFT went. */
+  spans?: Record<string, { windows: Record<string, { where_ttft_went?: string }> }>;
 }): string[] {
   // The run line stays first (experiments read their status reason from it); the verdicts follow at once.
   const lines = [`run ${input.runId}: ${input.status}${input.reason ? ` (${input.reason})` : ''}`];
   for (const cls of input.plan.classes) {
     const v = (input.classes[cls.name] as ClassFigures).slo_verdict;
     if (v) lines.push(`  ${verdictLine(cls.name, v)}`);
+    // Beside the verdict, where the time went in the window it names (the server's own spans).
+    const window = v?.missed_in.find((w) => w !== 'all') ?? 'all';
+    const where = v && input.spans?.[cls.name]?.windows[window]?.where_ttft_went;
+    if (where) lines.push(`    where it went (${window === 'all' ? 'whole run' : window}, the server's spans): ${where}`);
   }
   for (const cls of input.plan.classes) {
     const s = input.classes[cls.name] as ClassFigures;

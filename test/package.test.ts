@@ -95,7 +95,10 @@ describe('the package installed from its tarball', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^run \S+-batch-interference-short-\S+: (completed|degraded)/);
     expect(res.stdout).toMatch(/realtime: SLO (MISSED|met)/);
+    // The built-in plan receives the embedded engine-sim's spans: where realtime's TTFT went, beside its verdict.
+    expect(res.stdout).toMatch(/ {4}where it went \([a-z ]+, the server's spans\): p95 TTFT [\d.]+ m?s: /);
     const run = readRunJson(onlyRunDir(join(work, 'runs')));
+    expect(run.server_spans.requests_without_span).toBe(0);
     expect(run.classes.realtime.windows.all.requests).toBeGreaterThan(50);
     expect(existsSync(join(onlyRunDir(join(work, 'runs')), 'report.html'))).toBe(true);
   }, 240_000);

@@ -284,6 +284,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     classes,
     dataQuality: gates.data_quality,
     sloProof: gates.slo_proof,
+    ...(input.serverSpans && { spans: input.serverSpans.classes }),
   });
   return { status, summaryLines: lines };
 }

@@ -39,6 +39,8 @@ describe('a server span joined to its request', () => {
   it('tells a prefill from a decode instance by a role attribute or its service name', () => {
     expect(spanRole({ attributes: {}, resource: { 'service.name': 'vllm-prefill-0' } })).toBe('prefill');
     expect(spanRole({ attributes: { 'gen_ai.disaggregation.role': 'decode' }, resource: { 'service.name': 'vllm' } })).toBe('decode');
+    expect(spanRole({ attributes: { 'kv_transfer.role': 'kv_producer' }, resource: { 'service.name': 'engine-sim' } })).toBe('prefill');
+    expect(spanRole({ attributes: { 'kv_transfer.role': 'kv_consumer' }, resource: { 'service.name': 'engine-sim' } })).toBe('decode');
     expect(spanRole({ attributes: {}, resource: { 'service.name': 'vllm' } })).toBe('aggregate');
   });
 

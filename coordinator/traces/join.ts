@@ -39,6 +39,11 @@ export function timesRequest(span: { name: string; attributes: OtlpAttributes })
 
 /** Which instance of a disaggregated deployment emitted a span: a role attribute, else its service name. */
 export function spanRole(span: { attributes: OtlpAttributes; resource: OtlpAttributes }): 'prefill' | 'decode' | 'aggregate' {
+  // vLLM's KV-transfer roles (kv_producer on the prefill instance, kv_consumer on the decode one),
+  // as engine-sim's disaggregated mode states them.
+  const kvRole = span.attributes['kv_transfer.role'];
+  if (kvRole === 'kv_producer') return 'prefill';
+  if (kvRole === 'kv_consumer') return 'decode';
   for (const v of [span.attributes['gen_ai.disaggregation.role'], span.resource['disaggregation.role'], span.resource['service.name']])
     if (typeof v === 'string') {
       if (/prefill/i.test(v)) return 'prefill';
