@@ -14,7 +14,11 @@ export function sweepCommand(program: Command): void {
     program.command('sweep').description("find a class's capacity under its SLO: one run per stage, then sweep.json and report.html"),
   )
     .argument('<file>', 'sweep file (JSON or YAML, loadfleet.sweep/v1)')
-    .option('--out <dir>', 'directory for sweep directories', 'sweeps')
+    .option(
+      '--out <dir>',
+      'directory for sweep directories (a sweep of this file left running there by a stopped coordinator is taken up at its stage)',
+      'sweeps',
+    )
     .action(async (file: string, o: RunFlags & { out: string }) => {
       process.exitCode = await sweep(file, o);
     });
