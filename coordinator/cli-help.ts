@@ -24,7 +24,10 @@ const EXAMPLES: Record<string, string[]> = {
     `${C} resume runs/<run_id>          # a run whose coordinator was killed: its agents rejoin within their grace`,
     `${C} resume runs/<run_id> --listen 0.0.0.0:7000          # listen elsewhere than the stopped coordinator did`,
   ],
-  sweep: [`${C} sweep examples/saturation-short.sweep.json --agents 2`],
+  sweep: [
+    `${C} sweep examples/saturation-short.sweep.json --agents 2`,
+    `${C} sweep my.sweep.json --listen 0.0.0.0:7000 --out sweeps          # the same command again after a crash takes the sweep up at its stage`,
+  ],
   analyze: [`${C} analyze experiments/<dir>`, `${C} analyze runs/<a> runs/<b> --experiment my.experiment.json --out analysis.json`],
   report: [`${C} report runs/<run_id>`, `${C} report experiments/<dir>`],
   plan: [`${C} plan examples/batch-interference-short.plan.json --agents 8          # a dry run: no load, no target`],

@@ -42,6 +42,8 @@ export interface ManifestEntry {
   finished_at: string | null;
   /** Earlier tries of this slot that aborted (their directories are kept). */
   aborted_attempts: { run_dir: string | null; status_reason: string | null }[];
+  /** Set when a restarted coordinator recovered this run from its journal. */
+  recovered?: { down_from: string; restarted_at: string; outage_s: number };
 }
 
 /** manifest.json. */
@@ -60,6 +62,8 @@ const MANIFEST_DEFINITIONS = {
   runs: 'one entry per arm × repeat in the order they run; completed and degraded runs are finished and a resume skips them',
   'runs[].status': 'pending (not started), running (started but not finished, e.g. the process died), or the run.json status',
   'runs[].aborted_attempts': 'earlier tries of this arm × repeat that aborted; a resume redoes them in a new run directory',
+  'runs[].recovered':
+    'present when the run was under way as its coordinator stopped and a resume recovered it from its journal in its own directory: down_from (the journal last write, ISO time), restarted_at and outage_s (between the two, s)',
 };
 
 /** Makes the record of a loaded experiment. */

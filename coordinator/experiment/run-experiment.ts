@@ -17,6 +17,7 @@ import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
 import type { StopSignal } from '../stop-signals.js';
 import { deliverStop, onStopSignal, runListening } from '../stop-signals.js';
+import { recoverUnderway } from './recover-slot.js';
 
 /** The fleet and the RunOptions every run of the experiment shares (from the shared flags). */
 export type SharedRunOptions = Omit<RunOptions, 'plan' | 'outDir' | 'experiment'>;
@@ -43,6 +44,8 @@ export async function runExperiment(o: ExperimentOptions): Promise<number> {
   for (const plan of Object.values(record.arm_plans)) withCostFlags(plan, o.cost ?? {});
   const { dir, manifest } = o.resume === undefined ? await createDir(o.outDir, record) : await resumeDir(o, record);
   const log = o.run.log;
+  // A run under way when the coordinator stopped is recovered from its journal, not run again.
+  if (o.resume !== undefined) await recoverUnderway(dir, manifest, o.run);
   const pending = manifest.runs.filter((e) => !isFinished(e));
   log(
     `experiment ${record.experiment.name}: ${manifest.runs.length - pending.length} of ${manifest.runs.length} runs already finished; directory ${dir}`,

@@ -77,6 +77,8 @@ const state: SweepState = {
   finishedAt: new Date(60_000),
   stages: [stage(0, 2, 'pass', 2, 320), stage(1, 8, 'fail', 4, 7400), stage(2, 5, 'fail', 4, 2200), stage(3, 3.5, 'pass', 3.5, 330)],
   stop: { rule: 'done', reason: 'the bracket [3.5, 5] is within the resolution 2' },
+  coordinator: { host: 'h', pid: 1 },
+  resumed: [],
 };
 
 describe('sweepDocument', () => {

@@ -4,15 +4,13 @@
 // dead endpoint, a fleet that lost too many agents or Ctrl-C always leaves what it measured. The
 // decisions are pure modules beside this one.
 
-import { mkdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
-import { meanLength } from '../../shared/lengths.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { SweepSlo } from '../../shared/sweep.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
-import { stageCost } from '../cost/sweep-cost.js';
 import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { SweepDoc } from '../report/sweep-page.js';
 import { sweepReportHtml } from '../report/sweep-page.js';
@@ -21,15 +19,15 @@ import { newRunId, runOnFleet, withFleet } from '../run.js';
 import type { StopSignal } from '../stop-signals.js';
 import { onStopSignal, stopReason } from '../stop-signals.js';
 import { checkBudget } from './budget.js';
-import { readStageRequests } from './departures.js';
 import { endpointProblem } from './endpoint.js';
-import { buildStagePlan, MEASURE_WINDOW } from './stage-plan.js';
+import { stateOf, takeUpStages, thisCoordinator } from './resume-sweep.js';
+import { buildStagePlan } from './stage-plan.js';
+import { judgeStageRun, measurementAt } from './stage-record.js';
 import type { Outcome } from './strategy.js';
 import { fmt, nextStep, rulesOf, scaleUnit } from './strategy.js';
 import type { StageRecord, SweepState } from './sweep-json.js';
 import { writeSweepJson } from './sweep-json.js';
 import type { StageFigures } from './verdict.js';
-import { judgeStage, stageFigures } from './verdict.js';
 
 /** The fleet and how to run each stage: everything a run needs except the plan and where it goes. */
 export type StageRunOptions = Omit<RunOptions, 'plan' | 'outDir'>;
@@ -47,26 +45,31 @@ export async function executeSweep(
   outDir: string,
   run: StageRunOptions,
   say: (line: string) => void,
+  resumeDir: string | null = null,
 ): Promise<SweepResult> {
   const { sweep, plan } = loaded;
-  const sweepId = newRunId(sweep.name);
-  const dir = join(outDir, sweepId);
+  const sweepId = resumeDir ? basename(resumeDir) : newRunId(sweep.name);
+  const dir = resumeDir ?? join(outDir, sweepId);
   const stagesDir = join(dir, 'stages');
   await mkdir(stagesDir, { recursive: true });
   const scaled = plan.classes.find((c) => c.name === sweep.class)!;
-  const state: SweepState = {
-    sweepId,
-    sweep,
-    sweepFile: resolve(sweepFile),
-    planFile: loaded.planPath,
-    background: plan.classes.filter((c) => c.name !== sweep.class).map((c) => c.name),
-    slo: { ...pickSlo(scaled.slo), ...sweep.slo },
-    agents: run.agents,
-    startedAt: new Date(),
-    finishedAt: null,
-    stages: [],
-    stop: null,
-  };
+  const state: SweepState = resumeDir
+    ? await stateOf(resumeDir, loaded, run.agents)
+    : {
+        sweepId,
+        sweep,
+        sweepFile: resolve(sweepFile),
+        planFile: loaded.planPath,
+        background: plan.classes.filter((c) => c.name !== sweep.class).map((c) => c.name),
+        slo: { ...pickSlo(scaled.slo), ...sweep.slo },
+        agents: run.agents,
+        startedAt: new Date(),
+        finishedAt: null,
+        stages: [],
+        stop: null,
+        coordinator: thisCoordinator(),
+        resumed: [],
+      };
   const rules = rulesOf(sweep.stop);
   const budgetS = sweep.stop?.time_budget_s ?? null;
   const overheads: number[] = [];
@@ -83,6 +86,7 @@ export async function executeSweep(
   };
   try {
     await save();
+    if (resumeDir) await takeUpStages(dir, state, loaded, run, say, save);
     await withFleet(run, 'the sweep is over', async (fleet) => {
       for (;;) {
         if (interrupted) {
@@ -134,45 +138,15 @@ export async function executeSweep(
         let record: StageRecord;
         try {
           const result = await runOnFleet(fleet, { ...run, plan: checked.plan, outDir: stagesDir });
-          const runJson = JSON.parse(await readFile(join(result.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
-          // Sampled records hold a sample of the requests: departures and ranks over it would not be the
-          // stage's, so run.json's own figures (every request's, merged by the agents) stand then.
-          const sampled = (runJson.records as { sent?: string } | undefined)?.sent === 'sampled';
-          const read = sampled
-            ? null
-            : await readStageRequests(
-                join(result.dir, 'requests.ndjson'),
-                sweep.class,
-                Number(runJson.started_at_unix_ns),
-                stage.measure,
-                state.slo.basis ?? 'sent',
-              ).catch(() => null);
-          const figures = stageFigures(
-            runJson,
-            sweep.class,
-            MEASURE_WINDOW,
-            stage.measure,
-            sweep.scale,
-            step.value,
-            meanLength(scaled.prompt.output_tokens) ?? Number.NaN,
-            read?.departures ?? null,
-            state.slo.basis,
-            read?.latencies ?? null,
-          );
-          const judged = interrupted
-            ? { verdict: 'error' as const, reasons: [`${stopReason(interrupted)} during the stage`] }
-            : judgeStage(figures, state.slo);
-          record = {
+          record = await judgeStageRun(
+            result.dir,
+            state,
+            plan,
             index,
-            value: step.value,
-            measurement: measurementAt(state.stages, step.value),
-            ...figures,
-            ...judged,
-            reason: judged.reasons.join('; '),
-            measure_window: stage.measure,
-            run_dir: result.dir,
-            cost: stageCost(runJson, sweep.class, MEASURE_WINDOW),
-          };
+            step.value,
+            stage.measure,
+            interrupted ? stopReason(interrupted) : null,
+          );
         } catch (err) {
           if (err instanceof LoadfleetError && err.code === ErrorCode.FLEET_SHORT) {
             // Too many agents left between stages: end with what was measured, and say why.
@@ -210,11 +184,6 @@ export async function executeSweep(
   }
   state.finishedAt = new Date();
   return { dir, doc: await save() };
-}
-
-// 1 for a value's first stage, 2 for its first re-measure (a client-limited stage is measured again).
-function measurementAt(stages: readonly StageRecord[], value: number): number {
-  return stages.filter((s) => s.value === value).length + 1;
 }
 
 function pickSlo(slo: SweepSlo | undefined): SweepSlo {

@@ -43,6 +43,21 @@ export interface SweepState {
   finishedAt: Date | null;
   stages: StageRecord[];
   stop: { rule: StopRule; reason: string } | null;
+  /** The coordinator process running the sweep (a restart takes up a running sweep only once it is gone). */
+  coordinator: { host: string; pid: number };
+  /** Stages a restarted coordinator found under way, and what it did with each. */
+  resumed: ResumedStage[];
+}
+
+/** A stage a restarted coordinator found under way when it took the sweep up. */
+export interface ResumedStage {
+  stage_index: number;
+  run_dir: string;
+  /** recovered: completed from its journal; found_complete: its run had finished; rerun: nothing to recover, run again. */
+  how: 'recovered' | 'found_complete' | 'rerun';
+  down_from: string | null;
+  restarted_at: string;
+  outage_s: number | null;
 }
 
 function percentileDefinitions(metric: string, what: string): Record<string, string> {
@@ -77,6 +92,10 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
   'stages[].tpot_p95_successful_ms': 'p95 TPOT over the successful requests of the window only (run.json), for comparison',
   'stages[].measurement':
     'which measurement of this value the stage is: 1 the first, 2 and on a re-measure after a client-limited one (at most client_limited_remeasures)',
+  coordinator:
+    'the host and process id of the coordinator running the sweep (the last one, when it was restarted); the same sweep command restarted on the same --out takes up a running sweep only once that process is gone',
+  resumed:
+    'one entry per stage a restarted coordinator found under way: its stage_index and run_dir, how (recovered: its run completed from its journal, the agents rejoining within their grace; found_complete: its run had finished before the stop; rerun: it had no journal, so the stage was run again in a new directory), down_from (the last write of its journal, ISO time), restarted_at and outage_s (between the two, s)',
   client_limited_remeasures:
     "how many times a client-limited stage is measured again at the same value before the sweep stops with stop_rule client_limited; a re-measure that passes or fails takes the stage's place",
   'stages[].client_limited_reasons':
@@ -157,6 +176,8 @@ export function sweepDocument(s: SweepState): Record<string, unknown> {
     background_classes: s.background,
     slo: s.slo,
     agents: s.agents,
+    coordinator: s.coordinator,
+    resumed: s.resumed,
     design:
       'each stage is its own run (under stages/) with its own engine state, schedule, clock checks and validity gates; the other classes keep their plan in every stage; only the measure window (after warmup_s) is judged',
     client_limited_remeasures: CLIENT_LIMITED_REMEASURES,
