@@ -16,7 +16,7 @@ const LINK_FAULTS = TOTAL_S > 60 ? 2 : 1;
 
 describe('mixed-fault soak', () => {
   it(
-    `${TOTAL_S} s of load in ${ROUND_LOAD_S} s rounds: link faults, an agent killed and restarted per round, a slow erroring target; every request at most once, nothing spooled or planned on a live agent lost`,
+    `${TOTAL_S} s of load in ${ROUND_LOAD_S} s rounds: link faults, an agent killed and restarted and the coordinator killed and resumed per round, a slow erroring target; every request at most once, nothing spooled or planned on a live agent lost, the run recovered`,
     async () => {
       const rounds: RoundResult[] = [];
       const began = Date.now();
