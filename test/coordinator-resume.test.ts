@@ -3,7 +3,8 @@
 // `coordinator resume RUN_DIR`, or the same `coordinator start` command on the same --out — takes
 // the run up from its journal; the agents rejoin within their grace and resend what was not
 // durable. Every planned request is in requests.ndjson exactly once and run.json says recovered.
-// A run directory whose journal is gone cannot be recovered: the error says where the spools are.
+// Killed in the drain (the first final not yet durable) or while the run directory is written, the
+// run is whole as well. A run directory whose journal is gone cannot be recovered: the error says where the spools are.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,18 @@ describe('a coordinator killed mid-run', () => {
     expect(readdirSync(join(runDir, '..'))).toHaveLength(1);
     const run = expectEveryRequestOnce(runDir);
     expect(run.recovered.down_from_s).toBeGreaterThan(4);
+  }, 120_000);
+
+  it('killed in the drain, as the first final reaches its journal (the agents sent their last records; no final acknowledged): both agents hold their spools and hand them over', async () => {
+    const crash = {
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${distPath('test/hosts/crash-at-final.js')}`].filter(Boolean).join(' '),
+      LOADFLEET_TEST_CRASH_AT_FINAL: '1',
+    };
+    const { runDir, res } = await killAndRestart(null, (dir) => ['resume', dir], crash);
+    expect(res.code, res.stderr).toBe(0);
+    const run = expectEveryRequestOnce(runDir);
+    // The moment was the end of the load: each agent's last planned request goes out in its last 0.1 s.
+    expect(run.recovered.down_from_s).toBeGreaterThanOrEqual(DURATION_S - 1);
   }, 120_000);
 
   it('killed while writing the run directory, after every final was acknowledged (the agents deleted their spools): the run is written from the journal alone', async () => {

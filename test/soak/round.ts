@@ -8,10 +8,25 @@
 //     coordinator acknowledged were spooled before they were sent, so none of them is lost);
 //   - every planned request of an agent that was not killed is in the run (cut links lose nothing);
 //   - a missing request is one of the killed agent's, planned after it was killed.
+// The coordinator is SIGKILLed too, at a seeded moment (COORDINATOR_KILLS), and restarted with
+// `coordinator resume RUN_DIR`; the agents stand (--stay) and rejoin within their grace. Then also:
+//   - every request in any agent's spool when the coordinator was killed is in the run (what an
+//     agent had measured, acknowledged or not; after its final was acknowledged, its requests are
+//     the journal's alone, and the survivors' planned requests above cover them);
+//   - run.json says the run was recovered from its journal, with the outage.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownsOrdinal } from '../../shared/shares.js';
-import { constantRatePlan, freePort, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from '../harness.js';
+import { constantRatePlan, distPath, freePort, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from '../harness.js';
+
+/**
+ * Where a round kills its coordinator: during the load (at a seeded second); in the drain, as the
+ * first agent's `final` reaches the journal (the agents have sent their last records, no final is
+ * acknowledged); just after the last `final` was made durable and acknowledged; or while the run
+ * directory is written (renaming requests.ndjson into place).
+ */
+export const COORDINATOR_KILLS = ['mid-load', 'drain', 'after-final', 'dir-write'] as const;
+export type CoordinatorKill = (typeof COORDINATOR_KILLS)[number];
 
 /** What one round did and found. */
 export interface RoundResult {
@@ -20,6 +35,21 @@ export interface RoundResult {
   planned: number;
   rows: number;
   linkFaults: string[];
+  /** Where the coordinator was to be killed, and whether it was (a moment the run never reached is not). */
+  coordinatorKill: CoordinatorKill;
+  coordinatorKilled: boolean;
+  /** Seconds from the start of the load to the coordinator's kill (its moment, when the round chose it by time). */
+  coordinatorKilledAtS: number | null;
+  /** Requests in any agent's spool when the coordinator was killed (each must be in the run). */
+  spooledAtCoordinatorKill: number;
+  /** Of those, how many are not in the run. */
+  spooledAtCoordinatorKillLost: number;
+  /** run.json recovered: what the resumed coordinator says of the outage (null when not recovered). */
+  recovered: { down_from_s: number; restarted_at_s: number; during_load: boolean; replayed_messages: number } | null;
+  /** Outages the agents recorded for the coordinator stopping. */
+  coordinatorOutages: number;
+  resumedCode: number | null;
+  resumedLog: string;
   killed: string;
   killedAtS: number;
   /** Requests in the killed agent's spool when it was killed (each must be in the run). */
@@ -78,7 +108,12 @@ function spooledIndices(dir: string, agentId: string): number[] {
 }
 
 /** Runs one round of `loadS` seconds of load; `linkFaults` per agent. */
-export async function soakRound(seed: number, loadS: number, linkFaultsPerAgent: number): Promise<RoundResult> {
+export async function soakRound(
+  seed: number,
+  loadS: number,
+  linkFaultsPerAgent: number,
+  coordinatorKillAt?: CoordinatorKill,
+): Promise<RoundResult> {
   const began = Date.now();
   const next = rng(seed);
   const dir = tempDir('loadfleet-soak-');
@@ -107,6 +142,23 @@ export async function soakRound(seed: number, loadS: number, linkFaultsPerAgent:
   ]);
   await waitFor(sim.child.stdout!, /./);
   plan.target = { base_url: `http://127.0.0.1:${simPort}/v1`, api: 'chat', model: 'loadfleet-sim', timeout_s: 5 };
+  // Drawn after the agent kill's draws, so a seed kills the same agent at the same moment as before.
+  const agentDraws = [next(), next()];
+  const coordinatorKill = coordinatorKillAt ?? COORDINATOR_KILLS[Math.floor(next() * COORDINATOR_KILLS.length)]!;
+  const coordKillAtS = Math.round((0.2 + next() * 0.6) * loadS * 10) / 10;
+  const hook = (file: string, env: Record<string, string>): Record<string, string> => ({
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${distPath(`test/hosts/${file}`)}`].filter(Boolean).join(' '),
+    ...env,
+  });
+  const coordHooks: Record<CoordinatorKill, Record<string, string>> = {
+    'mid-load': {},
+    // The restarted agent's upload ends with a final (it is restarted 25–75% into the load, so its
+    // final comes first); the second final is the first surviving agent's, at the end of its load.
+    drain: hook('crash-at-final.js', { LOADFLEET_TEST_CRASH_AT_FINAL: '2' }),
+    // The restarted agent's upload and the two surviving agents' finals: the third is the last.
+    'after-final': hook('crash-at-final.js', { LOADFLEET_TEST_CRASH_AFTER_FINAL: '3' }),
+    'dir-write': hook('crash-at-rename.js', { LOADFLEET_TEST_CRASH_AT_RENAME: 'requests.ndjson' }),
+  };
   const coord = startNode(
     'coordinator/main.js',
     [
@@ -125,7 +177,7 @@ export async function soakRound(seed: number, loadS: number, linkFaultsPerAgent:
       '--max-agent-loss',
       '1',
     ],
-    TOKEN,
+    { ...TOKEN, ...coordHooks[coordinatorKill] },
   );
   const [, url] = await waitFor(coord.child.stderr!, /waiting for \d+ agent\(s\) at (ws:\/\/[\d.:]+)/);
   const upstream = new URL(url!);
@@ -147,28 +199,48 @@ export async function soakRound(seed: number, loadS: number, linkFaultsPerAgent:
     });
   const spool = (id: string): string => join(dir, `spool-${id}`);
   const agent = (id: string, i: number) =>
-    startNode('agent/main.js', ['--coordinator', `ws://127.0.0.1:${proxies[i]!.port}`, '--id', id, '--spool-dir', spool(id)], TOKEN);
+    startNode(
+      'agent/main.js',
+      // Standing, so an agent outlives a coordinator killed after its final was acknowledged.
+      ['--coordinator', `ws://127.0.0.1:${proxies[i]!.port}`, '--id', id, '--spool-dir', spool(id), '--stay'],
+      TOKEN,
+    );
   const agents = IDS.map((id, i) => agent(id, i));
 
   // The agent killed, and when: 25–75% into the load.
-  const k = Math.floor(next() * IDS.length);
+  const k = Math.floor(agentDraws[0]! * IDS.length);
   const killed = IDS[k]!;
-  const killedAtS = Math.round((0.25 + next() * 0.5) * loadS * 10) / 10;
+  const killedAtS = Math.round((0.25 + agentDraws[1]! * 0.5) * loadS * 10) / 10;
   const [, startIn, unit] = await waitFor(coord.child.stderr!, /agents armed; start in ([\d.]+) (ms|s)\b/, 120_000);
   const startMs = Date.now() + Number(startIn) * (unit === 's' ? 1000 : 1);
-  await new Promise((r) => setTimeout(r, startMs + killedAtS * 1000 - Date.now()));
-  agents[k]!.child.kill('SIGKILL');
-  await agents[k]!.done;
-  const spooled = spooledIndices(spool(killed), killed);
-  await new Promise((r) => setTimeout(r, 500));
-  const restarted = agent(killed, k);
-
-  const [res, ...done] = await Promise.all([coord.done, ...agents.filter((_, i) => i !== k).map((a) => a.done), restarted.done]);
+  const sleepUntil = (ms: number) => new Promise((r) => setTimeout(r, ms - Date.now()));
+  let restarted: ReturnType<typeof agent> | undefined;
+  let spooled: number[] = [];
+  const agentKill = (async () => {
+    await sleepUntil(startMs + killedAtS * 1000);
+    agents[k]!.child.kill('SIGKILL');
+    await agents[k]!.done;
+    spooled = spooledIndices(spool(killed), killed);
+    await new Promise((r) => setTimeout(r, 500));
+    restarted = agent(killed, k);
+  })();
+  if (coordinatorKill === 'mid-load') void sleepUntil(startMs + coordKillAtS * 1000).then(() => coord.child.kill('SIGKILL'));
+  const first = await coord.done;
+  const coordinatorKilled = first.code === null;
+  const coordinatorKilledAtS = coordinatorKilled ? Math.round((Date.now() - startMs) / 100) / 10 : null;
+  // What every agent had measured when its coordinator went: all of it must be in the run.
+  const spooledAtCoordKill = coordinatorKilled ? IDS.flatMap((id) => spooledIndices(spool(id), id)) : [];
+  const out = join(dir, 'out');
+  const runDir = join(out, readdirSync(out)[0]!);
+  const resumed = coordinatorKilled ? await startNode('coordinator/main.js', ['resume', runDir], TOKEN).done : null;
+  await agentKill;
+  // The coordinator released the agents; standing, they wait for the next run: stop them.
+  const standing = [...agents.filter((_, i) => i !== k), restarted!];
+  for (const a of standing) a.child.kill('SIGTERM');
+  const res = resumed ?? first;
+  const done = await Promise.all(standing.map((a) => a.done));
   for (const { p } of proxies) p.child.kill('SIGKILL');
   sim.child.kill('SIGTERM');
-  const out = join(dir, 'out');
-  const runs = readdirSync(out);
-  const runDir = join(out, runs[0]!);
   const run = readRunJson(runDir);
   const rows = readRequests(runDir);
   const planned = loadS * RATE;
@@ -194,6 +266,24 @@ export async function soakRound(seed: number, loadS: number, linkFaultsPerAgent:
     planned,
     rows: rows.length,
     linkFaults,
+    coordinatorKill,
+    coordinatorKilled,
+    coordinatorKilledAtS: coordinatorKill === 'mid-load' && coordinatorKilled ? coordKillAtS : coordinatorKilledAtS,
+    spooledAtCoordinatorKill: spooledAtCoordKill.length,
+    spooledAtCoordinatorKillLost: spooledAtCoordKill.filter((i) => !seen.has(i)).length,
+    recovered: run.recovered ?? null,
+    coordinatorOutages: run.agents.reduce(
+      (n: number, a: { outages?: { reason: string }[] }) =>
+        n + (a.outages ?? []).filter((o) => o.reason === 'the coordinator stopped').length,
+      0,
+    ),
+    resumedCode: resumed?.code ?? null,
+    resumedLog: resumed
+      ? resumed.stderr
+          .split('\n')
+          .filter((l) => /recovered|every agent/.test(l))
+          .join(' | ')
+      : '',
     killed,
     killedAtS,
     spooledAtKill: spooled.length,
