@@ -64,7 +64,7 @@ describe('the loadfleet command', () => {
     expect(llama.dependencies['node-llama-cpp']).toMatch(/^\d+\.\d+\.\d+$/);
     const lock = JSON.parse(readFileSync(join(ROOT, 'test/llama/package-lock.json'), 'utf8'));
     expect(lock.packages['node_modules/node-llama-cpp'].version).toBe(llama.dependencies['node-llama-cpp']);
-    expect(pkg.scripts['test:deps']).toBe('npm ci --prefix test/llama --no-audit --no-fund');
+    expect(pkg.scripts['test:deps']).toBe('npm ci --prefix test/llama --no-audit --no-fund && npm run test:otel-py-deps');
     expect(readFileSync(join(ROOT, '.ci/run'), 'utf8')).toMatch(/npm ci --no-audit --no-fund\n(#.*\n)*npm run test:deps\n/);
   });
 

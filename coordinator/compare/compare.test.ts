@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { Plan } from '../../shared/plan.js';
 import { rngFromKey } from '../../shared/rng.js';
 import { comparabilityProblems, comparisonJson, comparisonTable } from './command.js';
 import type { CompareOptions, RunSample } from './figures.js';
 import { compareRuns } from './figures.js';
 import { parseGateOn } from './gate-on.js';
+import { loadSha256 } from './load.js';
 import { cdfPoints } from './page.js';
 import { logAr, runOf, windowOf } from './simulate.test-kit.js';
 import { changeVerdict } from './verdict.js';
@@ -139,5 +141,24 @@ describe('--gate-on', () => {
       '--gate-on web/ttft_p95_ms: no class web (classes: rt, batch)',
       '--gate-on batch/steady/ttft_p95_ms: class batch has no window steady (windows: all)',
     ]);
+  });
+});
+
+describe('the load a plan offers (loadSha256)', () => {
+  const plan = {
+    schema: 'loadfleet.plan/v1',
+    name: 'p',
+    seed: 1,
+    duration_s: 5,
+    classes: [{ name: 'c', prompt: { input_tokens: 10, output_tokens: 5 }, load: { model: 'poisson', phases: [] } }],
+  } as unknown as Plan;
+  it('leaves out the target, the price and where spans are received; keeps whether spans are traced', () => {
+    const base = loadSha256(plan);
+    expect(loadSha256({ ...plan, target: { base_url: 'http://elsewhere/v1' } } as Plan)).toBe(base);
+    expect(loadSha256({ ...plan, cost: { usd_per_hour: 10 } } as Plan)).toBe(base);
+    const traced = loadSha256({ ...plan, traces: { http: '127.0.0.1:0' } } as Plan);
+    expect(traced).not.toBe(base);
+    expect(loadSha256({ ...plan, traces: { http: '0.0.0.0:4318', grpc: '0.0.0.0:4317' } } as Plan)).toBe(traced);
+    expect(loadSha256({ ...plan, seed: 2 })).not.toBe(base);
   });
 });

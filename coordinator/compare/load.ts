@@ -151,11 +151,16 @@ export async function loadRun(dir: string): Promise<RunSample> {
 /**
  * SHA-256 of the plan without where it was sent: the target (a new build at a new address is the
  * point of a comparison) and the prompt calibration against it (its note names the address) are
- * left out; everything that shapes the load (classes, phases, windows, seed, duration) is in.
+ * left out, as are the price and where spans are received; everything that shapes the load
+ * (classes, phases, windows, seed, duration, whether spans are traced) is in.
  */
 export function loadSha256(plan: Plan): string {
-  const { target: _t, prompt_calibration: _c, inputs: _i, ...load } = plan;
-  return createHash('sha256').update(canonical(load)).digest('hex');
+  // The price (cost) only prices the load; where spans are received does not shape it, whether
+  // they are (a traceparent on every request, the server's tracing work) does.
+  const { target: _t, prompt_calibration: _c, inputs: _i, cost: _cost, traces, ...load } = plan;
+  return createHash('sha256')
+    .update(canonical(traces === undefined ? load : { ...load, traces: true }))
+    .digest('hex');
 }
 
 function canonical(v: unknown): string {
