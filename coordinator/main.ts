@@ -36,10 +36,14 @@ async function start(o: StartOptions): Promise<number> {
   const plan = withCostFlags(await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records }), o);
   // A coordinator restarted with the same command (a container restart) completes the run it had
   // not finished, instead of starting another beside it.
-  const { here, elsewhere } = await unfinishedRuns(o.out);
+  const { here, elsewhere, otherPlan } = await unfinishedRuns(o.out, plan);
   for (const dir of elsewhere)
     process.stderr.write(
       `[coordinator] ${dir} holds the journal of a run written on another host: \`coordinator resume ${dir}\` recovers it if it is over\n`,
+    );
+  for (const dir of otherPlan)
+    process.stderr.write(
+      `[coordinator] ${dir} was not finished, but it ran another plan: left as it is (\`coordinator resume ${dir}\` completes it); starting a new run\n`,
     );
   if (here.length > 0) {
     process.stderr.write(

@@ -7,11 +7,14 @@ import { RunJournal } from './journal/run-journal.js';
 import { resumeRun, unfinishedRuns } from './recover.js';
 import { JOURNAL_FORMAT } from './run/journal-header.js';
 
+const PLAN = { name: 'p', seed: 1, duration_s: 5, classes: [{ name: 'c' }] };
+
 // A journal's header as far as these checks read it, written by coordinator `pid` on `host`.
-async function journal(out: string, name: string, pid: number, host = hostname()): Promise<string> {
+async function journal(out: string, name: string, pid: number, host = hostname(), plan: object = PLAN): Promise<string> {
   const dir = join(out, name);
   mkdirSync(dir, { recursive: true });
-  const j = await RunJournal.open(dir, { format: JOURNAL_FORMAT, run_id: name, coordinator: { pid, host, started_unix_ms: 0 } }, () => {});
+  const header = { format: JOURNAL_FORMAT, run_id: name, plan, coordinator: { pid, host, started_unix_ms: 0 } };
+  const j = await RunJournal.open(dir, header, () => {});
   await j.message(0, 'e', Buffer.alloc(1 << 16, 1)); // a large first message: the header is read alone
   await j.close();
   return dir;
@@ -25,7 +28,11 @@ describe('runs left unfinished in --out', () => {
     const live = await journal(out, 'r-live', process.pid);
     const far = await journal(out, 'r-far', process.pid, 'another-host');
     mkdirSync(join(out, 'r-done')); // a finished run: its journal removed
-    expect(await unfinishedRuns(out)).toEqual({ here: [gone], elsewhere: [far] });
+    expect(await unfinishedRuns(out)).toEqual({ here: [gone], elsewhere: [far], otherPlan: [] });
+    // A start naming another plan is a new command, not the same one restarted: it leaves the run as it is.
+    const other = { ...PLAN, name: 'q' } as never;
+    expect(await unfinishedRuns(out, other)).toEqual({ here: [], elsewhere: [far], otherPlan: [gone] });
+    expect(await unfinishedRuns(out, PLAN as never)).toEqual({ here: [gone], elsewhere: [far], otherPlan: [] });
     expect(await readJournalHeader(join(out, 'r-done'))).toBeNull();
     expect(((await readJournalHeader(live)) as { run_id: string }).run_id).toBe('r-live');
     // Resuming a run in progress is refused before anything listens.

@@ -8,6 +8,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
+import type { Plan } from '../shared/plan.js';
 import { Fleet } from './fleet.js';
 import { readJournal, readJournalHeader, spoolAdvice } from './journal/reader.js';
 import { journalPath } from './journal/run-journal.js';
@@ -32,19 +33,29 @@ export function writerRunning(header: JournalHeader): boolean {
 /**
  * The run directories under `outDir` whose journal is still there and whose coordinator, on this
  * host, is no longer running (it stopped before finishing them); `elsewhere`: those written by a
- * coordinator on another host, which cannot be told from a run in progress.
+ * coordinator on another host, which cannot be told from a run in progress; `otherPlan`: unfinished
+ * here but of another plan than `plan` (a new command, not the same one restarted).
  */
-export async function unfinishedRuns(outDir: string): Promise<{ here: string[]; elsewhere: string[] }> {
-  const found = { here: [] as string[], elsewhere: [] as string[] };
+export async function unfinishedRuns(outDir: string, plan?: Plan): Promise<{ here: string[]; elsewhere: string[]; otherPlan: string[] }> {
+  const found = { here: [] as string[], elsewhere: [] as string[], otherPlan: [] as string[] };
   if (!existsSync(outDir)) return found;
   const dirs = (await readdir(outDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(outDir, d.name));
   for (const dir of dirs.sort()) {
     const header = (await readJournalHeader(dir)) as JournalHeader | null;
     if (header?.format !== JOURNAL_FORMAT) continue;
     if (header.coordinator.host !== hostname()) found.elsewhere.push(dir);
-    else if (!writerRunning(header)) found.here.push(dir);
+    else if (writerRunning(header)) continue;
+    else if (plan && !samePlan(header.plan, plan)) found.otherPlan.push(dir);
+    else found.here.push(dir);
   }
   return found;
+}
+
+// The same command restarted names the same plan: its name, seed, length and classes (the journal
+// holds the plan as run, its target resolved and its prompts calibrated, so not byte for byte).
+function samePlan(ran: Plan, asked: Plan): boolean {
+  const shape = (p: Plan) => JSON.stringify([p.name, p.seed, p.duration_s, p.classes.map((c) => c.name)]);
+  return shape(ran) === shape(asked);
 }
 
 // Where the stopped coordinator listened: the recovery listens there again unless told otherwise.
