@@ -293,6 +293,14 @@ describe('the Anthropic Messages API adapter', () => {
     const adapter = anthropicWith({ batchSize: 1, images: 2 });
     const template = adapter.bodyTemplate({ model: 'm', maxTokens: 4, ignoreEos: false, prefix: '', suffix: 'x', canary: false }).join('H');
     const body = JSON.parse(fillImages(template, ['data:image/png;base64,AAAA', 'data:image/jpeg;base64,/9j/']));
+    // Both marker forms in one body, and a marker with no image left as it was.
+    expect(
+      fillImages('[@@LF_IMAGE_0@@|@@LF_IMAGE_1_MEDIA@@|@@LF_IMAGE_1_DATA@@|@@LF_IMAGE_2@@]', [
+        'data:image/png;base64,AA',
+        'data:image/jpeg;base64,/9',
+      ]),
+    ).toBe('[data:image/png;base64,AA|image/jpeg|/9|@@LF_IMAGE_2@@]');
+    expect(fillImages('no markers', ['data:image/png;base64,AA'])).toBe('no markers');
     expect(body.messages[0].content).toEqual([
       { type: 'text', text: 'Hx' },
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
