@@ -1,3 +1,4 @@
+// suite: timing
 // The product's question end to end, on the embedded engine-sim (a vLLM replica behind the
 // gateway): the short interference plan with and without the batch class. Two minutes of wall
 // time, so it is the slowest test.

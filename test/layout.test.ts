@@ -1,3 +1,4 @@
+// suite: contract
 // The architecture's import rules (style.md): shared/ imports nothing of ours, agent/ and
 // coordinator/ meet only in shared/, sim/ stands alone.
 import { readdirSync, readFileSync, statSync } from 'node:fs';

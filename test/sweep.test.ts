@@ -1,3 +1,4 @@
+// suite: timing
 // `coordinator sweep` end to end: real coordinator, agents and engine-sim processes on loopback.
 // Stages are short (6 s) against the simple engine, whose capacity follows from its timing.
 import { spawn } from 'node:child_process';
