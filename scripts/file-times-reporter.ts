@@ -11,9 +11,19 @@ function total(m: TestModule): number {
 
 export default class FileTimesReporter implements Reporter {
   private started = Date.now();
+  private readonly startedAt = new Map<string, number>();
+  private readonly endedAt = new Map<string, number>();
 
   onTestRunStart(): void {
     this.started = Date.now();
+  }
+
+  onTestModuleStart(m: TestModule): void {
+    this.startedAt.set(m.id, Date.now());
+  }
+
+  onTestModuleEnd(m: TestModule): void {
+    this.endedAt.set(m.id, Date.now());
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
@@ -32,6 +42,8 @@ export default class FileTimesReporter implements Reporter {
         tests,
         failed: m.state() === 'failed',
         ...(slowest && { slowest }),
+        ...(this.startedAt.has(m.id) &&
+          this.endedAt.has(m.id) && { startedMs: this.startedAt.get(m.id)!, endedMs: this.endedAt.get(m.id)! }),
       };
     });
     if (files.length > 0) console.log(`\n${fileTimesTable(files, Date.now() - this.started).join('\n')}`);
