@@ -45,6 +45,8 @@ export const ErrorCode = {
   JOURNAL_UNREADABLE: 'LF_JOURNAL_UNREADABLE',
   /** The receiver of the server's spans could not listen on an address plan.traces names (taken, or not this machine's). */
   TRACES_LISTEN: 'LF_TRACES_LISTEN',
+  /** More agents than --max-agent-loss got no answer from the target at their warm-up: the run stopped before any load. */
+  TARGET_UNREACHABLE: 'LF_TARGET_UNREACHABLE',
 } as const;
 
 /** One of the stable codes above. */
