@@ -62,6 +62,8 @@ export const ExitCode = {
   SLO_MISSED: 4,
   /** `compare --fail-on-regression` found a gating figure regressed beyond noise and threshold. */
   REGRESSED: 5,
+  /** loadfleet-k8s: the run completed degraded (an agent lost within --max-agent-loss, a clock fallback, …: run.json's status_reason). */
+  DEGRADED: 6,
   INTERRUPTED: 130,
 } as const;
 
