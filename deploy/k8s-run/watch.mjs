@@ -93,6 +93,10 @@ function pending(pod, events, now, bounds) {
     return { fail: `${who(pod)} made no progress for ${stuckS} s: ${why ?? 'still Pending'} ${describe}` };
   const lines = [];
   if (why) lines.push(`${who(pod)} not started yet: ${why}`);
+  // A scheduler's event says more than the pod's condition when it is another scheduler's (Karpenter's
+  // "incompatible with nodepool …", a secondary scheduler's).
+  const event = lastOf(pod, events, ['FailedScheduling']);
+  if (event && why && !event.endsWith(why.replace(/^[^:]*: /, ''))) lines.push(`${who(pod)}: ${event}`);
   if (scale) lines.push(`${who(pod)}: ${scale.line}`);
   return { lines };
 }
