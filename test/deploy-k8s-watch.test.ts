@@ -13,6 +13,7 @@ interface Seen {
   coordinatorJob?: Obj;
   agentsJob?: Obj;
   logs?: Record<string, string>;
+  joined?: Set<string> | undefined;
 }
 interface Verdict {
   outcome: 'running' | 'complete' | 'failed';
@@ -182,6 +183,32 @@ describe('a look at a running run', () => {
     expect(failJob.reason).toMatch(
       /^the agents' Job failed: PodFailurePolicy: Container agent for pod lf\/loadfleet-agents-r1-0-abcde failed with exit code 2 matching FailJob rule at index 0: exit 2 \(Error\); its last lines: .*LF_AUTH_REFUSED/,
     );
+  });
+
+  it('agents that run but never join (the coordinator’s name does not resolve): said after a minute with their lines, the run ended at the bound', () => {
+    const coordinator = {
+      ...fixture('pod-agent-running'),
+      metadata: { name: 'loadfleet-coordinator-r1-vwxyz', labels: { 'app.kubernetes.io/component': 'coordinator' } },
+    };
+    const dns = '[agent] coordinator not reachable yet (getaddrinfo EAI_AGAIN loadfleet-coordinator-r1); retrying\n';
+    const seen = {
+      ...running,
+      pods: [coordinator, fixture('pod-agent-running')],
+      logs: { 'loadfleet-agents-r1-0-abcde': dns },
+      joined: new Set<string>(),
+    };
+    const started = Date.parse('2026-12-04T10:00:20Z');
+    expect(assess(seen, started + 30_000, bounds).lines).toEqual([]);
+    expect(assess(seen, started + 61_000, bounds).lines).toEqual([
+      'agent 0 (loadfleet-agents-r1-0-abcde) has not joined the coordinator after 60 s; its last lines: [agent] coordinator not reachable yet (getaddrinfo EAI_AGAIN loadfleet-coordinator-r1); retrying',
+    ]);
+    expect(assess(seen, started + 300_000, bounds).reason).toBe(
+      'no agent joined the coordinator within 300 s of running; its last lines: [agent] coordinator not reachable yet (getaddrinfo EAI_AGAIN loadfleet-coordinator-r1); retrying',
+    );
+    // Once one agent joined, the others' silence is said, not fatal (the coordinator's join timeout decides).
+    expect(assess({ ...seen, joined: new Set(['5']) }, started + 300_000, bounds).outcome).toBe('running');
+    // A coordinator log never heard is no evidence of silence.
+    expect(assess({ ...seen, joined: undefined }, started + 300_000, bounds).outcome).toBe('running');
   });
 
   it('an evicted agent and an agent on a lost node are reported and the run goes on (the coordinator decides within K)', () => {

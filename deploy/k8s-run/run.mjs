@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { coordinatorExit, decideExit, readRuns } from './outcome.mjs';
 import { gather, preflight } from './preflight.mjs';
 import { fetchResults } from './results.mjs';
-import { assess, failedContainer, placement } from './watch.mjs';
+import { assess, failedContainer, JOIN_QUIET_S, placement, unjoined } from './watch.mjs';
 
 const POLL_MS = Number(process.env.LOADFLEET_K8S_POLL_S ?? 5) * 1000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -68,12 +68,17 @@ function ownObjects(k, o, names) {
  * One look: the run's pods and Jobs, the events of each (the Jobs' FailedCreate, the scheduler's,
  * the autoscalers', the kubelet's), and the last log lines of each container that failed (read once).
  */
-function look(k, o, logs) {
+function look(k, o, logs, joined) {
   const items = (x) => x?.items ?? [];
   const pods = items(k.json(['get', 'pods', '-l', `loadfleet.io/run=${o.run}`]));
   const jobs = [`loadfleet-coordinator-${o.run}`, `loadfleet-agents-${o.run}`];
   const names = new Set([...pods.map((p) => p.metadata.name), ...jobs]);
-  for (const p of pods.filter(failedContainer))
+  const silent = new Set(
+    unjoined({ pods, joined }, Date.now())
+      .filter((u) => u.forS >= JOIN_QUIET_S)
+      .map((u) => u.pod.metadata.name),
+  );
+  for (const p of pods.filter((x) => failedContainer(x) || silent.has(x.metadata.name)))
     if (!(p.metadata.name in logs)) {
       const r = k.run(['logs', `pod/${p.metadata.name}`, '--tail=5']);
       logs[p.metadata.name] = r.code === 0 ? r.stdout : '';
@@ -84,6 +89,7 @@ function look(k, o, logs) {
     coordinatorJob: k.json(['get', 'job', jobs[0]]),
     agentsJob: k.json(['get', 'job', jobs[1]]),
     logs,
+    joined,
   };
 }
 
@@ -124,13 +130,23 @@ export async function runCommand(k, o, workDir, say, warn) {
   let reason;
   let last = { pods: [] };
   const podLogs = {};
+  // The agents the coordinator said joined (its log: "agent loadfleet-agents-R-3 joined from … (4/16)"):
+  // undefined until its log is heard at all, so a log that cannot be read never looks like silence.
+  let joined;
+  const heard = (line) => {
+    joined ??= new Set();
+    const m = /agent \S+-(\d+) joined\b/.exec(line);
+    if (m) joined.add(m[1]);
+    const all = /\((\d+)\/(\d+)\)\s*$|\b(\d+)\/(\d+) agents joined/.exec(line);
+    if (all && (all[1] ?? all[3]) === (all[2] ?? all[4])) joined.all = true;
+  };
   const bounds = { startTimeoutS: o.startTimeoutS, maxAgentLoss: o.maxAgentLoss, agents: o.agents, run: o.run };
   // Set when the wrapper ends the run (the cluster refused or lost it), not the coordinator.
   let clusterFailure;
   const until = Date.now() + (o.deadlineS + o.startTimeoutS + 120) * 1000;
   try {
     while (!outcome) {
-      last = look(k, o, podLogs);
+      last = look(k, o, podLogs, joined);
       const verdict = assess(last, Date.now(), bounds);
       for (const line of verdict.lines)
         if (!printed.has(line)) {
@@ -145,7 +161,10 @@ export async function runCommand(k, o, workDir, say, warn) {
       if (coordinator && coordinator.metadata.name !== logPod) {
         logs?.kill();
         logPod = coordinator.metadata.name;
-        logs = k.follow(['logs', '-f', `pod/${logPod}`], (l) => say(`coordinator | ${l}`));
+        logs = k.follow(['logs', '-f', `pod/${logPod}`], (l) => {
+          heard(l);
+          say(`coordinator | ${l}`);
+        });
       }
       if (verdict.outcome !== 'running') {
         outcome = verdict.outcome;
@@ -175,7 +194,7 @@ export async function runCommand(k, o, workDir, say, warn) {
     if (clusterFailure) {
       warn(`run ${o.run}: stopping the coordinator (it writes what it has) and waiting for it`);
       stopCoordinator(k, o, warn);
-      last = look(k, o, podLogs);
+      last = look(k, o, podLogs, joined);
     }
     const tail = k.run(['logs', `job/loadfleet-coordinator-${o.run}`, '--tail=20']);
     if (tail.code === 0 && tail.stdout.trim()) warn(tail.stdout.trimEnd());

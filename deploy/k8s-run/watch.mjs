@@ -70,6 +70,34 @@ function ended(pod, logs) {
   return `${whyFailed(pod)}${tail.length > 0 ? `; its last lines: ${tail.join(' | ')}` : ''}`;
 }
 
+/** After this long running without joining, an agent's last lines are read and said. */
+export const JOIN_QUIET_S = 60;
+
+const startedAt = (pod) => Date.parse(pod?.status?.containerStatuses?.[0]?.state?.running?.startedAt ?? '') || undefined;
+
+/**
+ * Running agents the coordinator's log has not said joined (`seen.joined`: the indexes it did,
+ * undefined when its log is not read), each with how long both have run: [{ pod, forS }].
+ */
+export function unjoined(seen, now) {
+  if (!seen.joined || seen.joined.all) return [];
+  const coordinator = (seen.pods ?? []).find((p) => roleOf(p) === 'coordinator' && p.status?.phase === 'Running');
+  const since = startedAt(coordinator);
+  if (since === undefined) return [];
+  return (seen.pods ?? [])
+    .filter((p) => roleOf(p) === 'agent' && p.status?.phase === 'Running' && !seen.joined.has(indexOf(p)) && startedAt(p))
+    .map((pod) => ({ pod, forS: Math.round((now - Math.max(since, startedAt(pod))) / 1000) }));
+}
+
+const lastLines = (pod, logs) => {
+  const tail = (logs?.[pod.metadata.name] ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-2);
+  return tail.length > 0 ? `; its last lines: ${tail.join(' | ')}` : '';
+};
+
 /** The pending pod's fate: fail now, fail at the bound, or a line to print. */
 function pending(pod, events, now, bounds) {
   const why = whyPending(pod, events);
@@ -102,8 +130,8 @@ function pending(pod, events, now, bounds) {
 }
 
 /**
- * One look at the run. `seen` is { pods, events, coordinatorJob, agentsJob, logs? } (logs: pod name →
- * its container's last lines); `now` in ms; `bounds` { startTimeoutS, maxAgentLoss, agents?, run? }.
+ * One look at the run. `seen` is { pods, events, coordinatorJob, agentsJob, logs?, joined? } (logs:
+ * pod name → its container's last lines; joined: the agent indexes the coordinator said joined); `now` in ms; `bounds` { startTimeoutS, maxAgentLoss, agents?, run? }.
  * Returns { outcome: 'running' | 'complete' | 'failed', reason?, lines } where lines are facts
  * worth printing (the caller prints each once).
  */
@@ -168,6 +196,19 @@ export function assess(seen, now, bounds) {
   if (agentsFailed && AGENTS_GIVEN_UP.includes(agentsFailed.reason))
     return fail(`the agents' Job failed: ${agentsFailed.reason}: ${agentsFailed.message ?? ''}`.trim() + words());
   if (agentsFailed) lines.push(`the agents' Job ended: ${agentsFailed.reason}; waiting for the coordinator to write the run`);
+
+  // Agents that run but have not joined (the coordinator's name does not resolve, a policy drops
+  // the link: they retry quietly): said after a minute with their own last lines, and when none has
+  // joined for the start bound, the run ends.
+  const silent = unjoined(seen, now);
+  for (const u of silent.filter((x) => x.forS >= JOIN_QUIET_S))
+    lines.push(`${who(u.pod)} has not joined the coordinator after ${JOIN_QUIET_S} s${lastLines(u.pod, seen.logs)}`);
+  const running = pods.filter((p) => roleOf(p) === 'agent' && p.status?.phase === 'Running');
+  if (seen.joined && seen.joined.size === 0 && running.length > 0 && silent.length === running.length) {
+    const forS = Math.min(...silent.map((u) => u.forS));
+    if (forS >= bounds.startTimeoutS)
+      return fail(`no agent joined the coordinator within ${forS} s of running${lastLines(silent[0].pod, seen.logs)}`);
+  }
 
   const placed = pods.filter((p) => roleOf(p) === 'agent' && p.spec?.nodeName && p.status?.phase === 'Running');
   const nodes = new Map();
