@@ -2,7 +2,7 @@
 // runs while agents are connected) over results/ (what reads a finished run directory) over
 // figures/ (the pure figures both compute) over shared/; agent/ stands on shared/ alone, sim/ on
 // nothing of ours. Every import points down that stack, and inside each folder no arrow runs back up.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -166,4 +166,82 @@ describe('no arrow runs back up inside a top folder', () => {
       expect(cycles(rooms)).toEqual([]);
     });
   }
+});
+
+// docs/layout.md is the map of the house, so it must stay true: every top folder is a room of its
+// block, every folder of the product is named in its room's text (`compare/baselines/` under
+// results/), and every folder or .ts file it names exists — in the block relative to the room it
+// sits in (or whole, when it starts with a top folder), in the prose as a whole path in backticks.
+const PRODUCT_ROOMS = ['shared', 'figures', 'results', 'coordinator', 'agent', 'sim'];
+const NOT_ROOMS = new Set(['node_modules', 'dist', 'runs', 'experiments', 'sweeps']);
+
+interface Tree {
+  tops: string[];
+  /** Every folder under a top folder, as `top/a/b`. */
+  foldersOf: (top: string) => string[];
+  exists: (path: string) => boolean;
+}
+
+function layoutProblems(md: string, tree: Tree): string[] {
+  const problems: string[] = [];
+  const [before = '', block = '', after = ''] = md.split(/^```\s*$/m);
+  const rooms = new Map<string, string>();
+  let room = '';
+  for (const line of block.split('\n')) {
+    const opens = /^([a-z][\w-]*)\/\s/.exec(line);
+    if (opens) room = opens[1]!;
+    if (room) rooms.set(room, `${rooms.get(room) ?? ''}${opens ? line.slice(opens[0].length - 1) : line}\n`);
+  }
+  const whole = (from: string, token: string): string => (tree.tops.includes(token.split('/')[0]!) ? token : `${from}/${token}`);
+  const named = new Set<string>();
+  for (const [r, text] of rooms) {
+    if (!tree.tops.includes(r)) problems.push(`a room the house does not have: ${r}/`);
+    for (const m of text.matchAll(/(?<![\w./-])((?:[a-z][\w.-]*\/)+)(?!\w)|(?<![\w./-])((?:[a-z][\w-]*\/)*[\w-]+\.ts)\b/g)) {
+      const path = whole(r, (m[1] ?? m[2]!).replace(/\/$/, ''));
+      named.add(path);
+      if (!tree.exists(path)) problems.push(`named under ${r}/ but not there: ${path}`);
+    }
+  }
+  for (const m of `${before}${after}`.matchAll(/`([^`\s]+)`/g)) {
+    const token = m[1]!;
+    if (!token.includes('/') && !token.endsWith('.ts')) continue;
+    if (!tree.exists(token.replace(/\/$/, ''))) problems.push(`named in the prose but not there: ${token}`);
+  }
+  for (const top of tree.tops) if (!rooms.has(top)) problems.push(`a top folder the page does not name: ${top}/`);
+  for (const top of PRODUCT_ROOMS.filter((t) => tree.tops.includes(t))) {
+    for (const folder of tree.foldersOf(top)) if (!named.has(folder)) problems.push(`a folder the page does not name: ${folder}/`);
+  }
+  return problems;
+}
+
+function subfolders(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .flatMap((e) => [`${dir}/${e.name}`, ...subfolders(`${dir}/${e.name}`)]);
+}
+
+describe('docs/layout.md is true', () => {
+  it('finds a folder it does not name, a folder that is not there and a top folder it leaves out (the check can fail)', () => {
+    const md = ['# L', '```', 'shared/   x, ghost/ (gone)', 'agent/    load/', '```', 'See `agent/nope.ts`.'].join('\n');
+    const tree: Tree = {
+      tops: ['shared', 'agent', 'docs'],
+      foldersOf: (top) => (top === 'shared' ? ['shared/apis'] : ['agent/load']),
+      exists: (p) => ['shared', 'agent', 'docs', 'shared/apis', 'agent/load'].includes(p),
+    };
+    expect(layoutProblems(md, tree)).toEqual([
+      'named under shared/ but not there: shared/ghost',
+      'named in the prose but not there: agent/nope.ts',
+      'a top folder the page does not name: docs/',
+      'a folder the page does not name: shared/apis/',
+    ]);
+  });
+
+  it('names every top folder and every folder of the product, and nothing that is not there', () => {
+    const tops = readdirSync(ROOT, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !NOT_ROOMS.has(e.name))
+      .map((e) => e.name);
+    const tree: Tree = { tops, foldersOf: subfolders, exists: (p) => existsSync(join(ROOT, p)) };
+    expect(tops).toEqual(expect.arrayContaining(['coordinator', 'results', 'figures', 'shared']));
+    expect(layoutProblems(readFileSync(join(ROOT, 'docs/layout.md'), 'utf8'), tree)).toEqual([]);
+  });
 });
