@@ -3,7 +3,7 @@
 // each agent's own error (real coordinator and agent processes; the port is closed on loopback).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { constantRatePlan, freePort, onlyRunDir, readRunJson, runCoordinator, tempDir, writePlan } from './harness.js';
+import { constantRatePlan, freePort, onlyRunDir, readRunJson, runCoordinator, startSim, tempDir, writePlan } from './harness.js';
 
 describe('a target the agents cannot reach', () => {
   it('is refused before any load with LF_TARGET_UNREACHABLE and each agent’s error, beyond --max-agent-loss', async () => {
@@ -37,5 +37,27 @@ describe('a target the agents cannot reach', () => {
     expect(run.agents).toHaveLength(2);
     for (const a of run.agents) expect(a.detail).toMatch(/^LF_TARGET_UNREACHABLE: GET .*\/v1\/models: .*ECONNREFUSED/);
     expect(ms, 'refused at the warm-up, not after a run of failed requests').toBeLessThan(30_000);
+  });
+
+  it('a reachable target: each agent’s warm-up is in run.json (status, latency) and the run goes on', async () => {
+    const sim = await startSim(['--ttft-ms', '5']);
+    try {
+      const work = tempDir();
+      const plan = {
+        ...constantRatePlan('reachable', 1, 4),
+        target: { base_url: sim.baseUrl, api: 'chat' as const, model: 'loadfleet-sim' },
+      };
+      const res = await runCoordinator(['--agents', '2', '--plan', writePlan(work, plan), '--out', join(work, 'out'), '--quiet']);
+      expect(res.code, res.stderr).toBe(0);
+      const run = readRunJson(onlyRunDir(join(work, 'out')));
+      expect(run.agents).toHaveLength(2);
+      for (const a of run.agents) {
+        expect(a.warm_up).toMatchObject({ url: `${sim.baseUrl}/models`, status: 200, error: null });
+        expect(a.warm_up.latency_ms).toBeGreaterThan(0);
+        expect(a.warm_up.latency_ms).toBeLessThan(15_000);
+      }
+    } finally {
+      sim.stop();
+    }
   });
 });
