@@ -15,7 +15,7 @@ const K8S = resolve(dirname(new URL(import.meta.url).pathname), '../k8s');
 const USAGE = `usage:
   loadfleet-k8s run    --image REF (--plan F | --sweep F | --experiment F) [flags]   apply, follow, fetch, clean up
   loadfleet-k8s render --image REF (--plan F | --sweep F | --experiment F) [flags]   print what run would apply
-  loadfleet-k8s fetch  NAME [-n NS] [--out DIR] [--image REF]                        copy /results/NAME/ off the volume
+  loadfleet-k8s fetch  NAME [-n NS] [--out DIR] [--image REF] [--image-pull-secret S]  copy /results/NAME/ off the volume
   loadfleet-k8s delete NAME [-n NS]                                                  delete the run's objects (not its results)
 flags:
   --run NAME  -n/--namespace NS  --agents N (2)  --max-agent-loss K (0)  --deadline D (2h; sweep/experiment 24h)
@@ -94,7 +94,7 @@ async function main(argv) {
       raw.image ??
       k.run(['get', 'job', `loadfleet-coordinator-${run}`, '-o', 'jsonpath={.spec.template.spec.containers[0].image}']).stdout.trim();
     if (!image) throw new UsageError(`the run's coordinator Job is gone: give --image REF for the reader pod`);
-    const o = { run, out: raw.out ?? './runs', tolerations: [], coordinatorTolerations: [] };
+    const o = { run, out: raw.out ?? './runs', tolerations: [], coordinatorTolerations: [], imagePullSecrets: raw.imagePullSecret ?? [] };
     const r = fetchResults(k, o, image, warn);
     if (!r.ok) throw new Error(r.problem);
     say(`results: ${join(o.out, run)} (${r.files} files, ${r.bytes} bytes)`);
