@@ -130,6 +130,15 @@ describe('a look at a running run', () => {
     expect(v.reason).toMatch(words);
   });
 
+  it('a refusal of an earlier run of the same name (its events outlive it) is not this one’s', () => {
+    const agentsJob = {
+      ...fixture('job-agents-running'),
+      metadata: { name: 'loadfleet-agents-r1', creationTimestamp: '2026-12-04T10:05:00Z' },
+    };
+    const v = assess({ ...running, agentsJob, pods: [], events: events('gatekeeper') }, T0 + 320_000, { ...bounds, agents: 16, run: 'r1' });
+    expect(v.outcome).toBe('running');
+  });
+
   it('a refusal the Job controller got past (created after a quota freed up) is not one', () => {
     const v = assess({ ...running, pods: [fixture('pod-agent-running')], events: events('quota-then-created') }, T0 + 40_000, {
       ...bounds,

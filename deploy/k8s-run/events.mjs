@@ -22,9 +22,13 @@ const byTime = (a, b) => eventAt(a) - eventAt(b);
 export const eventsOf = (events, kind, name) =>
   events.filter((e) => e.involvedObject?.kind === kind && e.involvedObject?.name === name).sort(byTime);
 
-/** The Job controller's last FailedCreate on this Job newer than its last SuccessfulCreate, or undefined. */
-export function createRefused(events, jobName) {
-  const own = eventsOf(events, 'Job', jobName);
+/**
+ * The Job controller's last FailedCreate on this Job newer than its last SuccessfulCreate, or
+ * undefined. `since` (ms): the Job's creation, so a deleted earlier run of the same name, whose
+ * events outlive it for an hour, is not heard as this one's.
+ */
+export function createRefused(events, jobName, since = 0) {
+  const own = eventsOf(events, 'Job', jobName).filter((e) => eventAt(e) >= since - 1000);
   const refused = own.filter((e) => e.reason === 'FailedCreate').at(-1);
   const created = own.filter((e) => e.reason === 'SuccessfulCreate').at(-1);
   if (!refused || (created && eventAt(created) > eventAt(refused))) return undefined;

@@ -46,6 +46,8 @@ export function permissions(o) {
     ...all.map((r) => ['get', r]),
     ...all.map((r) => ['patch', r]),
     ['list', 'pods'],
+    // kubectl wait --for=delete, when the coordinator is stopped.
+    ['watch', 'pods'],
     ['list', 'events'],
     ['get', 'pods/log'],
     ['create', 'pods/exec'],

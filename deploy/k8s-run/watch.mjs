@@ -151,7 +151,7 @@ export function assess(seen, now, bounds) {
     ['agent', seen.agentsJob, bounds.agents ?? 1],
   ]) {
     const name = job?.metadata?.name ?? (bounds.run && `loadfleet-${role === 'agent' ? 'agents' : 'coordinator'}-${bounds.run}`);
-    const refused = name && createRefused(events, name);
+    const refused = name && createRefused(events, name, Date.parse(job?.metadata?.creationTimestamp ?? '') || 0);
     const live = pods.filter((p) => roleOf(p) === role && p.status?.phase !== 'Failed').length;
     if (refused && live < expected)
       return fail(
