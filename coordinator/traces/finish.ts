@@ -207,17 +207,21 @@ export async function joinServerSpans(opts: {
         const clock = clocks.get(s.clock);
         if (clock?.kind === 'fitted') clock.observe(stampsOf(c, s));
       }
-    const offsetAt = (s: RequestSpan): number | null => {
+    // A span's clock offset at an instant of its request (its send unless said).
+    const offsetAt = (s: RequestSpan, at: bigint | null = c?.sent ?? null): number | null => {
       const clock = clocks.get(s.clock);
-      return clock?.kind === 'fitted' && c ? clock.offsetAt(c.sent) : null;
+      return clock?.kind === 'fitted' && at !== null ? clock.offsetAt(at) : null;
     };
-    const b = j && c ? breakdown({ sentNs: c.sent, firstContentNs: c.first }, j.spans, offsetAt) : null;
+    const b = j && c ? breakdown({ sentNs: c.sent, firstContentNs: c.first }, j.spans, (s) => offsetAt(s)) : null;
     const first = j?.spans.find((s) => s.role !== 'decode') ?? j?.spans[0];
     const last = j?.spans.find((s) => s.role === 'decode') ?? first;
     const clock = first && clocks.get(first.clock);
     const fitted = clock?.kind === 'fitted' ? clock : null;
     const firstOffset = first ? offsetAt(first) : null;
-    const lastOffset = last ? offsetAt(last) : null;
+    // The span's end is placed with the offset at the request's last byte (a drifting clock moves over a long request).
+    const lastOffset = last ? offsetAt(last, c ? (c.done ?? c.first) : null) : null;
+    // The uncertainty at the send itself: the polygon's range there, exact (the clock's is its largest over the run).
+    const sendRange = fitted && c ? fitted.rangeAt(c.sent) : null;
     const { ttft_ms: _measured, ...parts } = b ?? {};
     const fields = {
       span_joined_by: j?.by ?? null,
@@ -227,7 +231,8 @@ export async function joinServerSpans(opts: {
       span_start_unix_ns: first && firstOffset !== null ? first.startNs - BigInt(Math.round(firstOffset)) : null,
       span_end_unix_ns: last && lastOffset !== null ? last.endNs - BigInt(Math.round(lastOffset)) : null,
       span_offset_ns: firstOffset === null ? null : Math.round(firstOffset),
-      span_offset_uncertainty_ns: fitted ? Math.ceil(fitted.uncertaintyNs) : null,
+      span_offset_uncertainty_ns:
+        sendRange && firstOffset !== null ? Math.ceil(Math.max(firstOffset - sendRange[0], sendRange[1] - firstOffset)) : null,
       to_server_ms: null,
       queue_ms: null,
       prefill_ms: null,

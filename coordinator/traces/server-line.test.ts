@@ -69,4 +69,59 @@ describe("the server's clock line from joined requests", () => {
     for (const r of requests(400, (t) => (t < 300_000 ? 0 : 80))) fit.add(r.stamps);
     expect(fit.result().kind).toBe('inconsistent');
   });
+
+  it('widens bounds that cross by a little by the least slack, counts them, and says by how much', () => {
+    // 200 requests on loopback legs of 20 µs; one span stamped 0.3 ms before its request left.
+    const fit = new ServerClockFit(0n, Number(ms(20_000)));
+    const rs: JoinedStamps[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t = i * 100;
+      const early = i === 100 ? 0.3 : 0;
+      rs.push({
+        sentNs: ms(t),
+        headersNs: ms(t + 0.04),
+        firstContentNs: ms(t + 5.04),
+        doneNs: ms(t + 50.04),
+        serverStartNs: ms(t + 0.02 - early),
+        serverEndNs: ms(t + 50.02),
+        serverFirstTokenNs: ms(t + 5.02),
+      });
+    }
+    for (const r of rs) fit.add(r);
+    const c = fit.result();
+    if (c.kind !== 'fitted') throw new Error(c.kind);
+    for (const r of rs) c.observe(r);
+    // The bounds cross by 0.26 ms (−0.28 ms above, −0.02 ms below): each widened by half of it, and the uncertainty by as much.
+    expect(c.slackNs / 1e6).toBeCloseTo(0.13, 3);
+    expect(c.uncertaintyNs).toBeGreaterThanOrEqual(c.slackNs);
+    const t = c.tally();
+    expect(t.crossing).toBeGreaterThanOrEqual(1);
+    expect(t.crossingMaxNs).toBeLessThanOrEqual(c.slackNs + 1);
+  });
+
+  it('checks the end bounds of spans that name their first token, and counts those that end after the last byte', () => {
+    // An HTTP server span: it ends 0.25 ms after its last write, which reaches the client 20 µs later.
+    const fit = new ServerClockFit(0n, Number(ms(20_000)));
+    const rs: JoinedStamps[] = Array.from({ length: 100 }, (_, i) => ({
+      sentNs: ms(i * 200),
+      headersNs: ms(i * 200 + 0.04),
+      firstContentNs: ms(i * 200 + 5.04),
+      doneNs: ms(i * 200 + 50.04),
+      serverStartNs: ms(i * 200 + 0.02),
+      serverEndNs: ms(i * 200 + 50.27),
+      serverFirstTokenNs: ms(i * 200 + 5.02),
+    }));
+    for (const r of rs) fit.add(r);
+    const c = fit.result();
+    if (c.kind !== 'fitted') throw new Error(c.kind);
+    for (const r of rs) c.observe(r);
+    expect(c.slackNs).toBe(0);
+    expect(Math.abs(c.offsetNs)).toBeLessThanOrEqual(c.uncertaintyNs);
+    expect(c.uncertaintyNs / 1e6).toBeLessThan(0.05);
+    expect(c.bounds).toMatchObject({ sent: 100, first_token: 100, end: 0, end_checked: 100 });
+    const t = c.tally();
+    expect(t.endCrossing).toBe(100);
+    expect(t.endCrossingMaxNs / 1e6).toBeGreaterThan(0.2);
+    expect(t.endCrossingMaxNs / 1e6).toBeLessThan(0.25);
+  });
 });
