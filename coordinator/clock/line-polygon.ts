@@ -4,6 +4,9 @@
 // half-plane in turn. The offset's range at any instant, and the drift's, are then the extremes of
 // a linear function over the polygon, found at its vertices: solved, not sampled.
 
+/** The largest drift taken for any clock (1%): the box the polygon is clipped from. A clock off by more is broken, not drifting. */
+export const CLOCK_DRIFT_LIMIT = 0.01;
+
 /** One instant's bound on the offset (ns from the origin); either side may be infinite. */
 export interface OffsetBound {
   t: number;

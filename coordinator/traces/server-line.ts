@@ -17,6 +17,7 @@
 // Memory is constant: each kind of bound keeps its tightest per stretch of the run (a subset of
 // the bounds admits every line the whole set does, so the truth stays inside).
 import {
+  CLOCK_DRIFT_LIMIT,
   centreLine,
   driftRange,
   type LinePolygon,
@@ -42,7 +43,7 @@ export interface JoinedStamps {
 }
 
 /** A larger drift than this is no clock's (1%): the box the drift is sought in, and what an unbounded one is assumed within. */
-export const DRIFT_LIMIT_PPM = 10_000;
+export const DRIFT_LIMIT_PPM = CLOCK_DRIFT_LIMIT * 1e6;
 /** Bounds crossing by up to this much (each widened by half of it at most) still give a clock. */
 export const SLACK_LIMIT_NS = 1_000_000;
 
