@@ -64,7 +64,7 @@ describe('where the TTFT went, in the report', () => {
     expect(html).toContain('<title>queue: 653.0 ms</title>');
     expect(html).not.toContain('back from the server: -');
     expect(html).toContain('vllm: its clock reads 250.1 ms ± 0.6 ms from the run&#39;s (drift -23.5 ± 289.8 ppm, 90 requests)');
-    expect(html).toContain('vllm-decode: its clock reads 1.0 ms ± 1.0 ms from the run&#39;s (drift not bounded by this run, 9 requests)');
+    expect(html).toContain('vllm-decode: its clock reads 1.0 ms ± 1.0 ms from the run&#39;s (drift known only to ± 14000 ppm, 9 requests)');
     expect(html).toContain(
       'vllm@replica-1: its clock reads 2.0 ms ± 1.0 ms from the run&#39;s (drift not bounded by this run: the offset holds for any within ±10000 ppm, 1 requests); 2 bounds crossed by up to 0.2 ms: each widened by 0.1 ms, and the uncertainty with them; 3 spans end after the client read their last byte (by up to 0.3 ms): their ends are not used',
     );

@@ -85,13 +85,15 @@ function clockLines(clocks: Obj, receiver: Obj): string {
     if (o.kind !== 'fitted') return `${key}: ${strOrNull(o.reason) ?? 'no joined request bounds its clock'}${caveat}`;
     const off = (numOrNull(o.offset_ns) ?? 0) / 1e6;
     const unc = (numOrNull(o.offset_uncertainty_ns) ?? 0) / 1e6;
-    // A drift known only to within a percent says nothing a reader can use: it is left out.
-    const driftUnc = numOrNull(o.drift_uncertainty_ppm) ?? Number.POSITIVE_INFINITY;
+    // A drift known only to within a tenth of a percent says nothing a reader can use beyond that.
+    const driftUnc = numOrNull(o.drift_uncertainty_ppm);
     const limit = numOrNull(o.drift_limit_ppm);
     const drift =
-      o.model === 'line' && driftUnc < 1000
-        ? `drift ${numOrNull(o.drift_ppm)} ± ${driftUnc} ppm`
-        : `drift not bounded by this run${limit === null || o.model === 'line' ? '' : `: the offset holds for any within ±${limit} ppm`}`;
+      o.model !== 'line' || driftUnc === null
+        ? `drift not bounded by this run${limit === null ? '' : `: the offset holds for any within ±${limit} ppm`}`
+        : driftUnc < 1000
+          ? `drift ${numOrNull(o.drift_ppm)} ± ${driftUnc} ppm`
+          : `drift known only to ± ${driftUnc} ppm`;
     const notes: string[] = [];
     const slack = numOrNull(o.slack_ns) ?? 0;
     if (slack > 0)
