@@ -128,7 +128,8 @@ function figures(c: ServerClock, id: ClockIdentity): ServerClockFigures {
     ...(id.keyedBy === 'service.name' ? { caveat: SERVICE_NAME_CAVEAT } : {}),
   };
   if (c.kind === 'none') return { ...naming, ...c };
-  if (c.kind === 'inconsistent') return { ...naming, ...c, slack_ns: Math.ceil(c.slackNs) };
+  if (c.kind === 'inconsistent')
+    return { ...naming, kind: c.kind, requests: c.requests, reason: c.reason, slack_ns: Math.ceil(c.slackNs), bounds: c.bounds };
   const t = c.tally();
   return {
     ...naming,
