@@ -27,7 +27,7 @@ export const SERVER_SPANS_DEFINITIONS: Record<string, string> = {
   'server_spans.clocks.<clock>.slack_ns':
     "how far each bound was widened for a line to pass them all: 0 when one already does; else the least such widening (half the bounds' crossing), up to 0.5 ms, which offset_uncertainty_ns includes",
   'server_spans.clocks.<clock>.bounds_crossing':
-    'bounds the fitted line misses when slack_ns > 0 (each by at most slack_ns; bounds_crossing_max_ns the most): spans stamped a little early or late, or a clock that wobbled',
+    "when slack_ns > 0: the bounds that cross, at the fitted drift, the other side's tightest — lower bounds above the lowest upper bound, or upper bounds below the highest lower bound, whichever are fewer (the few that disagree with the rest: spans stamped a little early or late, a clock that wobbled); bounds_crossing_max_ns is the largest crossing (about twice slack_ns); 0 when no slack was needed",
   'server_spans.clocks.<clock>.end_bounds_crossing':
     "spans that name their first token and end after the client read the response's last byte (their end above every offset the fit allows at that instant; end_bounds_crossing_max_ns by how much at most): an HTTP server span that ends after its last write. Such end bounds are only checked, never used: one that does not cross can be as false",
   'server_spans.clocks.<clock>.bounds':

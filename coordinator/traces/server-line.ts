@@ -60,7 +60,11 @@ export interface BoundCounts {
 
 /** What the second pass over the requests finds against the fitted clock. */
 export interface CrossingTally {
-  /** Bounds of the fit the fitted line misses (only when it needed slack), and by how much at most. */
+  /**
+   * When the fit needed slack: the bounds that cross, at the fitted drift, the other side's
+   * tightest (lower bounds above the lowest upper one, or upper bounds below the highest lower
+   * one, whichever are fewer: the few that disagree with the rest), and the largest crossing.
+   */
   crossing: number;
   crossingMaxNs: number;
   /** Checked end bounds above every line the fit allows: spans that end after the client read their last byte. */
@@ -190,12 +194,33 @@ export class ServerClockFit {
         poly = linePolygon(used, t0, bLimit, slack);
       }
     }
-    return fitted(poly, tMin, tMax, slack, this.originNs, this.n, { ...this.counts });
+    return fitted(poly, used, tMin, tMax, slack, this.originNs, this.n, { ...this.counts });
   }
 }
 
-function fitted(poly: LinePolygon, tMin: number, tMax: number, slack: number, origin: bigint, n: number, bounds: BoundCounts): ServerClock {
+function fitted(
+  poly: LinePolygon,
+  used: readonly OffsetBound[],
+  tMin: number,
+  tMax: number,
+  slack: number,
+  origin: bigint,
+  n: number,
+  bounds: BoundCounts,
+): ServerClock {
   const centre = centreLine(poly, tMin, tMax);
+  // Where bounds cross, at the fitted drift: the lowest upper bound and the highest lower bound,
+  // each carried along the line to t = 0. A lower bound above the first crosses, as does an upper
+  // bound below the second; the side with fewer such bounds is the few that disagree with the rest.
+  const b = centre.slope;
+  let lowestUpper = Number.POSITIVE_INFINITY;
+  let highestLower = Number.NEGATIVE_INFINITY;
+  for (const p of used) {
+    lowestUpper = Math.min(lowestUpper, p.hi - b * p.t);
+    highestLower = Math.max(highestLower, p.lo - b * p.t);
+  }
+  let lowerCrossing = 0;
+  let upperCrossing = 0;
   const drift = driftRange(poly);
   // The drift's range widens by the slack too: each end of the stretch may move by it.
   const span = tMax - tMin;
@@ -219,9 +244,9 @@ function fitted(poly: LinePolygon, tMin: number, tMax: number, slack: number, or
     bounds,
     requests: n,
     observe(s) {
-      for (const b of requestBounds(s, origin)) {
-        if (b.kind === 'end_checked') {
-          const over = b.lo - offsetRangeAt(poly, b.t)[1];
+      for (const x of requestBounds(s, origin)) {
+        if (x.kind === 'end_checked') {
+          const over = x.lo - offsetRangeAt(poly, x.t)[1];
           if (over > 0) {
             tally.endCrossing++;
             tally.endCrossingMaxNs = Math.max(tally.endCrossingMaxNs, over);
@@ -229,14 +254,14 @@ function fitted(poly: LinePolygon, tMin: number, tMax: number, slack: number, or
           continue;
         }
         if (slack === 0) continue;
-        const fit = centre.at(b.t);
-        const miss = Math.max(b.lo - fit, fit - b.hi);
-        if (miss > 0) {
-          tally.crossing++;
-          tally.crossingMaxNs = Math.max(tally.crossingMaxNs, miss);
-        }
+        if (x.lo - b * x.t > lowestUpper) lowerCrossing++;
+        if (x.hi - b * x.t < highestLower) upperCrossing++;
       }
     },
-    tally: () => ({ ...tally }),
+    tally: () => ({
+      ...tally,
+      crossing: slack > 0 ? Math.min(lowerCrossing, upperCrossing) : 0,
+      crossingMaxNs: slack > 0 ? Math.max(0, highestLower - lowestUpper) : 0,
+    }),
   };
 }

@@ -98,7 +98,7 @@ function clockLines(clocks: Obj, receiver: Obj): string {
     const slack = numOrNull(o.slack_ns) ?? 0;
     if (slack > 0)
       notes.push(
-        `${numOrNull(o.bounds_crossing) ?? 0} bounds crossed by up to ${fmt((2 * slack) / 1e6)}: each widened by ${fmt(slack / 1e6)}, and the uncertainty with them`,
+        `${numOrNull(o.bounds_crossing) ?? 0} bounds crossed by up to ${fmt((numOrNull(o.bounds_crossing_max_ns) ?? 2 * slack) / 1e6)}: each widened by ${fmt(slack / 1e6)}, and the uncertainty with them`,
       );
     const ends = numOrNull(o.end_bounds_crossing) ?? 0;
     if (ends > 0)
