@@ -56,12 +56,13 @@ async function logs(name: string): Promise<string> {
   return stdout + stderr;
 }
 
-/** Resolves once the container's output matches `pattern`. */
-async function untilLogged(name: string, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
+/** Resolves with the container's output once it matches `pattern` (a RegExp, or a test of the whole output). */
+async function untilLogged(name: string, pattern: RegExp | ((out: string) => boolean), timeoutMs = 60_000): Promise<string> {
+  const matches = typeof pattern === 'function' ? pattern : (out: string) => pattern.test(out);
   const until = Date.now() + timeoutMs;
   for (;;) {
     const out = await logs(name);
-    if (pattern.test(out)) return;
+    if (matches(out)) return out;
     if (Date.now() > until) throw new Error(`timed out waiting for ${pattern} in ${name}; got:\n${out}`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -196,7 +197,12 @@ describe.skipIf(skipFor('the container tests', containerEngine()))('the image as
 
     const dir = onlyRun(mount);
     const runJson = readRunJson(dir);
-    expect(runJson.status, runJson.status_reason).toBe('completed');
+    // `completed`, or `degraded` only for this machine's own health (a client-limited agent, a start
+    // skewed by a busy loop), as the examples' test allows: a shared 2-core host is not the image's fault.
+    if (runJson.status !== 'completed') {
+      expect(runJson.status, runJson.status_reason).toBe('degraded');
+      expect(runJson.status_reason).toMatch(/^(start skew [^;]*; )?client limited: |^start skew [^;]*$/);
+    }
     const rows = expectEveryRequestOnce(dir, 40);
     expect(rows.every((r) => r.status === 'ok')).toBe(true);
     expect(new Set(rows.map((r) => r.agent_id))).toEqual(new Set(['p1', 'p2']));
@@ -208,14 +214,16 @@ describe.skipIf(skipFor('the container tests', containerEngine()))('the image as
     const mount = await resultsVolume(`${prefix}-stop`);
     const coord = `${prefix}-c2`;
     await container(coord, coordinatorArgs(['--max-agent-loss', '1']), [
-      ...planMount('ct-stop', 8, 10),
+      ...planMount('ct-stop', 6, 10),
       '--volume',
       `${prefix}-stop:/results`,
     ]);
     const keeps = `${prefix}-keeps`;
     const leaves = `${prefix}-leaves`;
-    await container(keeps, agentArgs(coord, 'keeps'));
-    await container(leaves, agentArgs(coord, 'leaves'));
+    // The first case starts its agents as the pods do, self-test included; here what counts is the
+    // stop, so the agents join at once.
+    await container(keeps, agentArgs(coord, 'keeps', ['--self-test', 'skip']));
+    await container(leaves, agentArgs(coord, 'leaves', ['--self-test', 'skip']));
     // Two seconds into the load: the agent has finished requests on its spool and more in flight.
     await untilLogged(coord, /t=2s/);
     const stoppedAt = Date.now();
@@ -241,38 +249,41 @@ describe.skipIf(skipFor('the container tests', containerEngine()))('the image as
     expect(its.length).toBeGreaterThan(5);
     expect(its.length).toBe(lost.requests);
     expect(new Set(rows.map((r) => r.request_index)).size, 'no request twice').toBe(rows.length);
-    // The other agent ran its whole share: 8 s at 5/s.
-    expect(rows.filter((r) => r.agent_id === 'keeps' && r.status === 'ok')).toHaveLength(40);
+    // The other agent ran its whole share: 6 s at 5/s.
+    expect(rows.filter((r) => r.agent_id === 'keeps' && r.status === 'ok')).toHaveLength(30);
   }, 180_000);
 
   it('podman kill of the coordinator, then podman start (the same command and volume): the crashed run completed, every request once', async () => {
     const mount = await resultsVolume(`${prefix}-kill`);
     const coord = `${prefix}-c3`;
     await container(coord, coordinatorArgs(['--agent-grace-s', '30']), [
-      ...planMount('ct-kill', 10, 10),
+      ...planMount('ct-kill', 8, 10),
       '--volume',
       `${prefix}-kill:/results`,
     ]);
     // Standing agents: a coordinator that goes away is waited for, its run held for its grace.
     const agents = ['s1', 's2'].map((id) => `${prefix}-${id}`);
-    for (const [i, name] of agents.entries()) await container(name, agentArgs(coord, `s${i + 1}`, ['--stay']));
+    for (const [i, name] of agents.entries()) await container(name, agentArgs(coord, `s${i + 1}`, ['--stay', '--self-test', 'skip']));
     await untilLogged(coord, /t=3s/);
     await podman(['kill', coord]);
     expect(await exitCode(coord)).toBe(137);
     const crashed = readdirSync(mount);
     expect(crashed).toHaveLength(1);
     await podman(['start', coord]);
+    // The restarted coordinator says first whether it takes the run up; a second "waiting for"
+    // without that line is a new run beside the crashed one.
+    const taking = 'was not finished (its journal is there): recovering it instead of starting a new run';
+    const said = await untilLogged(coord, (out) => out.includes(taking) || out.split('waiting for 2 agent(s)').length > 2);
+    expect(said).toContain(taking);
     const code = await exitCode(coord);
-    const out = await logs(coord);
-    expect(out).toContain('was not finished (its journal is there): recovering it instead of starting a new run');
-    expect(code, out).toBe(0);
+    expect(code, await logs(coord)).toBe(0);
     expect(readdirSync(mount), 'the crashed run completed, not a second one started').toEqual(crashed);
     const dir = join(mount, crashed[0]!);
     const runJson = readRunJson(dir);
-    expect(runJson.requests).toBe(100);
+    expect(runJson.requests).toBe(80);
     expect(runJson.recovered).toBeDefined();
     expect(runJson.recovered.during_load).toBe(true);
-    expectEveryRequestOnce(dir, 100);
+    expectEveryRequestOnce(dir, 80);
     for (const a of runJson.agents) expect(a.outages.at(-1)).toMatchObject({ reason: 'the coordinator stopped', resumed: true });
     await podman(['stop', '--time', '20', ...agents], 60_000);
   }, 240_000);
