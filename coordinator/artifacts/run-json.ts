@@ -3,6 +3,14 @@
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import type { ClassShape } from '../../figures/class-shape.js';
+import type { ClassTiming } from '../../figures/client-health.js';
+import { clientHealth, ttftUncertaintyLimitMs } from '../../figures/client-health.js';
+import { promptExactness } from '../../figures/prompt-exactness.js';
+import { serverBlock } from '../../figures/server/server-block.js';
+import type { ScrapeSummary } from '../../figures/server/summary.js';
+import { runSummaryLines } from '../../results/run-summary.js';
+import { writeFileAtomic } from '../../shared/atomic-file.js';
 import { stringifyExact } from '../../shared/json.js';
 import { TIMING_METHODOLOGY } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
@@ -13,24 +21,16 @@ import { parseSelfTest } from '../../shared/self-test.js';
 import { shareLabel, shareSegment } from '../../shared/shares.js';
 import type { AgentState } from '../agent-state.js';
 import type { CacheReset } from '../cache-reset.js';
-import type { ClassShape } from '../class-shape.js';
-import type { ClassTiming } from '../client-health.js';
-import { clientHealth, ttftUncertaintyLimitMs } from '../client-health.js';
 import { clockResidualEntries, driftFields, OFFSET_MODEL } from '../clock/drift-fields.js';
 import type { ClockDecision } from '../clock/policy.js';
 import type { Collector } from '../collector.js';
 import { COST_DEFINITIONS, costSection } from '../cost/run-section.js';
-import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { HeadroomReport } from '../headroom/index.js';
 import type { Recovery } from '../journal/recovery.js';
 import type { LocalLayout } from '../local-layout.js';
 import { PROBES_AT_JOIN } from '../probe.js';
-import { promptExactness } from '../prompt-exactness.js';
 import type { RunStatus } from '../run-status.js';
 import { decideRunStatus, startSkewNs } from '../run-status.js';
-import { runSummaryLines } from '../run-summary.js';
-import { serverBlock } from '../scrape/server-block.js';
-import type { ScrapeSummary } from '../scrape/summary.js';
 import { classSummaries, histogramSection, metricPopulation } from '../summary.js';
 import type { ServerSpansSection } from '../traces/finish.js';
 import { assessRun } from '../validity/index.js';
@@ -231,6 +231,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         segment: shareSegment({ index: s.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
         prep_ms: Math.round(s.prepMs * 1000) / 1000,
+        warm_up: s.warmUp ?? null,
         requests: t.requests,
         completed: t.completed,
         failed: t.failed,

@@ -4,9 +4,10 @@
 // since). The agent slews its run timeline back (agent/run.ts) and reports how far it has; the
 // rate it is told is the fitted drift plus the error left, spread over SLEW_HORIZON_S, so the
 // error decays smoothly and no stamp ever steps.
+
+import type { OffsetLine } from '../../figures/clock-types.js';
 import type { ProbeSample } from '../../shared/clock.js';
 import { probeOffset } from '../../shared/clock.js';
-import type { OffsetLine } from '../clock-types.js';
 import { feasibleLine } from './feasible-line.js';
 
 /** Over how many seconds an error left is slewed away. */
@@ -41,7 +42,7 @@ export function fitOffsetLine(probes: readonly ProbeSample[]): OffsetLine | null
   if (probes.length < MIN_PROBES) return null;
   const recent = probes.slice(-FIT_WINDOW);
   // The line every probe's bound allows (clock/feasible-line.ts): in the seeded simulation of a
-  // loaded machine below (clock/slew.test.ts) it steered to a true residual p99 of 1.0 ms where the
+  // loaded machine below (clock/slew.test.ts) it steered to a true residual p99 of 0.95 ms where the
   // least-squares line alone gave 1.29 ms. Bounds that admit no line (a stepped clock) fall back.
   const feasible = feasibleLine(recent);
   if (feasible) return feasible;
