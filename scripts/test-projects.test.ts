@@ -26,8 +26,9 @@ describe('which project a test file runs in', () => {
     expect(new Set(all).size).toBe(all.length);
     expect(by.unit).toContain('test/layout.test.ts');
     expect(by.unit).toContain('scripts/test-projects.test.ts');
+    expect(by.unit.some((f) => f.startsWith('results/'))).toBe(true);
     expect(by.timing).toContain('test/drift.test.ts');
-    expect(by.e2e).toContain('test/core.test.ts');
+    expect(by.e2e).toContain('test/examples.test.ts');
     expect(all.some((f) => f.includes('node_modules/') || f.startsWith('dist/'))).toBe(false);
   });
 });
