@@ -1,4 +1,3 @@
-// suite: contract
 // The commands a person types must be safe wherever they are typed: outside a clone, `npx
 // coordinator` or `npx agent` fetch unrelated registry packages with those names. loadfleet has one
 // command, `loadfleet coordinator|agent|sim`: `./loadfleet` in a clone (a path, so nothing is ever
