@@ -1,50 +1,16 @@
 // suite: timing
-// One fleet, many runs, end to end: separately started agents serve every stage of a sweep and
-// every run of an experiment (`--listen`), an agent killed between stages rejoins under its id (or
-// the fleet goes on without it within --max-agent-loss), and an agent whose link is cut mid-run
-// reconnects and resumes the same run with every request exactly once. Real coordinator, agent,
-// engine-sim and TCP-proxy processes on loopback.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// One fleet, many runs, end to end: separately started agents serve every stage of a sweep
+// (`--listen`), an agent killed between stages rejoins under its id (or the fleet goes on without it
+// within --max-agent-loss), and an agent whose link is cut mid-run reconnects and resumes the same
+// run with every request exactly once. Real coordinator, agent, engine-sim and TCP-proxy processes
+// on loopback. The stages' verdicts and the outage's length are timed, so this file runs alone; the
+// fleet's untimed runs are in fleet-runs.test.ts.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMPUTED_CAPACITY, EXPERIMENT, EXPERIMENT_PLAN, SIM_ARGS, writeSweep } from './fixture-plans.js';
+import { COMPUTED_CAPACITY, SIM_ARGS, writeSweep } from './fixture-plans.js';
+import { agent, listening, onlyDir, readJson } from './fleet-kit.js';
 import { constantRatePlan, freePort, readRequests, readRunJson, startNode, tempDir, waitFor, writePlan } from './harness.js';
-
-const TOKEN = { LOADFLEET_TOKEN: 'fleet-test-token' };
-
-/** A coordinator command listening on a free loopback port; resolves once it waits for agents. */
-async function listening(args: readonly string[]) {
-  const coord = startNode('coordinator/main.js', [...args, '--listen', '127.0.0.1:0'], TOKEN);
-  const [, url] = await waitFor(coord.child.stderr!, /waiting for \d+ agent\(s\) at (ws:\/\/[\d.:]+)/);
-  return { coord, url: url! };
-}
-
-function agent(url: string, id: string, spool: string, extra: readonly string[] = []) {
-  return startNode('agent/main.js', ['--coordinator', url, '--id', id, '--spool-dir', spool, ...extra], TOKEN);
-}
-
-function onlyDir(out: string): string {
-  const [dir] = readdirSync(out);
-  return join(out, dir!);
-}
-
-const readJson = (path: string): any => JSON.parse(readFileSync(path, 'utf8'));
-
-/** Everything a process has printed on stderr so far, from its start. */
-function stderrOf(p: { child: { stderr: NodeJS.ReadableStream | null } }): () => string {
-  let text = '';
-  p.child.stderr!.on('data', (c: Buffer) => (text += c.toString()));
-  return () => text;
-}
-
-/** Resolves once `text()` matches `pattern` (polled), rejects after `timeoutMs`. */
-async function until(text: () => string, pattern: RegExp, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(text())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; got:\n${text()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('one fleet, many runs', () => {
   it('a bisect sweep over 3 remote agents (one +250 ms in its own clock domain) finds the capacity; a killed agent rejoins', async () => {
@@ -127,33 +93,6 @@ describe('one fleet, many runs', () => {
     for (const a of agents.slice(0, 2)) expect((await a.done).code).toBe(0);
   });
 
-  it('an experiment (2 arms × 2 repeats) runs every run on both remote agents', async () => {
-    const dir = tempDir();
-    writePlan(dir, EXPERIMENT_PLAN);
-    const file = join(dir, 'e.experiment.json');
-    writeFileSync(file, JSON.stringify(EXPERIMENT));
-    const { coord, url } = await listening(['experiment', file, '--agents', '2', '--out', join(dir, 'out'), '--sim-arg=--ttft-ms=20']);
-    const agents = ['host-a', 'host-b'].map((id) => agent(url, id, join(dir, `spool-${id}`)));
-    const res = await coord.done;
-    expect(res.code, res.stderr).toBe(0);
-    for (const a of agents) {
-      const done = await a.done;
-      expect(done.code).toBe(0);
-      // Four runs on one link: each run handled and acknowledged its messages once (no earlier
-      // run's handler still listening, so no ack came twice for a sequence number).
-      const handed = [...done.stderr.matchAll(/handed over \((\d+) acks, (\d+) repeated\)/g)];
-      expect(handed, done.stderr).toHaveLength(4);
-      for (const [, acks, repeated] of handed) {
-        expect(Number(acks)).toBeGreaterThan(0);
-        expect(Number(repeated)).toBe(0);
-      }
-    }
-    const analysis = readJson(join(onlyDir(join(dir, 'out')), 'analysis.json'));
-    expect(analysis.runs).toHaveLength(4);
-    for (const row of analysis.runs) expect(row.agents.split(',').sort()).toEqual(['host-a', 'host-b']);
-    expect(analysis.definitions['runs[].agents']).toBeTruthy();
-  });
-
   it('a link cut mid-run: the agent reconnects and resumes; every request once, one row per second', async () => {
     const dir = tempDir();
     const plan = writePlan(dir, constantRatePlan('cut', 8, 20));
@@ -202,59 +141,5 @@ describe('one fleet, many runs', () => {
     expect(run.intervals.late).toBe(0);
     const issued = traffic.reduce((n, l) => n + Number(l.split(',')[4]), 0);
     expect(issued).toBe(160);
-  });
-
-  it('refuses a second agent under a connected id with a clear error, exit 2', async () => {
-    const dir = tempDir();
-    const plan = writePlan(dir, constantRatePlan('dup', 2, 5));
-    const { coord, url } = await listening(['start', '--agents', '2', '--plan', plan, '--out', join(dir, 'out')]);
-    const coordSaid = stderrOf(coord);
-    const first = agent(url, 'twin', join(dir, 'spool-1'));
-    await until(coordSaid, /agent twin joined/, 30_000);
-    const second = await agent(url, 'twin', join(dir, 'spool-2')).done;
-    expect(second.code).toBe(2);
-    expect(second.stderr).toMatch(/LF_DUPLICATE_AGENT: .*agent id twin is already connected/);
-    const other = agent(url, 'other', join(dir, 'spool-3'));
-    const [res, f, o] = await Promise.all([coord.done, first.done, other.done]);
-    expect(res.code, res.stderr).toBe(0);
-    expect([f.code, o.code]).toEqual([0, 0]);
-    expect(readRunJson(onlyDir(join(dir, 'out'))).requests).toBe(10);
-  });
-
-  it('a --stay agent stops its load when its coordinator dies, then serves the next coordinator', async () => {
-    const dir = tempDir();
-    const long = writePlan(dir, constantRatePlan('long', 30, 5), 'long.json');
-    const short = writePlan(dir, constantRatePlan('short', 2, 5), 'short.json');
-    const port = String(await freePort());
-    const coordinator = (plan: string) =>
-      startNode(
-        'coordinator/main.js',
-        ['start', '--listen', `127.0.0.1:${port}`, '--agents', '1', '--agent-grace-s', '3', '--plan', plan, '--out', join(dir, 'out')],
-        TOKEN,
-      );
-    const first = coordinator(long);
-    const stayer = agent(`ws://127.0.0.1:${port}`, 'stayer', join(dir, 'spool'), ['--stay']);
-    const said = stderrOf(stayer);
-    await waitFor(first.child.stderr!, /t=2s/, 60_000);
-    first.child.kill('SIGKILL');
-    const killedAt = Date.now();
-    await until(said, /stopping the load/, 30_000);
-    // The coordinator's grace (3 s, told to the agent with the run) bounds how long load goes on.
-    expect(Date.now() - killedAt).toBeLessThan(3000 + 3000);
-    await until(said, /waiting for the next coordinator/, 30_000);
-    const second = coordinator(short);
-    const res = await second.done;
-    expect(res.code, res.stderr).toBe(0);
-    const runs = readdirSync(join(dir, 'out')).sort();
-    const run = readRunJson(join(dir, 'out', runs.at(-1)!));
-    expect(run.agents.map((a: any) => a.agent_id)).toEqual(['stayer']);
-    expect(run.requests).toBe(10);
-    expect(run.status).toBe('completed');
-    // Released, it waits for a third coordinator rather than exiting; the dead run's spool was set aside.
-    await until(said, /released by the coordinator[\s\S]*waiting for the next coordinator/, 30_000);
-    expect(stayer.child.exitCode).toBeNull();
-    stayer.child.kill('SIGTERM');
-    const gone = await stayer.done;
-    expect(gone.stderr).toMatch(/kept .*\.unsent \(its run is not in progress here\)/);
   });
 });
