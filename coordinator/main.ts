@@ -150,13 +150,27 @@ program
   .option('--candidate-arm <name>', 'the candidate arm')
   .option('--threshold-pct <pct>', 'a latency or goodput change smaller than this share of the baseline is within noise', Number, 5)
   .option('--success-threshold-pts <pts>', 'a success-rate change smaller than this many points is within noise', Number, 1)
-  .option('--confidence <c>', 'interval coverage', Number, 0.95)
+  .option(
+    '--confidence <c>',
+    'two-sided interval coverage (default 1 − 2 × --false-alarm, 0.9: each end is the one-sided bound at the level the gate decides at)',
+    Number,
+  )
   .option('--false-alarm <rate>', 'family-wise rate of false regressions over the gating figures (Holm)', Number, 0.05)
+  .option(
+    '--run-to-run-floor-pct <pct>',
+    'with one run a side: the share of the baseline a latency or goodput change must clear besides its interval and timing uncertainty (same-seed runs of one plan differ by this much)',
+    Number,
+  )
+  .option(
+    '--undecided-exit <code>',
+    `with --fail-on-regression: the exit code when no gating figure regressed but one is undecided (beyond its interval, within the margin one run a side cannot measure); default 0, ${ExitCode.UNDECIDED} is reserved for it`,
+    Number,
+  )
   .option(
     '--gate-on <figures>',
     "the figures that gate, comma-separated: figure, class/figure or class/window/figure (default: each class's SLO figures in window all)",
   )
-  .option('--resamples <n>', 'bootstrap replicates per figure and side', Number, 1000)
+  .option('--resamples <n>', 'bootstrap replicates per figure and side (at least 100 and gating figures / --false-alarm)', Number, 1000)
   .option('--seed <s>', 'seed of the bootstrap (same inputs and seed, same intervals)', '1')
   .option('--fail-on-regression', `exit ${ExitCode.REGRESSED} when a gating figure regressed`)
   .option('--allow-different-plans', 'compare runs of different plans or schedules (refused by default)')

@@ -8,7 +8,7 @@ import type { baselineSource } from './baselines/statement.js';
 import type { Comparison, FigureChange, RequestMetric, RunSample } from './figures.js';
 import { REQUEST_METRICS } from './figures.js';
 
-const TONE = { regressed: 'bad', improved: 'good', within_noise: 'none', not_evaluable: 'warn' } as const;
+const TONE = { regressed: 'bad', improved: 'good', within_noise: 'none', undecided: 'warn', not_evaluable: 'warn' } as const;
 /** Points per drawn CDF: enough to show a tail, few enough for a light page. */
 const CDF_POINTS = 200;
 
