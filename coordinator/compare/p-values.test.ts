@@ -16,7 +16,7 @@ const RESAMPLES = 200;
 const CRITICAL = 1.628 / Math.sqrt(PAIRS);
 
 /** The Kolmogorov–Smirnov statistic of ps against the uniform on [0, 1]. */
-export function ksUniform(ps: readonly number[]): number {
+function ksUniform(ps: readonly number[]): number {
   const s = [...ps].sort((a, b) => a - b);
   let d = 0;
   s.forEach((p, i) => {
