@@ -7,10 +7,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gateExit, RUN_TO_RUN_FLOOR_PCT } from '../coordinator/compare/command.js';
-import type { CompareOptions, RunSample } from '../coordinator/compare/figures.js';
-import { compareRuns } from '../coordinator/compare/figures.js';
-import { loadRun } from '../coordinator/compare/load.js';
+import { gateExit, RUN_TO_RUN_FLOOR_PCT } from '../results/compare/command.js';
+import type { CompareOptions, RunSample } from '../results/compare/figures.js';
+import { compareRuns } from '../results/compare/figures.js';
+import { loadRun } from '../results/compare/load.js';
 import { ExitCode } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import { startNode, tempDir, writePlan } from './harness.js';
