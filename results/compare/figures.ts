@@ -235,6 +235,11 @@ export function compareRuns(baseline: readonly RunSample[], candidate: readonly 
         ),
     ],
   };
+  for (const [cls, basis] of Object.entries(out.ttft_basis))
+    if (basis === 'mixed')
+      out.limits.push(
+        `class ${cls}: TTFT is read from the actual send in some runs and from the intended send in others (their slo.basis differ), so its change mixes two definitions`,
+      );
   pending.forEach((p, i) => {
     const t = tests[i] ?? null;
     const g = gated.indexOf(i);
