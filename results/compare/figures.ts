@@ -328,7 +328,7 @@ function limitsOf(bRuns: number, cRuns: number, pending: readonly Pending[]): st
   const out: string[] = [];
   if (bRuns < 2 || cRuns < 2)
     out.push(
-      `${bRuns < 2 && cRuns < 2 ? 'one run a side' : `one run on the ${bRuns < 2 ? 'baseline' : 'candidate'} side`}: intervals hold each run's own noise over time (its requests resampled in blocks) but not run-to-run variation (another start of the same server, another seed), which can be larger; compare experiments with 2 or more repeats a side (3 or more for useful power) to include it, and ITL has no interval`,
+      `${bRuns < 2 && cRuns < 2 ? 'one run a side' : `one run on the ${bRuns < 2 ? 'baseline' : 'candidate'} side`}: intervals hold each run's own noise over time (its requests resampled in blocks) but not run-to-run variation (another start of the same server, another seed), which can be larger, nor how late the client stamped its tokens; so a change must also clear a margin (the stamps' timing uncertainty and the run-to-run floor) to count, and is undecided short of it; compare experiments with 2 or more repeats a side (3 or more for useful power) for a sharp gate, and ITL has no interval`,
     );
   const short = pending.filter((p) => [p.b, p.c].some((s) => s?.shortRun));
   if (short.length > 0)
