@@ -164,8 +164,11 @@ interface Pending {
   reason: string | null;
   /** Shown, not gated or tested: a side's figure is only an approximation (why). */
   shownOnly?: string;
-  /** The stamps' timing uncertainty the change must clear (ms; 0 when none applies). */
-  timing: number;
+  /**
+   * The stamps' timing uncertainty a change must clear (ms; 0 when none applies): upward the
+   * candidate's (its late stamps can only raise it), downward the baseline's.
+   */
+  timing: { higher: number; lower: number };
   /** Whether the run-to-run floor applies (one run on a side, a latency or goodput figure). */
   floor: boolean;
 }
@@ -196,8 +199,10 @@ export function compareRuns(baseline: readonly RunSample[], candidate: readonly 
   const gated = pending.map((p, i) => (gating.has(p.key) && testable[i] ? i : -1)).filter((i) => i >= 0);
   // Holm's strictest level: what the first gating figure must reach, so what a detectable change and the worse-side bound are stated at.
   const strictest = o.falseAlarm / Math.max(1, gated.length);
-  const tests = pending.map((p, i) => (testable[i] ? testChange(p.b!, p.c!, o.confidence, margins[i]!.total, strictest) : null));
   const lower = (i: number) => pending[i]!.better === 'lower';
+  const tests = pending.map((p, i) =>
+    testable[i] ? testChange(p.b!, p.c!, o.confidence, { higher: margins[i]!.higher, lower: margins[i]!.lower }, strictest) : null,
+  );
   const worse = tests.map((t, i) => (t === null ? null : lower(i) ? t.pHigher : t.pLower));
   const better = tests.map((t, i) => (t === null ? null : lower(i) ? t.pLower : t.pHigher));
   const worseBeyond = tests.map((t, i) => (t === null ? null : lower(i) ? t.pHigherBeyond : t.pLowerBeyond));
@@ -316,11 +321,26 @@ function ttftBases(runs: readonly RunSample[]): Comparison['ttft_basis'] {
   return out;
 }
 
-/** What a figure's change must clear besides its interval: the stamps' timing uncertainty and the run-to-run floor (× the baseline). */
-function marginOf(p: Pending, floor: number): { timing: number; runToRun: number; total: number; applies: boolean } {
+/**
+ * What a figure's change must clear besides its interval: the stamps' timing uncertainty and the
+ * run-to-run floor (× the baseline), upward (higher) and downward (lower); timing and total are
+ * stated for the worse direction.
+ */
+function marginOf(
+  p: Pending,
+  floor: number,
+): { timing: number; runToRun: number; total: number; higher: number; lower: number; applies: boolean } {
   const base = p.b?.point;
   const runToRun = p.floor && base !== undefined && Number.isFinite(base) ? floor * Math.abs(base) : 0;
-  return { timing: p.timing, runToRun, total: p.timing + runToRun, applies: p.floor };
+  const timing = p.better === 'lower' ? p.timing.higher : p.timing.lower;
+  return {
+    timing,
+    runToRun,
+    total: timing + runToRun,
+    higher: p.timing.higher + runToRun,
+    lower: p.timing.lower + runToRun,
+    applies: p.floor,
+  };
 }
 
 /** What the comparison cannot tell. */
@@ -412,10 +432,12 @@ function windowFigures(b: readonly WindowSample[], c: readonly WindowSample[], o
   });
   // One run on a side: its interval holds none of the run-to-run variation, nor its stamps' lateness.
   const oneRun = b.length < 2 || c.length < 2;
-  const timing = Math.max(...[...b, ...c].map((w) => w.timingUncertaintyMs ?? 0));
+  const worst = (s: readonly WindowSample[]) => Math.max(0, ...s.map((w) => w.timingUncertaintyMs ?? 0));
+  const timing = { higher: worst(c), lower: worst(b) };
+  const none = { higher: 0, lower: 0 };
   return out.map((p) =>
     pinned(
-      { ...p, timing: oneRun && STAMPED.test(p.figure) ? timing : 0, floor: oneRun && p.threshold.kind === 'relative' },
+      { ...p, timing: oneRun && STAMPED.test(p.figure) ? timing : none, floor: oneRun && p.threshold.kind === 'relative' },
       b,
       c,
       o.resamples,

@@ -95,7 +95,7 @@ export interface ChangeTest {
   /** One-sided p-values of "the candidate is higher" and "lower". */
   pHigher: number;
   pLower: number;
-  /** One-sided p-values of "the candidate is higher by more than margin" and "lower by more than margin" (margin 0: as above). */
+  /** One-sided p-values of "the candidate is higher by more than margin.higher" and "lower by more than margin.lower" (margins 0: as above). */
   pHigherBeyond: number;
   pLowerBeyond: number;
 }
@@ -107,10 +107,17 @@ function diff(a: number, b: number): number {
 
 /**
  * The test of candidate − baseline, its two-sided interval at `confidence`, and the one-sided tests
- * of a change beyond `margin` (≥ 0) either way: what one run a side must clear besides its own
- * noise (timing uncertainty and run-to-run floor, figures.ts).
+ * of a change beyond a margin (≥ 0) each way: what one run a side must clear besides its own noise
+ * (timing uncertainty and run-to-run floor, figures.ts). The margins may differ: a candidate reads
+ * higher by its own late stamps, lower by the baseline's.
  */
-export function testChange(b: SideEstimate, c: SideEstimate, confidence: number, margin = 0, oneSided = (1 - confidence) / 2): ChangeTest {
+export function testChange(
+  b: SideEstimate,
+  c: SideEstimate,
+  confidence: number,
+  margin: { higher: number; lower: number } = { higher: 0, lower: 0 },
+  oneSided = (1 - confidence) / 2,
+): ChangeTest {
   const d = diff(c.point, b.point);
   const v = b.variance + c.variance;
   const tail = (1 - confidence) / 2;
@@ -126,8 +133,8 @@ export function testChange(b: SideEstimate, c: SideEstimate, confidence: number,
         bound: { low: d, high: d },
         pHigher: d > 0 ? 0 : 1,
         pLower: d < 0 ? 0 : 1,
-        pHigherBeyond: d > margin ? 0 : 1,
-        pLowerBeyond: d < -margin ? 0 : 1,
+        pHigherBeyond: d > margin.higher ? 0 : 1,
+        pLowerBeyond: d < -margin.lower ? 0 : 1,
       };
     }
     const half = tQuantile(1 - tail, df) * se;
@@ -139,8 +146,8 @@ export function testChange(b: SideEstimate, c: SideEstimate, confidence: number,
       bound: { low: d - tQuantile(1 - oneSided, df) * se, high: d + tQuantile(1 - oneSided, df) * se },
       pHigher: 1 - tCdf(d / se, df),
       pLower: tCdf(d / se, df),
-      pHigherBeyond: 1 - tCdf((d - margin) / se, df),
-      pLowerBeyond: tCdf((d + margin) / se, df),
+      pHigherBeyond: 1 - tCdf((d - margin.higher) / se, df),
+      pLowerBeyond: tCdf((d + margin.lower) / se, df),
     };
   }
   // Percentile bootstrap: replicates are paired by index (the sides were resampled independently).
@@ -154,8 +161,8 @@ export function testChange(b: SideEstimate, c: SideEstimate, confidence: number,
     diffs[i] = diff(c.replicates[i]!, b.replicates[i]!);
     if (diffs[i]! <= 0) atOrBelow++;
     if (diffs[i]! >= 0) atOrAbove++;
-    if (diffs[i]! <= margin) withinAbove++;
-    if (diffs[i]! >= -margin) withinBelow++;
+    if (diffs[i]! <= margin.higher) withinAbove++;
+    if (diffs[i]! >= -margin.lower) withinBelow++;
   }
   diffs.sort();
   const finite = (x: number | null) => (x !== null && Number.isFinite(x) ? x : null);

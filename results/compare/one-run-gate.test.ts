@@ -64,6 +64,15 @@ describe('one run a side', () => {
     expect(p50(c).verdict).toBe('undecided');
   });
 
+  it("a regression clears the candidate's timing uncertainty, not the baseline's: late stamps only raise a figure", () => {
+    const c = compareRuns([run('a', 1, { timingUncertaintyMs: 30 })], [run('b', 1.08, { timingUncertaintyMs: 1 })], OPTS);
+    expect(p50(c).margin).toMatchObject({ timing: 1, run_to_run: 0 });
+    expect(p50(c).verdict).toBe('regressed');
+    // The other way round the baseline's 30 ms guards the improvement.
+    const back = compareRuns([run('b', 1.08, { timingUncertaintyMs: 30 })], [run('a', 1, { timingUncertaintyMs: 1 })], OPTS);
+    expect(p50(back).verdict).toBe('undecided');
+  });
+
   it('with repeats a side there is no margin: run-to-run variation is in the variance', () => {
     const c = compareRuns([run('a1', 1), run('a2', 1)], [run('b1', 1.08), run('b2', 1.08)], { ...OPTS, runToRunFloor: 0.1 });
     expect(c.method).toBe('two-level-repeats');
