@@ -68,9 +68,10 @@ describe('one run a side', () => {
     const c = compareRuns([run('a', 1, { timingUncertaintyMs: 30 })], [run('b', 1.08, { timingUncertaintyMs: 1 })], OPTS);
     expect(p50(c).margin).toMatchObject({ timing: 1, run_to_run: 0 });
     expect(p50(c).verdict).toBe('regressed');
-    // The other way round the baseline's 30 ms guards the improvement.
-    const back = compareRuns([run('b', 1.08, { timingUncertaintyMs: 30 })], [run('a', 1, { timingUncertaintyMs: 1 })], OPTS);
-    expect(p50(back).verdict).toBe('undecided');
+    // The other way round, the baseline's 30 ms keeps the improvement from counting; its 1 ms does not.
+    const improvement = (u: number) =>
+      p50(compareRuns([run('b', 1.08, { timingUncertaintyMs: u })], [run('a', 1, { timingUncertaintyMs: 30 })], OPTS)).verdict;
+    expect([improvement(30), improvement(1)]).toEqual(['within_noise', 'improved']);
   });
 
   it('with repeats a side there is no margin: run-to-run variation is in the variance', () => {
@@ -117,5 +118,14 @@ describe('--resamples bounded by Holm', () => {
       expect(t.pHigher).toBeCloseTo(1 / (B + 1), 12);
       expect(t.pHigher <= 0.05 / m).toBe(B >= minResamples(m, 0.05));
     }
+  });
+});
+
+describe('only a worsening is undecided', () => {
+  it('an improvement beyond its interval but within the margin is within noise, and does not stop the gate', () => {
+    const c = compareRuns([run('b', 1.08)], [run('a', 1)], { ...OPTS, runToRunFloor: 0.1 });
+    expect(p50(c).verdict).toBe('within_noise');
+    expect(c.undecided).toEqual([]);
+    expect(gateExit(c, ExitCode.UNDECIDED).code).toBe(ExitCode.OK);
   });
 });

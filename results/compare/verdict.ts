@@ -1,7 +1,7 @@
 // Pure: the verdict on one figure's change, from its point change, whether the test found it beyond
 // noise on either side, and the user's threshold. A change is a regression only when it is beyond
 // noise on the worse side and larger than the threshold (beyond what the user tolerates). With one
-// run a side, a change beyond the run's own noise but not beyond the margin the run cannot see
+// run a side, a worsening beyond the run's own noise but not beyond the margin the run cannot see
 // (timing uncertainty and run-to-run floor) is undecided: neither a pass nor a regression.
 
 export type ChangeVerdict = 'regressed' | 'improved' | 'within_noise' | 'undecided' | 'not_evaluable';
@@ -39,5 +39,6 @@ export function changeVerdict(
   if (delta === null || changeSize(baseline, delta, threshold) <= threshold.value) return 'within_noise';
   if (beyondMargin.worse) return 'regressed';
   if (beyondMargin.better) return 'improved';
-  return beyondNoise.worse || beyondNoise.better ? 'undecided' : 'within_noise';
+  // Only a worsening is left undecided: the gate's question is whether the candidate is worse.
+  return beyondNoise.worse ? 'undecided' : 'within_noise';
 }
