@@ -51,6 +51,12 @@ export interface WindowSample {
    * run.json client_health summarises); null when no request carried it.
    */
   timingUncertaintyMs?: number | null;
+  /**
+   * figure → ms: how much each request's own stamp uncertainty can raise the figure (its percentile
+   * of the recorded values less that of each value minus its uncertainty); TTFT and e2e
+   * percentiles. Absent: timingUncertaintyMs stands for every such figure.
+   */
+  timingMarginMs?: Record<string, number>;
   /** What series.ttft measures from: the actual send, or the intended send (the class's slo.basis). */
   ttftBasis?: 'sent' | 'intended';
   /**
@@ -432,17 +438,11 @@ function windowFigures(b: readonly WindowSample[], c: readonly WindowSample[], o
   });
   // One run on a side: its interval holds none of the run-to-run variation, nor its stamps' lateness.
   const oneRun = b.length < 2 || c.length < 2;
-  const worst = (s: readonly WindowSample[]) => Math.max(0, ...s.map((w) => w.timingUncertaintyMs ?? 0));
-  const timing = { higher: worst(c), lower: worst(b) };
-  const none = { higher: 0, lower: 0 };
-  return out.map((p) =>
-    pinned(
-      { ...p, timing: oneRun && STAMPED.test(p.figure) ? timing : none, floor: oneRun && p.threshold.kind === 'relative' },
-      b,
-      c,
-      o.resamples,
-    ),
-  );
+  const worst = (s: readonly WindowSample[], figure: string) =>
+    Math.max(0, ...s.map((w) => w.timingMarginMs?.[figure] ?? w.timingUncertaintyMs ?? 0));
+  const timing = (figure: string) =>
+    oneRun && STAMPED.test(figure) ? { higher: worst(c, figure), lower: worst(b, figure) } : { higher: 0, lower: 0 };
+  return out.map((p) => pinned({ ...p, timing: timing(p.figure), floor: oneRun && p.threshold.kind === 'relative' }, b, c, o.resamples));
 }
 
 /** A figure a side knows only as a point (WindowSample.fixed): its estimate without sampling variation. */

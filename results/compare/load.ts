@@ -14,7 +14,7 @@ import type { Plan } from '../../shared/plan.js';
 import { sloTtftMetric } from '../../shared/plan.js';
 import { isFinished, RECORD_FILE, readExperimentDir } from '../experiment-record.js';
 import { nearestRank } from './bootstrap.js';
-import { sloFigure } from './figure-keys.js';
+import { quantileKey, sloFigure } from './figure-keys.js';
 import type { RequestMetric, RunSample, WindowSample } from './figures.js';
 import { COMPARED_QUANTILES, REQUEST_METRICS } from './figures.js';
 
@@ -147,6 +147,17 @@ export async function loadRun(dir: string): Promise<RunSample> {
       // A success with a content token but no first-output stamp cannot be read as a first output of any kind.
       const outputKnown = pts.every((p) => p.fromSend.content === null || p.fromSend.output !== null);
       const uncertainties = Float64Array.from(pts.map((p) => p.uncertainty).filter((v): v is number => v !== null)).sort();
+      // Each request's stamp may be late by its own uncertainty: how far that can move each percentile.
+      const timingMarginMs: Record<string, number> = {};
+      for (const k of ['ttft', 'e2e'] as const) {
+        const measured = pts.filter((p) => p.m[k] !== null);
+        const observed = Float64Array.from(measured, (p) => p.m[k]!).sort();
+        const earliest = Float64Array.from(measured, (p) => p.m[k]! - (p.uncertainty ?? 0)).sort();
+        for (const q of COMPARED_QUANTILES) {
+          const shift = (nearestRank(observed, q) ?? 0) - (nearestRank(earliest, q) ?? 0);
+          timingMarginMs[quantileKey(k, q)] = Number.isFinite(shift) ? shift : 0;
+        }
+      }
       const sample: WindowSample = {
         values: { ttft: successes(series.ttft), tpot: successes(series.tpot), e2e: successes(series.e2e) },
         series,
@@ -158,6 +169,7 @@ export async function loadRun(dir: string): Promise<RunSample> {
         goodputRps: slo.get(cls) ? num('goodput_rps') : null,
         itl: Object.fromEntries(COMPARED_QUANTILES.map((q) => [`itl_p${Math.round(q * 100)}_ms`, num(`itl_p${Math.round(q * 100)}_ms`)])),
         timingUncertaintyMs: nearestRank(uncertainties, 0.99),
+        timingMarginMs,
         ttftBasis: slo.get(cls)?.basis ?? 'sent',
         ttftFromSend: { first_content: fromSend('content'), first_output: outputKnown ? fromSend('output') : null },
       };

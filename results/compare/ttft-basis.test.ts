@@ -64,8 +64,15 @@ describe('TTFT as the comparison reads it', () => {
     expect(c.limits.at(-1)).toMatch(/^class rt: TTFT is read from the actual send in some runs and from the intended send in others/);
   });
 
-  it("carries the p99 of the window's first-token timing uncertainty (0.1 … 4 ms: rank 40 of 40)", async () => {
-    expect((await loadRun(runDir('sent'))).classes.rt!.all!.timingUncertaintyMs).toBeCloseTo(4, 9);
+  it("carries the window's first-token timing uncertainty: its p99, and how far each request's own can move each percentile", async () => {
+    const w = (await loadRun(runDir('sent'))).classes.rt!.all!;
+    // Uncertainties 0.1 … 4 ms: the p99 is rank 40 of 40.
+    expect(w.timingUncertaintyMs).toBeCloseTo(4, 9);
+    // Every TTFT is 50 ms: the p50 of 50 − u is rank 20 of the 40 (50 − 2.1), the p95 rank 38 (50 − 0.3), the p99 rank 40 (50 − 0.1).
+    expect(w.timingMarginMs!.ttft_p50_ms).toBeCloseTo(2.1, 9);
+    expect(w.timingMarginMs!.ttft_p95_ms).toBeCloseTo(0.3, 9);
+    expect(w.timingMarginMs!.ttft_p99_ms).toBeCloseTo(0.1, 9);
+    expect(w.timingMarginMs!.e2e_p50_ms).toBeCloseTo(2.1, 9);
   });
 
   it("reads a tool's TTFT from the first output, from the actual send, whatever the SLO basis", async () => {
