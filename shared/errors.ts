@@ -60,8 +60,8 @@ export const ExitCode = {
   SLO_MISSED: 4,
   /** `compare --fail-on-regression` found a gating figure regressed beyond noise and threshold. */
   REGRESSED: 5,
-  /** `compare --fail-on-regression --undecided-exit 6`: one run a side could not tell a gating figure's change from what it cannot measure. */
-  UNDECIDED: 6,
+  /** `compare --fail-on-regression --undecided-exit 7`: one run a side could not tell a gating figure's worsening from what it cannot measure. */
+  UNDECIDED: 7,
   INTERRUPTED: 130,
 } as const;
 

@@ -5,7 +5,7 @@
 // slower engine (a 2,048-token step budget, so every 2,048-token prompt is prefilled over two steps:
 // TTFT p50 about +35–60%) compared with each of them must never pass: one run a side flags it, or
 // says it cannot decide when the change does not clear the candidate's timing uncertainty and the
-// run-to-run floor besides its interval (exit 6 with --undecided-exit 6). Never a single pair.
+// run-to-run floor besides its interval (exit 7 with --undecided-exit 7). Never a single pair.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -43,7 +43,7 @@ describe('one run a side', () => {
     expect(floored.regressed).toEqual([]);
     expect(gateExit(floored, ExitCode.OK).code).toBe(ExitCode.OK);
     expect(gateExit(floored, ExitCode.UNDECIDED)).toMatchObject({
-      code: 6,
+      code: 7,
       line: expect.stringMatching(/cannot decide: rt\/all\/ttft_p50_ms/),
     });
   });
