@@ -68,6 +68,18 @@ export interface AgentStall {
   gc_ms: number;
 }
 
+/**
+ * An agent's warm-up (`GET {base}/models` before any load): whether the target answered it from
+ * where the agent runs. `status` is the HTTP status, null when no answer came (`error` says why:
+ * refused, DNS, TLS, a timeout); `latency_ms` until the answer's headers or the error.
+ */
+export interface WarmUp {
+  url: string;
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
 /** Messages an agent sends. */
 export type AgentMessage =
   | {
@@ -109,7 +121,13 @@ export type AgentMessage =
        */
       clock_correction_ns?: number;
     }
-  | { type: 'prepared'; prep_ms: number; planned_requests: number }
+  | {
+      type: 'prepared';
+      prep_ms: number;
+      planned_requests: number;
+      /** The agent's read-only request to the target before any load (absent from old agents). */
+      warm_up?: WarmUp;
+    }
   | { type: 'armed'; start_local_ns: bigint }
   | { type: 'started'; first_send_error_ns: number; rseq?: number }
   | {
