@@ -158,8 +158,7 @@ program
   .option('--false-alarm <rate>', 'family-wise rate of false regressions over the gating figures (Holm)', Number, 0.05)
   .option(
     '--run-to-run-floor-pct <pct>',
-    'with one run a side: the share of the baseline a latency or goodput change must clear besides its interval and timing uncertainty (same-seed runs of one plan differ by this much)',
-    Number,
+    'with one run a side: the % of the baseline a latency or goodput change must clear besides its interval and timing uncertainty, one number or per percentile level (default p50=5,p95=35,p99=75: what same-seed runs differed by here)',
   )
   .option(
     '--undecided-exit <code>',

@@ -7,10 +7,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gateExit, RUN_TO_RUN_FLOOR_PCT } from '../results/compare/command.js';
+import { gateExit } from '../results/compare/command.js';
 import type { CompareOptions, RunSample } from '../results/compare/figures.js';
 import { compareRuns } from '../results/compare/figures.js';
 import { loadRun } from '../results/compare/load.js';
+import { floorShares, RUN_TO_RUN_FLOOR_PCT } from '../results/compare/run-to-run-floor.js';
 import { ExitCode } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import { startNode, tempDir, writePlan } from './harness.js';
@@ -45,7 +46,7 @@ const CLI: CompareOptions = {
   successThreshold: 0.01,
   seed: '1',
   gateOn: GATE,
-  runToRunFloor: RUN_TO_RUN_FLOOR_PCT / 100,
+  runToRunFloor: floorShares(RUN_TO_RUN_FLOOR_PCT),
 };
 
 describe('the gate on ten same-seed runs of one plan (engine-sim)', () => {

@@ -18,6 +18,8 @@ import { minResamples } from './inference.js';
 import type { Side } from './load.js';
 import { loadSide } from './load.js';
 import { comparisonPage } from './page.js';
+import type { FloorByLevel } from './run-to-run-floor.js';
+import { floorShares, parseFloorPct, RUN_TO_RUN_FLOOR_PCT } from './run-to-run-floor.js';
 
 export interface CompareFlags {
   out?: string;
@@ -28,8 +30,8 @@ export interface CompareFlags {
   successThresholdPts: number;
   /** Two-sided interval coverage; default 1 − 2 × falseAlarm, so each end is the one-sided bound at the decision's level. */
   confidence?: number;
-  /** With one run on a side: the run-to-run floor in % of the baseline (default RUN_TO_RUN_FLOOR_PCT). */
-  runToRunFloorPct?: number;
+  /** With one run on a side: the run-to-run floor in % of the baseline, one number or p50=…,p95=…,p99=… (default RUN_TO_RUN_FLOOR_PCT). */
+  runToRunFloorPct?: string;
   /** The exit code with --fail-on-regression when no gating figure regressed but one is undecided (default 0). */
   undecidedExit?: number;
   falseAlarm: number;
@@ -45,13 +47,6 @@ export interface CompareFlags {
   /** The candidate's class a tool's baseline is compared with, when the candidate has several. */
   class?: string;
 }
-
-/**
- * The run-to-run floor with one run a side, in % of the baseline: what same-seed runs of one plan on
- * one machine differ by beyond their own intervals. Measured: 10 same-seed 4 s runs of 64 requests
- * against engine-sim (40 ms TTFT) on a 2-core machine shared by ~8 processes, 2026-12-07 (docs/verdicts.md).
- */
-export const RUN_TO_RUN_FLOOR_PCT = 10;
 
 /** The candidate class a one-workload baseline from another tool stands for. */
 export function baselineClass(runs: readonly RunSample[], chosen: string | undefined): string {
@@ -94,7 +89,8 @@ export async function compareCommand(
   print: (line: string) => void,
 ): Promise<number> {
   const confidence = f.confidence ?? 1 - 2 * f.falseAlarm;
-  const floorPct = f.runToRunFloorPct ?? RUN_TO_RUN_FLOOR_PCT;
+  const floorPct =
+    f.runToRunFloorPct === undefined ? { floor: RUN_TO_RUN_FLOOR_PCT, problem: null } : parseFloorPct(String(f.runToRunFloorPct));
   const undecidedExit = f.undecidedExit ?? ExitCode.OK;
   const usage = [
     !(confidence > 0 && confidence < 1) ? `--confidence ${confidence}: must be in (0, 1)` : '',
@@ -102,7 +98,7 @@ export async function compareCommand(
     !(Number.isInteger(f.resamples) && f.resamples >= 100) ? `--resamples ${f.resamples}: must be an integer >= 100` : '',
     !(f.thresholdPct >= 0) ? `--threshold-pct ${f.thresholdPct}: must be >= 0` : '',
     !(f.successThresholdPts >= 0) ? `--success-threshold-pts ${f.successThresholdPts}: must be >= 0` : '',
-    !(floorPct >= 0) ? `--run-to-run-floor-pct ${floorPct}: must be >= 0` : '',
+    floorPct.problem ?? '',
     !(Number.isInteger(undecidedExit) && undecidedExit >= 0 && undecidedExit <= 125)
       ? `--undecided-exit ${undecidedExit}: must be an integer from 0 to 125`
       : '',
@@ -152,7 +148,7 @@ export async function compareCommand(
     });
   const options = {
     confidence,
-    runToRunFloor: floorPct / 100,
+    runToRunFloor: floorShares(floorPct.floor ?? RUN_TO_RUN_FLOOR_PCT),
     falseAlarm: f.falseAlarm,
     gateOn: gate.keys,
     resamples: f.resamples,
@@ -229,7 +225,7 @@ export function comparisonJson(
     relativeThreshold: number;
     successThreshold: number;
     seed: string;
-    runToRunFloor?: number;
+    runToRunFloor?: number | FloorByLevel;
   },
   problems: string[],
   source: ReturnType<typeof baselineSource> | null = null,

@@ -10,6 +10,8 @@ import { meanSide, perRunSide, quantileSides } from './estimate.js';
 import { COMPARED_QUANTILES, goodputKey, latencyFigureKeys, quantileKey, successKey } from './figure-keys.js';
 import type { SideEstimate } from './inference.js';
 import { detectableChange, holm, holmAdjusted, testChange } from './inference.js';
+import type { FloorByLevel } from './run-to-run-floor.js';
+import { floorOf } from './run-to-run-floor.js';
 import type { Better, ChangeVerdict, Threshold } from './verdict.js';
 import { changeVerdict } from './verdict.js';
 
@@ -128,9 +130,10 @@ export interface CompareOptions {
   gateOn?: readonly string[];
   /**
    * With one run on a side: the run-to-run floor, a share of the baseline a latency or goodput
-   * change must clear besides its interval and timing uncertainty (0: none).
+   * change must clear besides its interval and timing uncertainty, one for every figure or one per
+   * percentile level (run-to-run-floor.ts; 0: none).
    */
-  runToRunFloor?: number;
+  runToRunFloor?: number | FloorByLevel;
 }
 
 export type CompareMethod = 'block-bootstrap-one-run' | 'two-level-repeats';
@@ -334,9 +337,10 @@ function ttftBases(runs: readonly RunSample[]): Comparison['ttft_basis'] {
  */
 function marginOf(
   p: Pending,
-  floor: number,
+  floors: number | FloorByLevel,
 ): { timing: number; runToRun: number; total: number; higher: number; lower: number; applies: boolean } {
   const base = p.b?.point;
+  const floor = floorOf(floors, p.figure);
   const runToRun = p.floor && base !== undefined && Number.isFinite(base) ? floor * Math.abs(base) : 0;
   const timing = p.better === 'lower' ? p.timing.higher : p.timing.lower;
   return {

@@ -9,6 +9,7 @@ import { gateExit } from './command.js';
 import type { CompareOptions, WindowSample } from './figures.js';
 import { compareRuns, pointEstimate } from './figures.js';
 import { minResamples, testChange } from './inference.js';
+import { floorOf, floorShares, parseFloorPct, RUN_TO_RUN_FLOOR_PCT } from './run-to-run-floor.js';
 import { logAr, runOf, windowOf } from './simulate.test-kit.js';
 
 const OPTS: CompareOptions = {
@@ -127,5 +128,25 @@ describe('only a worsening is undecided', () => {
     expect(p50(c).verdict).toBe('within_noise');
     expect(c.undecided).toEqual([]);
     expect(gateExit(c, ExitCode.UNDECIDED).code).toBe(ExitCode.OK);
+  });
+});
+
+describe('the run-to-run floor by percentile level', () => {
+  it('reads one number for every level, or the levels named', () => {
+    expect(parseFloorPct('10')).toEqual({ floor: { p50: 10, p95: 10, p99: 10 }, problem: null });
+    expect(parseFloorPct('p95=50')).toEqual({ floor: { ...RUN_TO_RUN_FLOOR_PCT, p95: 50 }, problem: null });
+    expect(parseFloorPct('p90=5').problem).toMatch(/^--run-to-run-floor-pct p90=5: expected a percentage, or p50=…/);
+    expect(parseFloorPct('-1').problem).toMatch(/must be >= 0/);
+  });
+
+  it("applies each figure's level: a +20% p95 change is undecided under a 35% p95 floor while the p50's 5% lets a +20% p50 change through", () => {
+    expect([floorOf(RUN_TO_RUN_FLOOR_PCT, 'ttft_p95_ms'), floorOf(RUN_TO_RUN_FLOOR_PCT, 'goodput_rps')]).toEqual([35, 5]);
+    const c = compareRuns([run('a', 1)], [run('b', 1.2)], {
+      ...OPTS,
+      gateOn: ['rt/all/ttft_p50_ms', 'rt/all/ttft_p95_ms'],
+      runToRunFloor: floorShares(RUN_TO_RUN_FLOOR_PCT),
+    });
+    expect(c.regressed).toEqual(['rt/all/ttft_p50_ms']);
+    expect(c.undecided).toEqual(['rt/all/ttft_p95_ms']);
   });
 });
