@@ -28,7 +28,7 @@ const SWEEPS = examples('.sweep.json');
 type Segment = string | number;
 
 /** Reads back the path of a `<path>: <what>` line, as pathOf (validate-kit.ts) writes it. */
-export function parseProblemPath(line: string): Segment[] {
+function parseProblemPath(line: string): Segment[] {
   const at: Segment[] = [];
   let i = 0;
   const ident = (): string => {
@@ -93,7 +93,7 @@ type Mutation =
 /** Every path of a document, containers and leaves, root first. */
 function pathsOf(doc: unknown, at: Segment[] = []): Segment[][] {
   const out: Segment[][] = [at];
-  if (Array.isArray(doc)) doc.forEach((v, i) => out.push(...pathsOf(v, [...at, i])));
+  if (Array.isArray(doc)) for (const [i, v] of doc.entries()) out.push(...pathsOf(v, [...at, i]));
   else if (isObj(doc)) for (const [k, v] of Object.entries(doc)) out.push(...pathsOf(v, [...at, k]));
   return out;
 }
