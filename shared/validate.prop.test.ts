@@ -10,7 +10,7 @@ import { PlanInvalidError } from './errors.js';
 import { validateArms, validateExperimentDoc } from './experiment-validate.js';
 import type { Plan } from './plan.js';
 import { parsePlanText } from './plan-load.js';
-import { validatePlan } from './plan-validate.js';
+import { MAX_CLASS_ARRIVALS, validatePlan } from './plan-validate.js';
 import { validateSweep } from './sweep-validate.js';
 
 const SOAK = process.env.LOADFLEET_SOAK === '1' ? 10 : 1;
@@ -220,6 +220,32 @@ describe('plan text on any input (property)', () => {
         }
       }),
       { numRuns: 500 * SOAK },
+    );
+  });
+});
+
+describe('schedule size (property)', () => {
+  it('a plan validates only when each class schedules at most MAX_CLASS_ARRIVALS arrivals', () => {
+    const minimal = PLANS.find((p) => isObj(p) && p['name'] === 'minimal') as Record<string, unknown>;
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1e-3, max: 1e300, noNaN: true }),
+        fc.double({ min: 1e-3, max: 86_400, noNaN: true }),
+        fc.constantFrom('constant-rate', 'poisson'),
+        (rate, duration, model) => {
+          const doc = structuredClone(minimal) as { duration_s: number; classes: { load: Record<string, unknown> }[] };
+          doc.duration_s = duration;
+          doc.classes[0]!.load = {
+            model,
+            phases: [{ start_s: 0, duration_s: duration, rate_per_s: rate }],
+          };
+          const result = validatePlan(doc);
+          if (rate * duration > MAX_CLASS_ARRIVALS)
+            expect(result).toMatchObject({ ok: false, problems: [expect.stringMatching(/^classes\[0\]\.load\.phases: offer about/)] });
+          else expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
+        },
+      ),
+      { numRuns: 200 * SOAK },
     );
   });
 });
