@@ -27,6 +27,8 @@ import { buildSchedule } from '../shared/schedule.js';
 import { Collector } from './collector.js';
 
 const SOAK = process.env.LOADFLEET_SOAK === '1' ? 10 : 1;
+/** The soak round's runs take ten times as long. */
+const TIMEOUT_MS = SOAK > 1 ? 600_000 : undefined;
 const Q = [0, 0.001, 0.25, 0.5, 0.9, 0.95, 0.99, 0.999, 1];
 /** The stated precision of a reported value (histogram.ts): ≤ 0.05% of the exact one. */
 const REL = 0.0005;
@@ -98,95 +100,99 @@ afterAll(() => {
 });
 
 describe('merged HDR percentiles (property)', () => {
-  it('any split across agents, threads and seconds: merges equal one histogram and are within 0.05% of exact', async () => {
-    const schedule = buildSchedule(PLAN);
-    const timebases = Array.from({ length: AGENTS }, (_, a) => ({ agentId: `a${a}`, startLocalNs: 0n, alignNs: 0n }));
-    await fc.assert(
-      fc.asyncProperty(placed, deliveries, async (rows, order) => {
-        const all: number[] = [];
-        const single = newHistogram();
-        // agent → thread → second → histogram (an interval), and agent → thread → run histogram.
-        const interval = new Map<string, Histogram>();
-        const run = new Map<string, Histogram>();
-        for (const r of rows) {
-          for (let k = 0; k < r.repeat; k++) {
-            all.push(stored(r.v));
-            recordNs(single, r.v);
-            for (const [map, key] of [
-              [interval, `${r.agent}/${r.thread}/${r.second}`],
-              [run, `${r.agent}/${r.thread}`],
-            ] as const) {
-              recordNs(getOrCreate(map, key, newHistogram), r.v);
+  it(
+    'any split across agents, threads and seconds: merges equal one histogram and are within 0.05% of exact',
+    async () => {
+      const schedule = buildSchedule(PLAN);
+      const timebases = Array.from({ length: AGENTS }, (_, a) => ({ agentId: `a${a}`, startLocalNs: 0n, alignNs: 0n }));
+      await fc.assert(
+        fc.asyncProperty(placed, deliveries, async (rows, order) => {
+          const all: number[] = [];
+          const single = newHistogram();
+          // agent → thread → second → histogram (an interval), and agent → thread → run histogram.
+          const interval = new Map<string, Histogram>();
+          const run = new Map<string, Histogram>();
+          for (const r of rows) {
+            for (let k = 0; k < r.repeat; k++) {
+              all.push(stored(r.v));
+              recordNs(single, r.v);
+              for (const [map, key] of [
+                [interval, `${r.agent}/${r.thread}/${r.second}`],
+                [run, `${r.agent}/${r.thread}`],
+              ] as const) {
+                recordNs(getOrCreate(map, key, newHistogram), r.v);
+              }
             }
           }
-        }
-        all.sort((a, b) => a - b);
-        expect(single.totalCount).toBe(all.length);
-        const want = percentilesNs(single, Q);
-        expectWithinPrecision(want, all, 'one histogram');
-        const exactMean = all.reduce((a, b) => a + b, 0) / all.length;
-        expect(Math.abs(single.mean - exactMean)).toBeLessThanOrEqual(REL * exactMean + 1e-9);
+          all.sort((a, b) => a - b);
+          expect(single.totalCount).toBe(all.length);
+          const want = percentilesNs(single, Q);
+          expectWithinPrecision(want, all, 'one histogram');
+          const exactMean = all.reduce((a, b) => a + b, 0) / all.length;
+          expect(Math.abs(single.mean - exactMean)).toBeLessThanOrEqual(REL * exactMean + 1e-9);
 
-        const dir = mkdtempSync(join(tmpdir(), 'lf-merge-prop-'));
-        dirs.push(dir);
-        const seconds = new Map<number, Histogram>();
-        const collector = new Collector(
-          PLAN,
-          schedule,
-          timebases,
-          dir,
-          0n,
-          () => Array.from({ length: AGENTS }, (_, a) => a),
-          {
-            second: (s, _cls, _counts, hs) => {
-              const h = hs.get('e2e');
-              if (h) seconds.set(s, h);
+          const dir = mkdtempSync(join(tmpdir(), 'lf-merge-prop-'));
+          dirs.push(dir);
+          const seconds = new Map<number, Histogram>();
+          const collector = new Collector(
+            PLAN,
+            schedule,
+            timebases,
+            dir,
+            0n,
+            () => Array.from({ length: AGENTS }, (_, a) => a),
+            {
+              second: (s, _cls, _counts, hs) => {
+                const h = hs.get('e2e');
+                if (h) seconds.set(s, h);
+              },
+              finished: () => {},
             },
-            finished: () => {},
-          },
-          // Nothing is late here: every interval, in whatever order, must be in its second's row.
-          SECONDS,
-        );
-        // Each agent merges its threads' intervals (worker-merge.ts), then the collector merges the agents'.
-        // In any order, some sent twice (an agent resends its recent intervals after a reconnect).
-        for (const { agent: a, second: s } of order) {
-          const parts: Record<string, IntervalClass>[] = [];
-          for (let t = 0; t < 2; t++) {
-            const h = interval.get(`${a}/${t}/${s}`);
-            parts.push({ c: { issued: 0, completed: 0, failed: 0, histograms: h ? { e2e: encodeHistogram(h) } : {} } });
+            // Nothing is late here: every interval, in whatever order, must be in its second's row.
+            SECONDS,
+          );
+          // Each agent merges its threads' intervals (worker-merge.ts), then the collector merges the agents'.
+          // In any order, some sent twice (an agent resends its recent intervals after a reconnect).
+          for (const { agent: a, second: s } of order) {
+            const parts: Record<string, IntervalClass>[] = [];
+            for (let t = 0; t < 2; t++) {
+              const h = interval.get(`${a}/${t}/${s}`);
+              parts.push({ c: { issued: 0, completed: 0, failed: 0, histograms: h ? { e2e: encodeHistogram(h) } : {} } });
+            }
+            collector.interval(a, s, mergeIntervals(parts));
           }
-          collector.interval(a, s, mergeIntervals(parts));
-        }
-        expect(collector.lateIntervals).toBe(0);
-        for (let a = 0; a < AGENTS; a++) {
-          const parts = [0, 1].flatMap((t) => {
-            const h = run.get(`${a}/${t}`);
-            return h ? [{ c: { all: { e2e: encodeHistogram(h) } } }] : [];
-          });
-          collector.final(a, mergeRunWindows(parts));
-        }
-        await collector.close();
+          expect(collector.lateIntervals).toBe(0);
+          for (let a = 0; a < AGENTS; a++) {
+            const parts = [0, 1].flatMap((t) => {
+              const h = run.get(`${a}/${t}`);
+              return h ? [{ c: { all: { e2e: encodeHistogram(h) } } }] : [];
+            });
+            collector.final(a, mergeRunWindows(parts));
+          }
+          await collector.close();
 
-        const merged = collector.mergedHistogram('c', 'all', 'e2e');
-        expect(merged.totalCount).toBe(all.length);
-        expect(percentilesNs(merged, Q)).toEqual(want);
-        expect(summarizeMs(merged)).toEqual(summarizeMs(single));
+          const merged = collector.mergedHistogram('c', 'all', 'e2e');
+          expect(merged.totalCount).toBe(all.length);
+          expect(percentilesNs(merged, Q)).toEqual(want);
+          expect(summarizeMs(merged)).toEqual(summarizeMs(single));
 
-        // The live view's running merge of the written seconds (mergeInto, as live/state.ts does).
-        const live = newHistogram();
-        for (const h of seconds.values()) mergeInto(live, h);
-        expect(live.totalCount).toBe(all.length);
-        expect(percentilesNs(live, Q)).toEqual(want);
-        expect(summarizeMs(live)).toEqual(summarizeMs(single));
+          // The live view's running merge of the written seconds (mergeInto, as live/state.ts does).
+          const live = newHistogram();
+          for (const h of seconds.values()) mergeInto(live, h);
+          expect(live.totalCount).toBe(all.length);
+          expect(percentilesNs(live, Q)).toEqual(want);
+          expect(summarizeMs(live)).toEqual(summarizeMs(single));
 
-        // The interval log as written (histograms.hlog), added back up as the report reads it.
-        const fromLog = newHistogram();
-        for (const line of readFileSync(join(dir, 'histograms.hlog'), 'utf8').split('\n'))
-          if (line.startsWith('Tag=c/e2e,')) addEncoded(fromLog, line.split(',')[4]!);
-        expect(percentilesNs(fromLog, Q)).toEqual(want);
-        rmSync(dir, { recursive: true, force: true });
-      }),
-      { numRuns: 40 * SOAK },
-    );
-  });
+          // The interval log as written (histograms.hlog), added back up as the report reads it.
+          const fromLog = newHistogram();
+          for (const line of readFileSync(join(dir, 'histograms.hlog'), 'utf8').split('\n'))
+            if (line.startsWith('Tag=c/e2e,')) addEncoded(fromLog, line.split(',')[4]!);
+          expect(percentilesNs(fromLog, Q)).toEqual(want);
+          rmSync(dir, { recursive: true, force: true });
+        }),
+        { numRuns: 40 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });

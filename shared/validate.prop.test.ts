@@ -14,6 +14,8 @@ import { MAX_CLASS_ARRIVALS, validatePlan } from './plan-validate.js';
 import { validateSweep } from './sweep-validate.js';
 
 const SOAK = process.env.LOADFLEET_SOAK === '1' ? 10 : 1;
+/** The soak round's runs take ten times as long. */
+const TIMEOUT_MS = SOAK > 1 ? 600_000 : undefined;
 
 const EXAMPLES = new URL('../examples/', import.meta.url);
 const examples = (suffix: string): unknown[] =>
@@ -140,112 +142,136 @@ const anyDocument = (docs: readonly unknown[]): fc.Arbitrary<unknown> =>
   fc.oneof({ weight: 1, arbitrary: fc.jsonValue() }, { weight: 4, arbitrary: mutated(docs) });
 
 describe('validators on any input (property)', () => {
-  it('shipped examples are valid (the mutations start from valid documents)', () => {
-    for (const p of PLANS) expect(validatePlan(p)).toMatchObject({ ok: true });
-    for (const e of EXPERIMENTS) expect(validateExperimentDoc(e)).toMatchObject({ ok: true });
-    for (const s of SWEEPS) expect(validateSweep(s)).toMatchObject({ ok: true });
-  });
+  it(
+    'shipped examples are valid (the mutations start from valid documents)',
+    () => {
+      for (const p of PLANS) expect(validatePlan(p)).toMatchObject({ ok: true });
+      for (const e of EXPERIMENTS) expect(validateExperimentDoc(e)).toMatchObject({ ok: true });
+      for (const s of SWEEPS) expect(validateSweep(s)).toMatchObject({ ok: true });
+    },
+    TIMEOUT_MS,
+  );
 
-  it('plans: never a throw, every problem at a path of the input, a validated plan validates again', () => {
-    fc.assert(
-      fc.property(anyDocument(PLANS), (doc) => {
-        const before = JSON.stringify(doc);
-        const result = validatePlan(doc);
-        expect(JSON.stringify(doc)).toBe(before); // never mutates its input
-        if (!result.ok) {
-          expect(result.problems.length).toBeGreaterThan(0);
-          expectPathsIn(doc, result.problems);
-        } else expect(validatePlan(result.plan)).toEqual(result);
-      }),
-      { numRuns: 700 * SOAK },
-    );
-    expect(checked).toBeGreaterThan(700);
-  });
+  it(
+    'plans: never a throw, every problem at a path of the input, a validated plan validates again',
+    () => {
+      fc.assert(
+        fc.property(anyDocument(PLANS), (doc) => {
+          const before = JSON.stringify(doc);
+          const result = validatePlan(doc);
+          expect(JSON.stringify(doc)).toBe(before); // never mutates its input
+          if (!result.ok) {
+            expect(result.problems.length).toBeGreaterThan(0);
+            expectPathsIn(doc, result.problems);
+          } else expect(validatePlan(result.plan)).toEqual(result);
+        }),
+        { numRuns: 700 * SOAK },
+      );
+      expect(checked).toBeGreaterThan(700);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('experiments: never a throw, every problem at a path of the input (the document, then its arms against a plan)', () => {
-    const plan = (validatePlan(PLANS.find((p) => isObj(p) && p['name'] === 'batch-interference-short')) as { plan: Plan }).plan;
-    fc.assert(
-      fc.property(anyDocument(EXPERIMENTS), (doc) => {
-        const result = validateExperimentDoc(doc);
-        if (!result.ok) expectPathsIn(doc, result.problems);
-        if (!isObj(doc) || !Array.isArray(doc['arms'])) return;
-        const arms = validateArms(doc['arms'], plan, result.ok ? result.experiment.compare : undefined);
-        if (!arms.ok) expectPathsIn(doc, arms.problems);
-      }),
-      { numRuns: 400 * SOAK },
-    );
-  });
+  it(
+    'experiments: never a throw, every problem at a path of the input (the document, then its arms against a plan)',
+    () => {
+      const plan = (validatePlan(PLANS.find((p) => isObj(p) && p['name'] === 'batch-interference-short')) as { plan: Plan }).plan;
+      fc.assert(
+        fc.property(anyDocument(EXPERIMENTS), (doc) => {
+          const result = validateExperimentDoc(doc);
+          if (!result.ok) expectPathsIn(doc, result.problems);
+          if (!isObj(doc) || !Array.isArray(doc['arms'])) return;
+          const arms = validateArms(doc['arms'], plan, result.ok ? result.experiment.compare : undefined);
+          if (!arms.ok) expectPathsIn(doc, arms.problems);
+        }),
+        { numRuns: 400 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it('sweeps: never a throw, every problem at a path of the input', () => {
-    fc.assert(
-      fc.property(anyDocument(SWEEPS), (doc) => {
-        const result = validateSweep(doc);
-        if (!result.ok) expectPathsIn(doc, result.problems);
-      }),
-      { numRuns: 700 * SOAK },
-    );
-  });
+  it(
+    'sweeps: never a throw, every problem at a path of the input',
+    () => {
+      fc.assert(
+        fc.property(anyDocument(SWEEPS), (doc) => {
+          const result = validateSweep(doc);
+          if (!result.ok) expectPathsIn(doc, result.problems);
+        }),
+        { numRuns: 700 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('plan text on any input (property)', () => {
-  it('any text, or a shipped plan cut or with bytes changed, is a plan or a PlanInvalidError, never another throw', () => {
-    const texts = readdirSync(EXAMPLES)
-      .filter((f) => f.endsWith('.plan.json'))
-      .map((f) => readFileSync(new URL(f, EXAMPLES), 'utf8'));
-    const text = fc.oneof(
-      fc.string({ maxLength: 40 }),
-      fc.string({
-        unit: fc.constantFrom('{', '}', '[', ']', ':', ',', '"', '-', ' ', '\n', 'a', '1', '&', '*', '!', '|', '?', '#'),
-        maxLength: 40,
-      }),
-      fc
-        .tuple(
-          fc.constantFrom(...texts),
-          fc.double({ min: 0, max: 1, noNaN: true }),
-          fc.string({ maxLength: 3 }),
-          fc.double({ min: 0, max: 1, noNaN: true }),
-        )
-        .map(([t, at, insert, cut]) => {
-          const i = Math.floor(at * t.length);
-          return (t.slice(0, i) + insert + t.slice(i + insert.length)).slice(0, Math.max(1, Math.ceil(cut * t.length * 1.01)));
+  it(
+    'any text, or a shipped plan cut or with bytes changed, is a plan or a PlanInvalidError, never another throw',
+    () => {
+      const texts = readdirSync(EXAMPLES)
+        .filter((f) => f.endsWith('.plan.json'))
+        .map((f) => readFileSync(new URL(f, EXAMPLES), 'utf8'));
+      const text = fc.oneof(
+        fc.string({ maxLength: 40 }),
+        fc.string({
+          unit: fc.constantFrom('{', '}', '[', ']', ':', ',', '"', '-', ' ', '\n', 'a', '1', '&', '*', '!', '|', '?', '#'),
+          maxLength: 40,
         }),
-    );
-    fc.assert(
-      fc.property(text, fc.constantFrom('plan.json', 'plan.yaml'), (t, name) => {
-        try {
-          parsePlanText(t, name);
-        } catch (err) {
-          expect(err, String(err)).toBeInstanceOf(PlanInvalidError);
-          expect((err as PlanInvalidError).code).toBe('LF_PLAN_INVALID');
-        }
-      }),
-      { numRuns: 500 * SOAK },
-    );
-  });
+        fc
+          .tuple(
+            fc.constantFrom(...texts),
+            fc.double({ min: 0, max: 1, noNaN: true }),
+            fc.string({ maxLength: 3 }),
+            fc.double({ min: 0, max: 1, noNaN: true }),
+          )
+          .map(([t, at, insert, cut]) => {
+            const i = Math.floor(at * t.length);
+            return (t.slice(0, i) + insert + t.slice(i + insert.length)).slice(0, Math.max(1, Math.ceil(cut * t.length * 1.01)));
+          }),
+      );
+      fc.assert(
+        fc.property(text, fc.constantFrom('plan.json', 'plan.yaml'), (t, name) => {
+          try {
+            parsePlanText(t, name);
+          } catch (err) {
+            expect(err, String(err)).toBeInstanceOf(PlanInvalidError);
+            expect((err as PlanInvalidError).code).toBe('LF_PLAN_INVALID');
+          }
+        }),
+        { numRuns: 500 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('schedule size (property)', () => {
-  it('a plan validates only when each class schedules at most MAX_CLASS_ARRIVALS arrivals', () => {
-    const minimal = PLANS.find((p) => isObj(p) && p['name'] === 'minimal') as Record<string, unknown>;
-    fc.assert(
-      fc.property(
-        fc.double({ min: 1e-3, max: 1e300, noNaN: true }),
-        fc.double({ min: 1e-3, max: 86_400, noNaN: true }),
-        fc.constantFrom('constant-rate', 'poisson'),
-        (rate, duration, model) => {
-          const doc = structuredClone(minimal) as { duration_s: number; classes: { load: Record<string, unknown> }[] };
-          doc.duration_s = duration;
-          doc.classes[0]!.load = {
-            model,
-            phases: [{ start_s: 0, duration_s: duration, rate_per_s: rate }],
-          };
-          const result = validatePlan(doc);
-          if (rate * duration > MAX_CLASS_ARRIVALS)
-            expect(result).toMatchObject({ ok: false, problems: [expect.stringMatching(/^classes\[0\]\.load\.phases: offer about/)] });
-          else expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
-        },
-      ),
-      { numRuns: 200 * SOAK },
-    );
-  });
+  it(
+    'a plan validates only when each class schedules at most MAX_CLASS_ARRIVALS arrivals',
+    () => {
+      const minimal = PLANS.find((p) => isObj(p) && p['name'] === 'minimal') as Record<string, unknown>;
+      fc.assert(
+        fc.property(
+          fc.double({ min: 1e-3, max: 1e300, noNaN: true }),
+          fc.double({ min: 1e-3, max: 86_400, noNaN: true }),
+          fc.constantFrom('constant-rate', 'poisson'),
+          (rate, duration, model) => {
+            const doc = structuredClone(minimal) as { duration_s: number; classes: { load: Record<string, unknown> }[] };
+            doc.duration_s = duration;
+            doc.classes[0]!.load = {
+              model,
+              phases: [{ start_s: 0, duration_s: duration, rate_per_s: rate }],
+            };
+            const result = validatePlan(doc);
+            if (rate * duration > MAX_CLASS_ARRIVALS)
+              expect(result).toMatchObject({ ok: false, problems: [expect.stringMatching(/^classes\[0\]\.load\.phases: offer about/)] });
+            else expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
+          },
+        ),
+        { numRuns: 200 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });

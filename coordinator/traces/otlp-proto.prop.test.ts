@@ -9,6 +9,8 @@ import { decodeTraceRequest } from './otlp-proto.js';
 import { decodeTraceRequestJson, type OtlpAttributes, OtlpDecodeError, type OtlpSpan } from './span.js';
 
 const SOAK = process.env.LOADFLEET_SOAK === '1' ? 10 : 1;
+/** The soak round's runs take ten times as long. */
+const TIMEOUT_MS = SOAK > 1 ? 600_000 : undefined;
 
 // --- a protobuf wire writer -------------------------------------------------------------------
 
@@ -236,123 +238,143 @@ function corrupt(bytes: Uint8Array, c: Corruption): Uint8Array {
 }
 
 describe('OTLP protobuf reader (property)', () => {
-  it('reads back exactly the spans of any valid export request', () => {
-    fc.assert(
-      fc.property(request, (req) => {
-        expect(plain(decodeTraceRequest(encodeRequest(req)))).toEqual(plain(expected(req)));
-      }),
-      { numRuns: 300 * SOAK },
-    );
-  });
+  it(
+    'reads back exactly the spans of any valid export request',
+    () => {
+      fc.assert(
+        fc.property(request, (req) => {
+          expect(plain(decodeTraceRequest(encodeRequest(req)))).toEqual(plain(expected(req)));
+        }),
+        { numRuns: 300 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it('refuses a truncated request or gives a prefix of its spans, never a wrong one', () => {
-    fc.assert(
-      fc.property(request, fc.double({ min: 0, max: 1, noNaN: true }), (req, cutAt) => {
-        const bytes = encodeRequest(req);
-        const got = decodeOrRefuse(bytes.subarray(0, Math.floor(cutAt * bytes.length)));
-        if (got === 'refused') return;
-        const want = plain(expected(req)) as unknown[];
-        expect(plain(got)).toEqual(want.slice(0, got.length));
-      }),
-      { numRuns: 300 * SOAK },
-    );
-  });
+  it(
+    'refuses a truncated request or gives a prefix of its spans, never a wrong one',
+    () => {
+      fc.assert(
+        fc.property(request, fc.double({ min: 0, max: 1, noNaN: true }), (req, cutAt) => {
+          const bytes = encodeRequest(req);
+          const got = decodeOrRefuse(bytes.subarray(0, Math.floor(cutAt * bytes.length)));
+          if (got === 'refused') return;
+          const want = plain(expected(req)) as unknown[];
+          expect(plain(got)).toEqual(want.slice(0, got.length));
+        }),
+        { numRuns: 300 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it('refuses a corrupted request with a decode error or reads well-formed spans, never throws anything else', () => {
-    fc.assert(
-      fc.property(request, fc.array(corruption, { minLength: 1, maxLength: 3 }), (req, cs) => {
-        const bytes = cs.reduce(corrupt, encodeRequest(req));
-        const got = decodeOrRefuse(bytes);
-        if (got !== 'refused') for (const s of got) wellFormed(s);
-      }),
-      { numRuns: 600 * SOAK },
-    );
-  });
+  it(
+    'refuses a corrupted request with a decode error or reads well-formed spans, never throws anything else',
+    () => {
+      fc.assert(
+        fc.property(request, fc.array(corruption, { minLength: 1, maxLength: 3 }), (req, cs) => {
+          const bytes = cs.reduce(corrupt, encodeRequest(req));
+          const got = decodeOrRefuse(bytes);
+          if (got !== 'refused') for (const s of got) wellFormed(s);
+        }),
+        { numRuns: 600 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it('refuses a field tag past 32 bits (no field number wraps around into a real one)', () => {
-    fc.assert(
-      fc.property(request, fc.integer({ min: 1, max: 2 ** 20 }), (req, high) => {
-        const bytes = encodeRequest(req);
-        fc.pre(bytes.length > 0);
-        const wide = Uint8Array.from([...varint(BigInt(bytes[0]!) + BigInt(high) * 2n ** 32n), ...bytes.subarray(1)]);
-        expect(decodeOrRefuse(wide)).toBe('refused');
-      }),
-      { numRuns: 100 * SOAK },
-    );
-  });
+  it(
+    'refuses a field tag past 32 bits (no field number wraps around into a real one)',
+    () => {
+      fc.assert(
+        fc.property(request, fc.integer({ min: 1, max: 2 ** 20 }), (req, high) => {
+          const bytes = encodeRequest(req);
+          fc.pre(bytes.length > 0);
+          const wide = Uint8Array.from([...varint(BigInt(bytes[0]!) + BigInt(high) * 2n ** 32n), ...bytes.subarray(1)]);
+          expect(decodeOrRefuse(wide)).toBe('refused');
+        }),
+        { numRuns: 100 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('OTLP/JSON reader (property)', () => {
-  it('refuses any cut or any JSON value in place of a part of a request with a decode error, never anything else', () => {
-    const sample = JSON.stringify({
-      resourceSpans: [
-        {
-          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm' } }] },
-          scopeSpans: [
-            {
-              spans: [
-                {
-                  traceId: '6c6f616466666c656574000100000000',
-                  spanId: '0001000000000001',
-                  name: 'llm_request',
-                  startTimeUnixNano: '1796415448030000000',
-                  endTimeUnixNano: 1796415448,
-                  attributes: [{ key: 'gen_ai.usage.prompt_tokens', value: { intValue: '2048' } }],
-                  events: [{ name: 'first_token', timeUnixNano: '1796415448073500000' }],
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    });
-    const paths = [
-      ['resourceSpans'],
-      ['resourceSpans', 0],
-      ['resourceSpans', 0, 'resource'],
-      ['resourceSpans', 0, 'resource', 'attributes'],
-      ['resourceSpans', 0, 'resource', 'attributes', 0, 'value'],
-      ['resourceSpans', 0, 'scopeSpans'],
-      ['resourceSpans', 0, 'scopeSpans', 0, 'spans'],
-      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0],
-      ...['traceId', 'spanId', 'name', 'startTimeUnixNano', 'endTimeUnixNano', 'attributes', 'events'].map((k) => [
-        'resourceSpans',
-        0,
-        'scopeSpans',
-        0,
-        'spans',
-        0,
-        k,
-      ]),
-      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'attributes', 0, 'value', 'intValue'],
-      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'events', 0],
-      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'events', 0, 'timeUnixNano'],
-    ];
-    fc.assert(
-      fc.property(
-        fc.constantFrom(...paths),
-        fc.jsonValue({ maxDepth: 2 }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        (path, v, cutAt) => {
-          const doc = JSON.parse(sample);
-          let node = doc;
-          for (const k of path.slice(0, -1)) node = node[k];
-          node[path.at(-1)!] = v;
-          for (const text of [JSON.stringify(doc), sample.slice(0, Math.floor(cutAt * sample.length))]) {
-            try {
-              for (const s of decodeTraceRequestJson(text)) {
-                wellFormed(s);
-                // JSON has no NaN or infinity: a number read from it is one it holds.
-                for (const v of [s.attributes, s.resource, ...s.events.map((e) => e.attributes)].flatMap((a) => Object.values(a)))
-                  if (typeof v === 'number') expect(Number.isFinite(v), `attribute value ${v}`).toBe(true);
+  it(
+    'refuses any cut or any JSON value in place of a part of a request with a decode error, never anything else',
+    () => {
+      const sample = JSON.stringify({
+        resourceSpans: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm' } }] },
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: '6c6f616466666c656574000100000000',
+                    spanId: '0001000000000001',
+                    name: 'llm_request',
+                    startTimeUnixNano: '1796415448030000000',
+                    endTimeUnixNano: 1796415448,
+                    attributes: [{ key: 'gen_ai.usage.prompt_tokens', value: { intValue: '2048' } }],
+                    events: [{ name: 'first_token', timeUnixNano: '1796415448073500000' }],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      const paths = [
+        ['resourceSpans'],
+        ['resourceSpans', 0],
+        ['resourceSpans', 0, 'resource'],
+        ['resourceSpans', 0, 'resource', 'attributes'],
+        ['resourceSpans', 0, 'resource', 'attributes', 0, 'value'],
+        ['resourceSpans', 0, 'scopeSpans'],
+        ['resourceSpans', 0, 'scopeSpans', 0, 'spans'],
+        ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0],
+        ...['traceId', 'spanId', 'name', 'startTimeUnixNano', 'endTimeUnixNano', 'attributes', 'events'].map((k) => [
+          'resourceSpans',
+          0,
+          'scopeSpans',
+          0,
+          'spans',
+          0,
+          k,
+        ]),
+        ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'attributes', 0, 'value', 'intValue'],
+        ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'events', 0],
+        ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'events', 0, 'timeUnixNano'],
+      ];
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...paths),
+          fc.jsonValue({ maxDepth: 2 }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          (path, v, cutAt) => {
+            const doc = JSON.parse(sample);
+            let node = doc;
+            for (const k of path.slice(0, -1)) node = node[k];
+            node[path.at(-1)!] = v;
+            for (const text of [JSON.stringify(doc), sample.slice(0, Math.floor(cutAt * sample.length))]) {
+              try {
+                for (const s of decodeTraceRequestJson(text)) {
+                  wellFormed(s);
+                  // JSON has no NaN or infinity: a number read from it is one it holds.
+                  for (const v of [s.attributes, s.resource, ...s.events.map((e) => e.attributes)].flatMap((a) => Object.values(a)))
+                    if (typeof v === 'number') expect(Number.isFinite(v), `attribute value ${v}`).toBe(true);
+                }
+              } catch (err) {
+                if (!(err instanceof OtlpDecodeError)) throw err;
               }
-            } catch (err) {
-              if (!(err instanceof OtlpDecodeError)) throw err;
             }
-          }
-        },
-      ),
-      { numRuns: 600 * SOAK },
-    );
-  });
+          },
+        ),
+        { numRuns: 600 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });
