@@ -190,7 +190,7 @@ describe('merged HDR percentiles (property)', () => {
           expect(percentilesNs(fromLog, Q)).toEqual(want);
           rmSync(dir, { recursive: true, force: true });
         }),
-        { numRuns: 40 * SOAK },
+        { numRuns: 30 * SOAK },
       );
     },
     TIMEOUT_MS,

@@ -121,7 +121,7 @@ describe('the seeded schedule split (property)', () => {
             expect(concurrencySum).toEqual(cls.concurrency.map((s) => s.value));
           });
         }),
-        { numRuns: 400 * SOAK },
+        { numRuns: 250 * SOAK },
       );
     },
     TIMEOUT_MS,

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { PlanInvalidError } from './errors.js';
 import { validateArms, validateExperimentDoc } from './experiment-validate.js';
 import type { Plan } from './plan.js';
@@ -62,7 +63,9 @@ function parseProblemPath(line: string): Segment[] {
   return at;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+// Plain objects only: a YAML 1.1 value (binary data, a timestamp, a set) is not a container a path may enter.
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 const has = (o: object, k: string): boolean => Object.hasOwn(o, k);
 
 /** Whether `at` is in `doc`: every step exists, except that the last may be a missing key of an object. */
@@ -270,6 +273,45 @@ describe('schedule size (property)', () => {
           },
         ),
         { numRuns: 200 * SOAK },
+      );
+    },
+    TIMEOUT_MS,
+  );
+});
+
+describe('YAML plans with the types of YAML 1.1 (property)', () => {
+  it(
+    'a binary, timestamp, set or ordered map anywhere is refused where it is, never read as an object',
+    () => {
+      const TAGGED = [
+        '!!binary aGVsbG8=',
+        '2001-12-14',
+        '!!timestamp 2001-12-14t21:59:43.10-05:00',
+        '!!set { a, b }',
+        '!!omap [ a: 1, b: 2 ]',
+      ];
+      const yamlText = fc
+        .tuple(mutated(PLANS), fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), fc.constantFrom(...TAGGED))
+        .map(([doc, at, tagged]) => {
+          const root = structuredClone(doc);
+          const paths = pathsOf(root).filter((p) => p.length > 0);
+          if (paths.length === 0) return `%YAML 1.1\n---\n${tagged}\n`;
+          const path = paths[Math.floor(at * paths.length)]!;
+          let parent: unknown = root;
+          for (const seg of path.slice(0, -1)) parent = (parent as Record<Segment, unknown>)[seg];
+          (parent as Record<Segment, unknown>)[path.at(-1)!] = 'TAGGED_VALUE_HERE';
+          return `%YAML 1.1\n---\n${toYaml(root).replace(/TAGGED_VALUE_HERE/, tagged)}`;
+        });
+      fc.assert(
+        fc.property(yamlText, (text) => {
+          try {
+            parsePlanText(text, 'plan.yaml');
+          } catch (err) {
+            expect(err, String(err)).toBeInstanceOf(PlanInvalidError);
+            expectPathsIn(parseYaml(text), (err as PlanInvalidError).details as string[]);
+          }
+        }),
+        { numRuns: 300 * SOAK },
       );
     },
     TIMEOUT_MS,
