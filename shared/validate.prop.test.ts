@@ -85,6 +85,8 @@ let checked = 0;
 
 function expectPathsIn(doc: unknown, problems: readonly string[]): void {
   checked += problems.length;
+  // What follows the path is words: never an object or a function that leaked into the message.
+  for (const line of problems) expect(line, line).not.toMatch(/\[object |native code|^[^:]*: (undefined|null)?$/);
   for (const line of problems) expect(pathIn(doc, parseProblemPath(line)), `${line}\nin ${JSON.stringify(doc)}`).toBe(true);
 }
 
@@ -107,6 +109,8 @@ function pathsOf(doc: unknown, at: Segment[] = []): Segment[][] {
 const oddValue = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
   fc.constantFrom(null, 0, -1, 0.5, 1e308, -0, 2 ** 53, '', ' ', 'all', '-', [], {}, [null], { '': 1 }, true),
+  // Names of what every object inherits, as values: a lookup by a value must not find them.
+  fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'),
 );
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), op: fc.constant('replace' as const), value: oddValue }),
