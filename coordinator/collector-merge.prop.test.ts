@@ -205,7 +205,7 @@ describe('merged HDR percentiles (property)', () => {
           expect(percentilesNs(fromLog, Q)).toEqual(want);
           rmSync(dir, { recursive: true, force: true });
         }),
-        { numRuns: 30 * SOAK },
+        { numRuns: 20 * SOAK },
       );
     },
     TIMEOUT_MS,
