@@ -8,7 +8,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           sequence: { groupOrder: 0 },
-          include: ['shared/**/*.test.ts', 'agent/**/*.test.ts', 'coordinator/**/*.test.ts', 'sim/**/*.test.ts'],
+          include: [
+            'shared/**/*.test.ts',
+            'agent/**/*.test.ts',
+            'coordinator/**/*.test.ts',
+            'results/**/*.test.ts',
+            'figures/**/*.test.ts',
+            'sim/**/*.test.ts',
+          ],
           testTimeout: 20_000,
         },
       },

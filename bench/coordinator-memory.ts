@@ -5,7 +5,7 @@
 // The figure is the coordinator's peak resident set (VmHWM) from first byte to exit, run.json
 // and report.html included, at 1M and 10M requests; their difference per request is the slope, what
 // a longer run costs. The exact figures it wrote are kept so two builds can be compared.
-import { MAX_IN_MEMORY_ENV } from '../coordinator/exact/exact-store.js';
+import { MAX_IN_MEMORY_ENV } from '../coordinator/exact-store.js';
 import type { Plan } from '../shared/plan.js';
 import { readRun, startFleetRun, stopFleetRun } from './fleet-driver.js';
 import { peakRssKib } from './proc.js';

@@ -4,13 +4,13 @@
 // bound of its SLO (failed requests ranked +∞, as the SLO verdict ranks them), at every check for
 // for_s seconds? Then the run stops, aborted, with the rule.
 import type { Static } from '@sinclair/typebox';
+import { failureRank } from '../figures/failure-rank.js';
+import type { VerdictMetric } from '../figures/window-stats.js';
+import { boundedMetrics } from '../figures/window-stats.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { metricNs } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import type { AbortRules } from '../shared/plan-schema.js';
-import { failureRank } from './failure-rank.js';
-import type { VerdictMetric } from './window-stats.js';
-import { boundedMetrics } from './window-stats.js';
 
 export type AbortRulesSpec = Static<typeof AbortRules>;
 

@@ -1,9 +1,10 @@
 // What the coordinator knows of one agent during a run: kept by the agent's channel (channel.ts,
 // which implements it), read by run.json (artifacts/run-json.ts) and the status policy, in a
 // module of its own so they do not import each other.
+
+import type { HeldOutResidual, OffsetLine } from '../figures/clock-types.js';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import type { AgentHealth } from '../shared/protocol.js';
-import type { HeldOutResidual, OffsetLine } from './clock-types.js';
 import type { AgentPhase } from './phases.js';
 import type { AgentConn } from './server.js';
 

@@ -10,6 +10,8 @@
 // highest contiguous sequence number on disk), and once the run takes no more messages (it is
 // closing, or its journal failed) a new one is refused, the link closed with the reason, so the
 // agent keeps it in its spool.
+
+import type { HeldOutResidual, OffsetLine } from '../figures/clock-types.js';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { fitOffset } from '../shared/clock.js';
 import { SEQUENCED_TYPES, SeqReceiver } from '../shared/delivery.js';
@@ -19,7 +21,6 @@ import { CLOSE_CODE } from '../shared/protocol.js';
 import type { AgentState, Outage } from './agent-state.js';
 import type { Wait, WaitLimits, WaitMessage } from './channel-wait.js';
 import { awaitReply } from './channel-wait.js';
-import type { HeldOutResidual, OffsetLine } from './clock-types.js';
 import type { AgentEvent, AgentPhase } from './phases.js';
 import { agentStep, eventOf, TERMINAL_PHASES } from './phases.js';
 import type { AgentConn } from './server.js';

@@ -6,7 +6,17 @@
 // from merges. An interval that arrives after its second was written is counted, not written: a
 // second has exactly one row.
 
+import { ClassShape, expectedShape } from '../figures/class-shape.js';
+import { histogramRankSummary } from '../figures/histogram-ranks.js';
+import { IndexSet } from '../figures/index-set.js';
+import { LoraTally } from '../figures/lora-tally.js';
+import { OfferedArrivals } from '../figures/offered-arrivals.js';
+import { SessionTurns } from '../figures/session-turns.js';
+import { TtftUncertainty } from '../figures/timing-uncertainty.js';
+import { ToolTally } from '../figures/tool-tally.js';
+import { WindowStats } from '../figures/window-stats.js';
 import { classApi } from '../shared/api-kinds.js';
+import { AtomicLineStream } from '../shared/atomic-file.js';
 import type { Histogram } from '../shared/histogram.js';
 import { addEncoded, newHistogram, nsToMs, percentilesNs } from '../shared/histogram.js';
 import { getOrCreate } from '../shared/maps.js';
@@ -17,22 +27,12 @@ import type { IntervalClass } from '../shared/protocol.js';
 import type { TalliesData } from '../shared/record-tally.js';
 import type { GlobalSchedule } from '../shared/schedule.js';
 import { arrivalsBetween, concurrencyAt } from '../shared/schedule.js';
-import { ClassShape, expectedShape } from './class-shape.js';
-import type { ExactMethod } from './exact/exact-store.js';
-import { ExactStore } from './exact/exact-store.js';
-import { AtomicLineStream } from './file-writers/atomic.js';
+import type { ExactMethod } from './exact-store.js';
+import { ExactStore } from './exact-store.js';
 import { HlogWriter } from './file-writers/hlog.js';
 import type { AgentTimebase } from './file-writers/requests-ndjson.js';
 import { formatRequestRow } from './file-writers/requests-ndjson.js';
 import { TrafficCsvWriter } from './file-writers/traffic-csv.js';
-import { histogramRankSummary } from './histogram-ranks.js';
-import { IndexSet } from './index-set.js';
-import { LoraTally } from './lora-tally.js';
-import { OfferedArrivals } from './offered-arrivals.js';
-import { SessionTurns } from './session-turns.js';
-import { TtftUncertainty } from './timing-uncertainty.js';
-import { ToolTally } from './tool-tally.js';
-import { WindowStats } from './window-stats.js';
 
 const NS_PER_S = 1e9;
 const NO_HISTOGRAMS: ReadonlyMap<string, Histogram> = new Map();

@@ -2,25 +2,25 @@
 // `coordinator`: runs a plan across a fleet of N agents and writes one merged, aligned run
 // directory; runs sweeps and experiments (arms × repeats) over one fleet and rebuilds their analysis.
 import { Command } from 'commander';
+import { analyzeCommand } from '../results/analysis/command.js';
+import { runDirsUnder, writeBenchmarkReports } from '../results/benchmark-report-write.js';
+import { compareCommand } from '../results/compare/command.js';
+import { writeReports } from '../results/report/index.js';
+import { sloExitCode } from '../results/slo-gate.js';
+import { uploadCommand } from '../results/upload/command.js';
 import { ErrorCode, ExitCode, exitCodeOf, formatError, LoadfleetError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import { loadPlanFile } from '../shared/plan-load.js';
-import { analyzeCommand } from './analysis/command.js';
-import { runDirsUnder, writeBenchmarkReports } from './artifacts/benchmark-report-write.js';
 import { addVersionAndExamples } from './cli-help.js';
 import type { RunFlags } from './cli-options.js';
 import { addFailOnSloOption, addRunFlags, recordsMode, runOptionsFromFlags } from './cli-options.js';
-import { compareCommand } from './compare/command.js';
 import { withCostFlags } from './cost/flags.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
 import { planCommand } from './plan-dry-run/command.js';
 import { resumeRun, unfinishedRuns } from './recover.js';
-import { writeReports } from './report/index.js';
-import { uploadCommand } from './results-upload/command.js';
 import type { RunResult } from './run.js';
 import { executeRun } from './run.js';
-import { sloExitCode } from './slo-gate.js';
 import { installStopSignals } from './stop-signals.js';
 import { sweepCommand } from './sweep/command.js';
 

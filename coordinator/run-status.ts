@@ -10,7 +10,7 @@
 //             client-health.ts)
 //   completed none of those
 
-import type { ClientHealth } from './client-health.js';
+import type { ClientHealth } from '../figures/client-health.js';
 
 export type RunStatus = 'completed' | 'degraded' | 'aborted';
 

@@ -1,6 +1,11 @@
 // Pure: turns the collector's merged histograms and exact counts into run.json's per-class,
 // per-window figures, the metric population, and the histograms' measured error vs exact.
 
+import { exactQuantile } from '../figures/exact/rank-select.js';
+import { goodputFigures } from '../figures/goodput.js';
+import { classVerdict } from '../figures/slo-verdict.js';
+import type { WindowStats } from '../figures/window-stats.js';
+import { EXACT_METRICS } from '../figures/window-stats.js';
 import { apiMetrics, batchedApi, classApi, metricApplies } from '../shared/api-kinds.js';
 import type { Histogram } from '../shared/histogram.js';
 import { HISTOGRAM_CONFIG, percentilesNs, REPORTED_QUANTILES, summarizeMs } from '../shared/histogram.js';
@@ -8,11 +13,6 @@ import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
 import type { ApiKind, Plan, TrafficClass } from '../shared/plan.js';
 import { isClosedLoop } from '../shared/plan.js';
 import type { Collector } from './collector.js';
-import { exactQuantile } from './exact/rank-select.js';
-import { goodputFigures } from './goodput.js';
-import { classVerdict } from './slo-verdict.js';
-import type { WindowStats } from './window-stats.js';
-import { EXACT_METRICS } from './window-stats.js';
 
 /** Below this many samples a p99 is descriptive only (domain.md §3). */
 export const P99_MIN_SAMPLES = 100;

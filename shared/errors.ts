@@ -33,7 +33,7 @@ export const ErrorCode = {
   NOT_COMPARABLE: 'LF_NOT_COMPARABLE',
   /** target.reset_cache_between_runs is set but the server answered neither reset endpoint. */
   CACHE_RESET_UNAVAILABLE: 'LF_CACHE_RESET_UNAVAILABLE',
-  /** A per-agent state machine (coordinator/agent-phase.ts, agent/run-phase.ts) was asked for a move its table does not have. */
+  /** A per-agent state machine (coordinator/phases.ts, agent/run-phase.ts) was asked for a move its table does not have. */
   PHASE_MOVE: 'LF_PHASE_MOVE',
   /** Messages an agent sent were never acknowledged: its outbox started a new run's sequence space before an ack covered them. */
   UNACKED: 'LF_UNACKED',

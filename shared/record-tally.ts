@@ -1,6 +1,6 @@
 // Exact counts of one class in one window over raw request records: requests, outcomes, tokens,
 // SLO hits and goodput. Pure, and mergeable by addition, so the same figures come from the
-// coordinator counting every record it receives (coordinator/window-stats.ts) or from agents that
+// coordinator counting every record it receives (figures/window-stats.ts) or from agents that
 // count their own records and send only the counts (`records: { sample_every }` in a plan: the
 // agents keep their records and send a sample, see docs/relay-tier.md).
 import type { RequestRecord } from './metrics.js';

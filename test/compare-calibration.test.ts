@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { binomialUpper99 } from '../coordinator/compare/simulate.test-kit.js';
+import { binomialUpper99 } from '../results/compare/simulate.test-kit.js';
 import { ExitCode } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import { onlyRunDir, runCoordinator, startNode, tempDir, writePlan } from './harness.js';

@@ -75,7 +75,7 @@ describe('coordinator compare', () => {
   }, 60_000);
 
   // One pair only shows the pass path; the false-alarm rate is measured over many pairs
-  // (coordinator/compare/calibration.test.ts, test/compare-calibration.test.ts). Non-gating figures
+  // (results/compare/calibration.test.ts, test/compare-calibration.test.ts). Non-gating figures
   // are each read at their own level, so one of many may read "regressed" in any pair: they are
   // logged, not asserted.
   it('passes two identical runs through the gate (its one SLO figure)', async () => {

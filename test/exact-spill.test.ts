@@ -1,11 +1,11 @@
 // The exact figures of run.json do not depend on whether the coordinator held the raw values in
-// memory or spilled them to a file and selected from it (coordinator/exact): the same records give
+// memory or spilled them to a file and selected from it (coordinator/exact-store.ts): the same records give
 // the same bytes, and a real run's spilled figures are those a sort of requests.ndjson gives.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type * as MemoryBench from '../bench/coordinator-memory.js';
-import { MAX_IN_MEMORY_ENV } from '../coordinator/exact/exact-store.js';
+import { MAX_IN_MEMORY_ENV } from '../coordinator/exact-store.js';
 import { nearestRank } from '../shared/histogram.js';
 import type { LatencyMetric, RequestRecord } from '../shared/metrics.js';
 import { metricNs, windowsAt, windowTimeNs } from '../shared/metrics.js';

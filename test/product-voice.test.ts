@@ -21,7 +21,7 @@ function files(dir: string, keep: (name: string) => boolean): string[] {
 }
 
 const PROSE = [join(ROOT, 'README.md'), join(ROOT, 'CHANGELOG.md'), ...files(ROOT, (n) => n.endsWith('.md'))];
-const CODE = ['agent', 'coordinator', 'shared', 'sim', 'bench', 'scripts', 'deploy', 'test'].flatMap((d) =>
+const CODE = ['agent', 'coordinator', 'results', 'figures', 'shared', 'sim', 'bench', 'scripts', 'deploy', 'test'].flatMap((d) =>
   files(join(ROOT, d), (n) => /\.(ts|mjs|cjs|sh)$/.test(n) || !n.includes('.')),
 );
 

@@ -3,10 +3,10 @@
 // status "failed", the error with its code, the plan as far as it was resolved and where each
 // agent had got to.
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../shared/atomic-file.js';
 import { LoadfleetError } from '../../shared/errors.js';
 import { stringifyExact } from '../../shared/json.js';
 import type { Plan } from '../../shared/plan.js';
-import { writeFileAtomic } from '../file-writers/atomic.js';
 import { RUN_SCHEMA } from './run-json.js';
 
 /** Where one agent had got to when the run failed. */

@@ -1,20 +1,21 @@
 // run.json's field definitions: one sentence for every figure the writer (run-json.ts) puts in
 // it, gathered from the modules that compute them.
+
+import { CLIENT_HEALTH_DEFINITIONS } from '../../figures/client-health.js';
+import { GOODPUT_DEFINITIONS } from '../../figures/goodput.js';
+import { LORA_DEFINITIONS } from '../../figures/lora-tally.js';
+import { MAX_OFF_PLAN } from '../../figures/offered-arrivals.js';
+import { PROMPT_EXACTNESS_DEFINITIONS } from '../../figures/prompt-exactness.js';
+import { SESSION_DEFINITIONS } from '../../figures/session-turns.js';
+import { SLO_VERDICT_DEFINITIONS } from '../../figures/slo-verdict.js';
+import { TOOL_DEFINITIONS } from '../../figures/tool-tally.js';
 import { SELF_TEST_DEFINITIONS } from '../../shared/self-test.js';
 import { CACHE_RESET_DEFINITIONS } from '../cache-reset.js';
-import { CLIENT_HEALTH_DEFINITIONS } from '../client-health.js';
 import { DRIFT_FIELD_DEFINITIONS } from '../clock/drift-fields.js';
-import { GOODPUT_DEFINITIONS } from '../goodput.js';
 import { HEADROOM_DEFINITIONS } from '../headroom/index.js';
 import { RECOVERY_DEFINITIONS } from '../journal/recovery.js';
 import { LOCAL_LAYOUT_DEFINITIONS } from '../local-layout.js';
-import { LORA_DEFINITIONS } from '../lora-tally.js';
-import { MAX_OFF_PLAN } from '../offered-arrivals.js';
-import { PROMPT_EXACTNESS_DEFINITIONS } from '../prompt-exactness.js';
-import { SESSION_DEFINITIONS } from '../session-turns.js';
-import { SLO_VERDICT_DEFINITIONS } from '../slo-verdict.js';
 import { EMBEDDINGS_DEFINITIONS, EXACT_METHOD_DEFINITIONS } from '../summary.js';
-import { TOOL_DEFINITIONS } from '../tool-tally.js';
 import { SERVER_SPANS_DEFINITIONS } from '../traces/definitions.js';
 
 /** What run.json's `records` section says. */

@@ -3,10 +3,10 @@
 // (held-out.ts): every one from its first request on counts, the start included; a declared
 // common domain's agent's from its fitted offset against the domain's reference, each second.
 
+import type { ClockResidualEntry } from '../../figures/validity/types.js';
 import type { ProbeSample } from '../../shared/clock.js';
 import { probeOffset } from '../../shared/clock.js';
 import type { AgentState } from '../agent-state.js';
-import type { ClockResidualEntry } from '../validity/types.js';
 import { HELD_OUT_BURST, HOLD_OUT_EVERY, summarizeResiduals } from './held-out.js';
 
 /**

@@ -4,9 +4,9 @@
 // reply carries it), such a probe measures the run timeline itself against ours. A residual read
 // through the same probes that steer would only say how well the line fits its own points.
 
+import type { HeldOutResidual, ResidualSummary } from '../../figures/clock-types.js';
 import type { ProbeSample } from '../../shared/clock.js';
 import { probeOffset } from '../../shared/clock.js';
-import type { HeldOutResidual, ResidualSummary } from '../clock-types.js';
 
 /** One in-run probe in this many is held out of the fit (the rest steer). */
 export const HOLD_OUT_EVERY = 4;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OffsetLine } from '../clock-types.js';
+import type { OffsetLine } from '../../figures/clock-types.js';
 import { domainResidualNs } from './policy.js';
 
 // An agent whose offset was `atZero` at our instant 0 and drifts `ppm` against our clock.

@@ -1,8 +1,9 @@
 // Pure: which timeline a run may claim. A declared common clock domain is trusted only after the
 // probes agree with it; otherwise agent times are mapped into the coordinator's clock with the
 // measured offsets, and the artifacts say so.
+
+import type { OffsetLine } from '../../figures/clock-types.js';
 import type { OffsetEstimate } from '../../shared/clock.js';
-import type { OffsetLine } from '../clock-types.js';
 
 /** What the user asked for when a declared domain turns out to be false. */
 export type OnClockMismatch = 'fail' | 'align';

@@ -4,9 +4,10 @@
 // since). The agent slews its run timeline back (agent/run.ts) and reports how far it has; the
 // rate it is told is the fitted drift plus the error left, spread over SLEW_HORIZON_S, so the
 // error decays smoothly and no stamp ever steps.
+
+import type { OffsetLine } from '../../figures/clock-types.js';
 import type { ProbeSample } from '../../shared/clock.js';
 import { probeOffset } from '../../shared/clock.js';
-import type { OffsetLine } from '../clock-types.js';
 import { feasibleLine } from './feasible-line.js';
 
 /** Over how many seconds an error left is slewed away. */

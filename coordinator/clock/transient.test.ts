@@ -6,10 +6,10 @@
 // residual over the whole run fails it; and fitting before the start (quiet probes while the
 // agent prepares) avoids the transient, so the same loaded start then passes.
 import { describe, expect, it } from 'vitest';
+import type { HeldOutResidual } from '../../figures/clock-types.js';
+import { clockResidual } from '../../figures/validity/clock-residual.js';
 import type { ProbeSample } from '../../shared/clock.js';
 import type { AgentState } from '../agent-state.js';
-import type { HeldOutResidual } from '../clock-types.js';
-import { clockResidual } from '../validity/clock-residual.js';
 import { clockResidualEntries, driftFields } from './drift-fields.js';
 import { heldOutResidual, isHeldOut } from './held-out.js';
 import { PRE_START_INTERVAL_MS, PRE_START_PROBES, startOffsetNs } from './pre-start.js';

@@ -1,12 +1,13 @@
 // run.json's `cost` section: the budget figures (figures.ts) of every class and of all classes
 // together, in every window the run reports, from the collector's exact counts and merged
 // histograms — the same counts and windows as throughput_tok_s, so the two always agree.
+
+import type { TokenCounts } from '../../figures/cost/figures.js';
+import { costBasis, nullReasons, TOKEN_FIGURE_DEFINITIONS, tokenFigures } from '../../figures/cost/figures.js';
 import type { Histogram } from '../../shared/histogram.js';
 import { mergeInto, newHistogram, summarizeMs } from '../../shared/histogram.js';
 import type { Plan } from '../../shared/plan.js';
 import type { Collector } from '../collector.js';
-import type { TokenCounts } from './figures.js';
-import { costBasis, nullReasons, TOKEN_FIGURE_DEFINITIONS, tokenFigures } from './figures.js';
 
 /** The window name that always means the whole run. */
 const ALL = 'all';

@@ -2,9 +2,9 @@
 // on it — what was seen, and what loadfleet will do about it (or what to change) — and the report
 // says whether the endpoint can be loaded at all. No I/O here; probes.ts makes the calls.
 
+import { parseExposition } from '../../figures/server/prom-parse.js';
 import { apiDescriptor } from '../../shared/apis/registry.js';
 import type { PromptLengthMethod } from '../../shared/plan.js';
-import { parseExposition } from '../scrape/prom-parse.js';
 import { errorText, modelIds, readAnswer, readMessagesAnswer } from './answers.js';
 import type { Exchange } from './http.js';
 import type { ApiName, ApiTry, Observations } from './probes.js';

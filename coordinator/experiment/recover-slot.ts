@@ -6,8 +6,8 @@
 // then runs what is left. A slot whose run left no journal is run again, as before.
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import type { Manifest, ManifestEntry } from '../experiment-record.js';
-import { writeManifest } from '../experiment-record.js';
+import type { Manifest, ManifestEntry } from '../../results/experiment-record.js';
+import { writeManifest } from '../../results/experiment-record.js';
 import { readJournalHeader } from '../journal/reader.js';
 import { journalPath } from '../journal/run-journal.js';
 import { resumeRun, writerRunning } from '../recover.js';

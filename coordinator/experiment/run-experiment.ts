@@ -4,15 +4,22 @@
 // are kept, aborted, crashed or missing ones are run again.
 import { mkdir, readdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
+import { analysisTable, analyzeExperimentDir } from '../../results/analysis/analyze.js';
+import type { ExperimentRecord, Manifest, ManifestEntry } from '../../results/experiment-record.js';
+import {
+  experimentRecord,
+  isFinished,
+  newManifest,
+  readExperimentDir,
+  writeManifest,
+  writeRecord,
+} from '../../results/experiment-record.js';
+import { writeExperimentReport } from '../../results/report/index.js';
 import { ErrorCode, ExitCode, formatError, LoadfleetError } from '../../shared/errors.js';
 import { loadExperimentFile } from '../../shared/experiment-load.js';
-import { analysisTable, analyzeExperimentDir } from '../analysis/analyze.js';
 import type { CostFlags } from '../cost/flags.js';
 import { withCostFlags } from '../cost/flags.js';
-import type { ExperimentRecord, Manifest, ManifestEntry } from '../experiment-record.js';
-import { experimentRecord, isFinished, newManifest, readExperimentDir, writeManifest, writeRecord } from '../experiment-record.js';
 import type { Fleet } from '../fleet.js';
-import { writeExperimentReport } from '../report/index.js';
 import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
 import type { StopSignal } from '../stop-signals.js';

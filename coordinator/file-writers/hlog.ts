@@ -1,9 +1,10 @@
 // histograms.hlog: an HdrHistogram interval log (V2 compressed base64) that the Java, C, Go and
 // Rust log readers accept. The JS library's writer has no BaseTime line and a max-value ratio
 // meant for ms, so the few lines of the format are written here.
+
+import { AtomicLineStream } from '../../shared/atomic-file.js';
 import type { Histogram } from '../../shared/histogram.js';
 import { encodeHistogram } from '../../shared/histogram.js';
-import { AtomicLineStream } from './atomic.js';
 
 /** Interval_Max is written in ms: ns values divided by this ratio. */
 export const HLOG_MAX_VALUE_RATIO = 1e6;

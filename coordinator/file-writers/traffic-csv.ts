@@ -1,6 +1,6 @@
 // traffic.csv: per second and class, what the schedule asked for next to what was sent, finished
 // and still outstanding, so a reader can see whether the offered load was the planned one.
-import { AtomicLineStream } from './atomic.js';
+import { AtomicLineStream } from '../../shared/atomic-file.js';
 
 /** One row of traffic.csv. */
 export interface TrafficRow {

@@ -2,6 +2,9 @@
 // the collector, agent health from the run's agent states, and the latest server sample from
 // whoever scrapes. `snapshot()` freezes it into plain data that the terminal view and the
 // /metrics exposition render; neither ever drives the run.
+
+import { failureRank } from '../../figures/failure-rank.js';
+import { meetsSlo } from '../../figures/window-stats.js';
 import type { Histogram } from '../../shared/histogram.js';
 import { mergeInto, newHistogram, nsToMs, percentilesNs } from '../../shared/histogram.js';
 import { getOrCreate } from '../../shared/maps.js';
@@ -11,8 +14,6 @@ import type { AgentHealth } from '../../shared/protocol.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { arrivalsBetween, concurrencyAt } from '../../shared/schedule.js';
 import type { CollectorListener, SecondCounts } from '../collector.js';
-import { failureRank } from '../failure-rank.js';
-import { meetsSlo } from '../window-stats.js';
 
 /** The latency metrics kept as cumulative live histograms (and exported by /metrics). */
 export const LIVE_METRICS = ['ttft', 'tpot', 'e2e'] as const;

@@ -3,6 +3,7 @@
 // finals awaited while the watchdog ticks, and the run directory written (write.ts). The fleet
 // routes an agent coming back to it (resume.ts).
 
+import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from '../../figures/server/names.js';
 import type { Clock } from '../../shared/clock.js';
 import { formatDuration } from '../../shared/format.js';
 import type { RequestRecord } from '../../shared/metrics.js';
@@ -18,7 +19,6 @@ import type { HandedOver, RunHandle } from '../fleet.js';
 import type { HeadroomReport } from '../headroom/index.js';
 import { LiveMonitor } from '../live/monitor.js';
 import { serverSource } from '../live/server-sample.js';
-import { EPP_POOL_SATURATION, VLLM_RUNNING, VLLM_WAITING } from '../scrape/names.js';
 import type { Scraper } from '../scrape/scraper.js';
 import type { AgentConn } from '../server.js';
 import { onStopSignal, stopHeard, stopReason } from '../stop-signals.js';

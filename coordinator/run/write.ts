@@ -1,9 +1,10 @@
 // The end of a run: the collector and the scraper closed (and the server's spans joined), run.json written from everything the run
 // holds (its channels included), then report.html as a view of it.
+
+import { writeBenchmarkReports } from '../../results/benchmark-report-write.js';
+import { writeRunReport } from '../../results/report/index.js';
 import { formatError } from '../../shared/errors.js';
-import { writeBenchmarkReports } from '../artifacts/benchmark-report-write.js';
 import { writeRunJson } from '../artifacts/run-json.js';
-import { writeRunReport } from '../report/index.js';
 import { endRunTraces } from '../traces/finish.js';
 import type { RunState } from './context.js';
 import type { RunResult } from './options.js';

@@ -3,9 +3,9 @@
 // too large) — nothing is thrown, so one bad endpoint never stops a run.
 import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'undici';
-import type { PromSample } from './prom-parse.js';
-import { parseExposition } from './prom-parse.js';
-import type { ScrapeErrorKind } from './types.js';
+import type { PromSample } from '../../figures/server/prom-parse.js';
+import { parseExposition } from '../../figures/server/prom-parse.js';
+import type { ScrapeErrorKind } from '../../figures/server/types.js';
 
 /** A body larger than this is refused: an exposition of the serving stack is a few hundred KiB. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;

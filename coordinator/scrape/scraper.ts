@@ -8,15 +8,15 @@
 // arrives, and folded into a ScrapeSummary; its parsed series and text are then dropped (unless
 // `keepRecords` asks for every record, as the tests that compare the two paths do).
 import { join } from 'node:path';
+import { ScrapeSummary } from '../../figures/server/summary.js';
+import type { ScrapeRecord, SourceResult } from '../../figures/server/types.js';
+import { writeFileAtomic } from '../../shared/atomic-file.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Plan, ScrapeTarget } from '../../shared/plan.js';
-import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { FetchOutcome } from './fetch.js';
 import { fetchExposition, scrapeDispatcher } from './fetch.js';
 import { ServerMetricsCsvWriter } from './server-metrics-csv.js';
 import { ServerScrapesCsvStream } from './server-scrapes-csv.js';
-import { ScrapeSummary } from './summary.js';
-import type { ScrapeRecord, SourceResult } from './types.js';
 
 /** Snapshots get this long; interval scrapes min(this, SCRAPE_TIMEOUT_SHARE × interval). */
 export const SCRAPE_TIMEOUT_MAX_MS = 2000;

@@ -3,9 +3,9 @@
 // against the client's view without the run's scraper. Only the serving stack's families are kept
 // (names.ts keptInCsv) so the file stays proportional to what the analysis reads.
 
-import { AtomicLineStream } from '../file-writers/atomic.js';
-import { keptInCsv } from './names.js';
-import type { PromSample } from './prom-parse.js';
+import { keptInCsv } from '../../figures/server/names.js';
+import type { PromSample } from '../../figures/server/prom-parse.js';
+import { AtomicLineStream } from '../../shared/atomic-file.js';
 
 /** The header line's columns. */
 export const SERVER_METRICS_COLUMNS = ['elapsed_s', 'unix_ns', 'source', 'metric', 'labels_json', 'value'];

@@ -4,9 +4,9 @@
 // joins them on close, so nothing of a long run is held in memory.
 import { createReadStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { AtomicLineStream, writeFileAtomic } from '../file-writers/atomic.js';
+import type { ScrapeRecord, SourceResult } from '../../figures/server/types.js';
+import { AtomicLineStream, writeFileAtomic } from '../../shared/atomic-file.js';
 import { csvField } from './server-metrics-csv.js';
-import type { ScrapeRecord, SourceResult } from './types.js';
 
 /** The header line's columns. */
 export const SERVER_SCRAPES_COLUMNS = [

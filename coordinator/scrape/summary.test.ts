@@ -10,15 +10,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fairnessPriorities } from '../../figures/server/derive.js';
+import { parseExposition } from '../../figures/server/prom-parse.js';
+import { serverBlock, toSamples } from '../../figures/server/server-block.js';
+import { ScrapeSummary } from '../../figures/server/summary.js';
+import type { ScrapeRecord, SourceResult } from '../../figures/server/types.js';
 import { anchoredClock } from '../../shared/clock.js';
 import type { Plan } from '../../shared/plan.js';
-import { fairnessPriorities } from './derive.js';
-import { parseExposition } from './prom-parse.js';
 import { Scraper } from './scraper.js';
-import { serverBlock, toSamples } from './server-block.js';
 import { writeServerScrapesCsv } from './server-scrapes-csv.js';
-import { ScrapeSummary } from './summary.js';
-import type { ScrapeRecord, SourceResult } from './types.js';
 
 const PLAN = {
   schema: 'loadfleet.plan/v1',

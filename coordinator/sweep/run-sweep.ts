@@ -6,14 +6,14 @@
 
 import { mkdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import type { SweepDoc } from '../../results/report/sweep-page.js';
+import { sweepReportHtml } from '../../results/report/sweep-page.js';
+import { writeFileAtomic } from '../../shared/atomic-file.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import { validatePlan } from '../../shared/plan-validate.js';
 import type { SweepSlo } from '../../shared/sweep.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
-import { writeFileAtomic } from '../file-writers/atomic.js';
-import type { SweepDoc } from '../report/sweep-page.js';
-import { sweepReportHtml } from '../report/sweep-page.js';
 import type { RunOptions } from '../run.js';
 import { newRunId, runOnFleet, withFleet } from '../run.js';
 import type { StopSignal } from '../stop-signals.js';

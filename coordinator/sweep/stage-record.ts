@@ -3,9 +3,9 @@
 // restarted sweep took up from its journal or found finished on disk.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stageCost } from '../../figures/cost/sweep-cost.js';
 import { meanLength } from '../../shared/lengths.js';
 import type { Plan } from '../../shared/plan.js';
-import { stageCost } from '../cost/sweep-cost.js';
 import { readStageRequests } from './departures.js';
 import { MEASURE_WINDOW } from './stage-plan.js';
 import type { StageRecord, SweepState } from './sweep-json.js';

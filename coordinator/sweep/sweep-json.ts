@@ -2,10 +2,10 @@
 // its bracket, the knee and the answer; every figure is defined in `definitions`. Built purely,
 // written atomically (after every stage, so an interrupted sweep keeps what it measured).
 import { join } from 'node:path';
+import type { StageCost } from '../../figures/cost/sweep-cost.js';
+import { SWEEP_COST_DEFINITIONS, sweepPareto } from '../../figures/cost/sweep-cost.js';
+import { writeFileAtomic } from '../../shared/atomic-file.js';
 import type { Sweep, SweepSlo } from '../../shared/sweep.js';
-import type { StageCost } from '../cost/sweep-cost.js';
-import { SWEEP_COST_DEFINITIONS, sweepPareto } from '../cost/sweep-cost.js';
-import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { Capacity, ClientAdvice, Knee } from './analysis.js';
 import { answerOf, capacityOf, clientAdvice, kneeOf } from './analysis.js';
 import type { StopRule, Verdict } from './strategy.js';

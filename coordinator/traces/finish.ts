@@ -6,11 +6,11 @@
 // The table holds only the spans of the run's requests (a few numbers each), for this pass only.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { AtomicLineStream } from '../../shared/atomic-file.js';
 import { parseExact, stringifyExact } from '../../shared/json.js';
 import { windowsAt } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
 import { runTraceTag } from '../../shared/trace-context.js';
-import { AtomicLineStream } from '../file-writers/atomic.js';
 import { type BreakdownSummary, BreakdownTally } from './breakdown-tally.js';
 import { breakdown, type RequestSpan } from './join.js';
 import type { RunTraceCounts, RunTraces } from './run-traces.js';

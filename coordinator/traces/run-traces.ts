@@ -3,12 +3,13 @@
 // only counts, so memory stays flat however long the run. At the end the run waits for the
 // server's last batched exports, then closes it; the join to requests.ndjson reads the file
 // (finish.ts).
+
+import { AtomicLineStream } from '../../shared/atomic-file.js';
 import { ErrorCode, LoadfleetError } from '../../shared/errors.js';
 import { stringifyExact } from '../../shared/json.js';
 import type { Plan, TracesSpec } from '../../shared/plan.js';
 import { TRACES_DEFAULTS } from '../../shared/plan.js';
 import { runTraceTag } from '../../shared/trace-context.js';
-import { AtomicLineStream } from '../file-writers/atomic.js';
 import { latencyOf, matchSpan, spanRole, timesRequest } from './join.js';
 import { type ReceiverCounts, startTraceReceiver, type TraceReceiver } from './receiver.js';
 import type { OtlpSpan } from './span.js';

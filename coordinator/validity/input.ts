@@ -1,6 +1,12 @@
 // Gathers what the validity gates read from the run's collector, schedule, summaries and scrapes
 // into one plain ValidityInput, so the gates themselves stay pure and testable with known numbers.
 
+import { exactQuantile } from '../../figures/exact/rank-select.js';
+import { histogramRankSummary } from '../../figures/histogram-ranks.js';
+import { promptExactness } from '../../figures/prompt-exactness.js';
+import { classFairness } from '../../figures/server/server-block.js';
+import type { ClassVerdict } from '../../figures/slo-verdict.js';
+import type { ClassEvidence, ClockResidualEntry, SourceEvidence, ValidityInput, WindowEvidence } from '../../figures/validity/types.js';
 import { apiMetrics, classApi } from '../../shared/api-kinds.js';
 import { describeLength, isFixedLength } from '../../shared/lengths.js';
 import type { Plan, TrafficClass } from '../../shared/plan.js';
@@ -8,12 +14,6 @@ import { isClosedLoop, TRACE_DEFAULTS } from '../../shared/plan.js';
 import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import type { Collector } from '../collector.js';
-import { exactQuantile } from '../exact/rank-select.js';
-import { histogramRankSummary } from '../histogram-ranks.js';
-import { promptExactness } from '../prompt-exactness.js';
-import { classFairness } from '../scrape/server-block.js';
-import type { ClassVerdict } from '../slo-verdict.js';
-import type { ClassEvidence, ClockResidualEntry, SourceEvidence, ValidityInput, WindowEvidence } from './types.js';
 
 /** The run facts the gates need beyond the collector. */
 export interface RunFacts {

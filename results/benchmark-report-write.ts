@@ -7,11 +7,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
-import { addEncoded, type Histogram, newHistogram, percentilesNs } from '../../shared/histogram.js';
-import { parseExact } from '../../shared/json.js';
-import type { Plan, TrafficClass } from '../../shared/plan.js';
-import { VERSION } from '../../shared/version.js';
-import { writeFileAtomic } from '../file-writers/atomic.js';
+import { writeFileAtomic } from '../shared/atomic-file.js';
+import { addEncoded, type Histogram, newHistogram, percentilesNs } from '../shared/histogram.js';
+import { parseExact } from '../shared/json.js';
+import type { Plan, TrafficClass } from '../shared/plan.js';
+import { VERSION } from '../shared/version.js';
 import {
   BR_LATENCY,
   BR_PERCENTILES,

@@ -4,6 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
+import { writeFileAtomic } from '../../shared/atomic-file.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { Experiment } from '../../shared/experiment.js';
 import { formatFigure } from '../../shared/format.js';
@@ -11,7 +12,6 @@ import { parseExact, stringifyExact } from '../../shared/json.js';
 import type { Plan } from '../../shared/plan.js';
 import { isObj } from '../../shared/validate-kit.js';
 import { isFinished, readExperimentDir } from '../experiment-record.js';
-import { writeFileAtomic } from '../file-writers/atomic.js';
 import type { Spread3 } from './aggregate.js';
 import { armVerdictLines } from './arm-slo.js';
 import type { RunChecks } from './build.js';

@@ -1,7 +1,7 @@
 // An experiment's report.html from its analysis.json (the seed's shape): the question and the
 // answer, the compared figure per arm (median, min–max whisker, each repeat as a dot), the same
 // picture for every other {median, min, max} figure, and the per-arm and per-run tables. Pure.
-import { COST_COLUMNS } from '../cost/arm-cost.js';
+import { COST_COLUMNS } from '../../figures/cost/arm-cost.js';
 import type { ArmValue } from './arm-chart.js';
 import { renderArmChart } from './arm-chart.js';
 import type { Obj } from './fields.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rngFromKey } from '../../shared/rng.js';
+import { rngFromKey } from '../shared/rng.js';
 import { DEFAULT_MAX_IN_MEMORY, ExactStore, MAX_IN_MEMORY_ENV, maxInMemoryValues } from './exact-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loadfleet-exact-'));

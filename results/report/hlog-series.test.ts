@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HlogWriter } from '../../coordinator/file-writers/hlog.js';
 import { encodeHistogram, newHistogram, recordNs } from '../../shared/histogram.js';
-import { HlogWriter } from '../file-writers/hlog.js';
 import { hlogHeader, metricIntervals } from './hlog-series.js';
 
 function histogramOfMs(values: number[]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRequestRow } from '../file-writers/requests-ndjson.js';
+import { formatRequestRow } from '../../coordinator/file-writers/requests-ndjson.js';
 import { LagAccumulator, lagFields, nearestRank } from './lag-series.js';
 
 const START = 1_796_236_324_000_000_000n;

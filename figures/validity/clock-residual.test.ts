@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeResiduals } from '../clock/held-out.js';
+import { summarizeResiduals } from '../../coordinator/clock/held-out.js';
 import type { ResidualSummary } from '../clock-types.js';
 import { clockResidual } from './clock-residual.js';
 import type { ValidityInput } from './types.js';

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { ExactStore } from '../coordinator/exact-store.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
-import { ExactStore } from './exact/exact-store.js';
 import { SessionTurns } from './session-turns.js';
 
 function turn(session: number, t: number, ok: boolean): RequestRecord {

@@ -2,8 +2,8 @@
 // render the page (pure), write it atomically beside them.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../shared/atomic-file.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
-import { writeFileAtomic } from '../file-writers/atomic.js';
 import { renderExperimentReport } from './experiment-page.js';
 import { exists, loadExperimentReportInput, loadRunReportInput } from './read-dir.js';
 import { renderRunReport } from './run-page.js';

@@ -9,7 +9,7 @@ import {
   scheduleKept,
   streamIntegrity,
 } from './data-quality.js';
-import { gateLine } from './index.js';
+import { gateLine } from './gate-line.js';
 import { declaredSlosEvaluated, noSafetyCeilingHit, openLoopArrivals, sloProof } from './slo-proof.js';
 import type { ClassEvidence, SourceEvidence, ValidityInput } from './types.js';
 import { gate } from './types.js';

@@ -1,8 +1,9 @@
 // Pure: rows of finished runs + the experiment → the analysis.json document
 // (`loadfleet.analysis/v1`, the shape of seeds/interference-analysis.json plus `runs[].run_dir`,
 // the gate evidence and one definition per figure).
+
+import { ARM_COST_DEFINITIONS, armPareto } from '../../figures/cost/arm-cost.js';
 import type { Experiment } from '../../shared/experiment.js';
-import { ARM_COST_DEFINITIONS, armPareto } from '../cost/arm-cost.js';
 import { byArm, comparison, comparisonKeys, type Spread3 } from './aggregate.js';
 import { answerText, defaultClaimBoundary, describeMetric } from './answer.js';
 import { ARM_VERDICT_DEFINITIONS } from './arm-slo.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { armPareto } from '../cost/arm-cost.js';
-import type { StageCost } from '../cost/sweep-cost.js';
-import { sweepPareto } from '../cost/sweep-cost.js';
+import { armPareto } from '../../figures/cost/arm-cost.js';
+import type { StageCost } from '../../figures/cost/sweep-cost.js';
+import { sweepPareto } from '../../figures/cost/sweep-cost.js';
 import { renderExperimentReport } from './experiment-page.js';
 import type { Obj } from './fields.js';
 import { renderParetoChart } from './pareto-chart.js';

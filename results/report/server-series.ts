@@ -4,8 +4,8 @@
 // summed, so a point is "the total at that instant". Sources stay separate lines: scrapes of two
 // sources happen at different instants, and adding them point by point would mix times.
 
+import { EPP_POOL_SATURATION, EPP_QUEUE_SIZE, VLLM_KV_USAGE, VLLM_RUNNING, VLLM_WAITING } from '../../figures/server/names.js';
 import { num, parseCsv } from '../../shared/csv.js';
-import { EPP_POOL_SATURATION, EPP_QUEUE_SIZE, VLLM_KV_USAGE, VLLM_RUNNING, VLLM_WAITING } from '../scrape/names.js';
 
 /** A server signal the report plots. */
 export type ServerConcept = 'running' | 'waiting' | 'kv_cache_pct' | 'pool_saturation' | 'gateway_queue';

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { ExactStore } from '../coordinator/exact-store.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
-import { ExactStore } from './exact/exact-store.js';
 import { ToolTally } from './tool-tally.js';
 
 function called(i: number, firstMs: number | null, valid: boolean | null): RequestRecord {

@@ -5,10 +5,10 @@
 // once the figures are known. Exact either way: the same values, the same nearest ranks.
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { ExactSummary } from './rank-select.js';
-import { RankSelection } from './rank-select.js';
-import type { ExactSink } from './series-values.js';
-import { SeriesValues } from './series-values.js';
+import type { ExactSummary } from '../figures/exact/rank-select.js';
+import { RankSelection } from '../figures/exact/rank-select.js';
+import type { ExactSink } from '../figures/exact/series-values.js';
+import { SeriesValues } from '../figures/exact/series-values.js';
 
 /** Values held in memory before they spill: 4 Mi values, 32 MiB (64 MiB while an array doubles). */
 export const DEFAULT_MAX_IN_MEMORY = 1 << 22;

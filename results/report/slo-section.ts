@@ -1,10 +1,11 @@
 // The top of a run report: did each class meet its SLO? One line per class as the CLI prints it,
 // then per window each criterion against its bound with goodput beside throughput, and one line
 // saying what the two validity gates below mean — answer first, evidence after.
+
+import type { ClassVerdict, SloVerdictValue } from '../../figures/slo-verdict.js';
+import { criterionText, verdictLine } from '../../figures/slo-verdict.js';
 import { formatFigure } from '../../shared/format.js';
 import { GATE_MEANINGS } from '../run-summary.js';
-import type { ClassVerdict, SloVerdictValue } from '../slo-verdict.js';
-import { criterionText, verdictLine } from '../slo-verdict.js';
 import type { Obj } from './fields.js';
 import { arr, numOrNull, obj, strOrNull } from './fields.js';
 import { badge, table } from './html.js';

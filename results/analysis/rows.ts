@@ -2,9 +2,10 @@
 // Every figure is read from what the run wrote; a figure the run does not have (a class the arm did
 // not run, no server scrape, validity keys from a version that did not write them) is null, and a
 // missing validity flag is never taken as a pass.
+
+import { costColumns } from '../../figures/cost/arm-cost.js';
 import { CLASS_SERVER_FIGURE_SUFFIX, CLASS_WINDOW_FIGURES, SERVER_FIGURES } from '../../shared/analysis-figures.js';
 import { isObj } from '../../shared/validate-kit.js';
-import { costColumns } from '../cost/arm-cost.js';
 
 /** One value of a row: figures are numbers, flags booleans, absent either is null. */
 /** The column of a run row holding a class's verdict (met, missed, not_evaluable, or null). */

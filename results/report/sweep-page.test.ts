@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StageRecord, SweepState } from '../sweep/sweep-json.js';
-import { SWEEP_DEFINITIONS, sweepDocument } from '../sweep/sweep-json.js';
+import type { StageRecord, SweepState } from '../../coordinator/sweep/sweep-json.js';
+import { SWEEP_DEFINITIONS, sweepDocument } from '../../coordinator/sweep/sweep-json.js';
 import type { SweepDoc } from './sweep-page.js';
 import { niceMax, sweepReportHtml } from './sweep-page.js';
 

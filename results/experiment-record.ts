@@ -5,11 +5,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../shared/atomic-file.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { Experiment, LoadedExperiment } from '../shared/experiment.js';
 import { stringifyExact } from '../shared/json.js';
 import type { Plan } from '../shared/plan.js';
-import { writeFileAtomic } from './file-writers/atomic.js';
 
 export const RECORD_FILE = 'experiment.json';
 export const MANIFEST_FILE = 'manifest.json';

@@ -1,6 +1,6 @@
 // Human names, units and one-sentence definitions for the analysis' per-run figures
 // (`realtime_surge_p95_ttft_ms`, `max_vllm_running`, …), so each experiment chart says what it plots.
-import { COST_COLUMN_MEANINGS } from '../cost/arm-cost.js';
+import { COST_COLUMN_MEANINGS } from '../../figures/cost/arm-cost.js';
 
 const WORDS: Record<string, string> = {
   ttft: 'TTFT',

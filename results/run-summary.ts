@@ -1,12 +1,13 @@
 // The summary a user reads when a run ends, answer first: the run's status and at once each SLO
 // class's verdict, then per-class counts with goodput beside throughput, and the two validity gates, each with
 // what it means — so "slo proof: valid" is never read as "the SLO was met".
+
+import type { ClassVerdict } from '../figures/slo-verdict.js';
+import { verdictLine } from '../figures/slo-verdict.js';
+import { gateLine } from '../figures/validity/gate-line.js';
+import type { Gate } from '../figures/validity/types.js';
 import { formatFigure, formatMs } from '../shared/format.js';
 import type { Plan } from '../shared/plan.js';
-import type { ClassVerdict } from './slo-verdict.js';
-import { verdictLine } from './slo-verdict.js';
-import { gateLine } from './validity/index.js';
-import type { Gate } from './validity/types.js';
 
 /** What each gate means, in one line a user can hold against its verdict. */
 export const GATE_MEANINGS = {
