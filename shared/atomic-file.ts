@@ -2,7 +2,7 @@
 // reader never sees half a file and an interrupted run leaves either the old file or the new one.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
-import { failpoint } from '../../shared/failpoints.js';
+import { failpoint } from './failpoints.js';
 
 /** Writes `data` to `path` through a temporary file and a rename. */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
