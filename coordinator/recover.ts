@@ -130,15 +130,16 @@ export async function resumeRun(runDir: string, opts: RunOptions): Promise<RunRe
     const clock = anchoredClock();
     const scraper = new Scraper(scrapeTargets(header.plan, sim), runDir, clock, { plan: header.plan });
     const session = new RecoveredSession(runOpts, header, journal, runDir, clock, scraper);
+    let fleet: Fleet;
     try {
       await session.recover();
+      failpoint('recover.listen');
+      fleet = await Fleet.open(runOpts, { clock, run: session });
     } catch (err) {
       await session.close().catch(() => {});
       await scraper.close().catch(() => {});
       throw err;
     }
-    failpoint('recover.listen');
-    const fleet = await Fleet.open(runOpts, { clock, run: session });
     try {
       return await session.run();
     } finally {

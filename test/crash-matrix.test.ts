@@ -9,7 +9,7 @@
 // The normal suite runs a short seeded round; LOADFLEET_SOAK=1 runs every failpoint, both restarts,
 // and more random instants.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,8 @@ interface Case {
   again?: Kill[];
   /** Append this many zeros to the journal after the first death (a tail whose data never reached the disk). */
   zeroTail?: number;
+  /** Flip a byte a third of the way into the journal after the first death: damage before its end. */
+  damage?: true;
 }
 
 // A small seeded generator (mulberry32), so a failing random instant can be run again.
@@ -117,6 +119,19 @@ function soakCases(): Case[] {
       // recover.truncate is passed only when there is a tail to cut.
       ...(failpoint === 'recover.truncate' && { zeroTail: 4096 }),
     });
+  // Damage before the journal's end: set aside, and the same start goes on with a new run.
+  cases.push({
+    name: 'a journal damaged in its middle, the same start restarted',
+    first: { failpoint: 'journal.flush.after-sync', at: 40 },
+    restart: 'start',
+    damage: true,
+  });
+  cases.push({
+    name: 'a journal damaged in its middle, resume',
+    first: { failpoint: 'journal.flush.after-sync', at: 40 },
+    restart: 'resume',
+    damage: true,
+  });
   // Between the arming and the start instant (about 2 s): no agent has begun its load.
   cases.push({ name: 'killed between arming and the start', first: { randomMs: 500, armed: true }, restart: 'start' });
   cases.push({ name: 'killed between arming and the start, resume', first: { randomMs: 500, armed: true }, restart: 'resume' });
@@ -319,6 +334,12 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
       if (simUrl) expect(await portClosed(Number(new URL(simUrl).port), 10_000)).toBe(true);
       if (k.zeroTail && existsSync(join(runDir, 'journal', 'run.journal')))
         appendFileSync(join(runDir, 'journal', 'run.journal'), Buffer.alloc(k.zeroTail));
+      if (k.damage) {
+        const path = join(runDir, 'journal', 'run.journal');
+        const bytes = readFileSync(path);
+        bytes[Math.floor(bytes.length / 3)] = bytes[Math.floor(bytes.length / 3)]! ^ 0x5a;
+        writeFileSync(path, bytes);
+      }
       const restartArgs = k.restart === 'start' ? startArgs : ['resume', runDir, '--listen', `127.0.0.1:${port}`];
       const errors = new Set<string>();
       for (const kill of [...(k.again ?? []), null]) {
@@ -339,6 +360,23 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
     // Killed before any agent's message reached the journal: nothing to recover; `resume` says so
     // (exit 2), the same `start` starts the run anew.
     const notStarted = ended.stderr.includes('holds no agent message') || existsSync(join(runDir, 'journal', 'run.journal.not-started'));
+    if (k.damage) {
+      expect(existsSync(join(runDir, 'journal', 'run.journal.damaged.reason.txt'))).toBe(true);
+      expect(readFileSync(join(runDir, 'journal', 'run.journal.damaged.reason.txt'), 'utf8')).toContain('agent c1 on');
+      if (k.restart === 'resume') {
+        expect(ended.code).toBe(2);
+        expect(ended.stderr).toContain('is damaged before its end');
+        // Asked again, it says where the journal went: the same refusal, not a loop of recoveries.
+        const again = await runOnce(['resume', runDir, '--listen', `127.0.0.1:${port}`], null, /never/);
+        expect(again.code).toBe(2);
+        expect(again.stderr).toContain('was set aside as damaged');
+        outcomes.push(
+          `| ${k.name} | ${deaths.join('; ')} | resume | exit 2, damage named, journal set aside with its reason and the agents' spools; asked again: exit 2, where it went |`,
+        );
+        return;
+      }
+      expect(ended.stderr).toContain('cannot be recovered: starting a new run');
+    }
     if (notStarted && k.restart === 'resume') {
       expect(ended.code).toBe(2);
       expect(ended.stderr).toContain('holds no agent message: its coordinator stopped before the load began');
@@ -352,6 +390,10 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
     const summary: string[] = [];
     for (const name of runDirs()) {
       const dir = join(out, name);
+      if (existsSync(join(dir, 'journal', 'run.journal.damaged'))) {
+        summary.push('the damaged journal set aside with its reason, a new run started');
+        continue;
+      }
       if (existsSync(join(dir, 'journal', 'run.journal.not-started'))) {
         summary.push('the first run never began its load: its journal set aside, a new run started');
         continue;
