@@ -16,7 +16,7 @@ export interface HeldOutResidual {
   t_s: number;
   /** The agent's run timeline minus ours at T2 (ns): its raw offset less the offset it started with and the correction it had applied. */
   residual_ns: number;
-  /** Half the probe's round trip: the true residual at T2 lies within residual_ns ± bound_ns, whatever the path asymmetry. */
+  /** Half the probe's round trip, widened for a drift of up to 1% (held-out.ts residualBoundNs): the true residual at the round trip's midpoint lies within residual_ns ± bound_ns, whatever the path asymmetry. */
   bound_ns: number;
 }
 

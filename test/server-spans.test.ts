@@ -90,6 +90,7 @@ describe('server spans joined to the requests', () => {
     expect(spans.trim().split('\n')).toHaveLength(90);
     expect(s.requests_joined).toBe(90);
     const clock = s.clocks.vllm;
+    console.log(`server 250 ms ahead: ${JSON.stringify(clock)}`);
     expect(clock).toMatchObject({ kind: 'fitted', requests: 90 });
     // Both clocks are the machine's, each anchored to it within microseconds: the true offset is 250 ms.
     expect(Math.abs(clock.offset_ns - 250e6)).toBeLessThanOrEqual(clock.offset_uncertainty_ns + 0.1e6);
@@ -143,6 +144,7 @@ describe('server spans joined to the requests', () => {
       expect(c, service).toMatchObject({ kind: 'fitted', requests: 90 });
       expect(Math.abs(c.offset_ns - offsetMs * 1e6), service).toBeLessThanOrEqual(c.offset_uncertainty_ns + 0.1e6);
     }
+    console.log(`disaggregated: ${JSON.stringify(s.clocks)}`);
     const u = (s.clocks['vllm-prefill'].offset_uncertainty_ns + s.clocks['vllm-decode'].offset_uncertainty_ns) / 1e6;
     for (const row of rows) {
       expect(row.span_services).toBe('vllm-prefill,vllm-decode');

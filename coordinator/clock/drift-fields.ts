@@ -142,12 +142,12 @@ export const DRIFT_FIELD_DEFINITIONS: Record<string, string> = {
     "how many times the coordinator told the agent the rate to slew its run timeline at (at its first request, then at each in-run probe that was not held out), so that a drifting clock still sends on the global schedule and stamps on the coordinator's timeline",
   'agents[].clock_residual_probes': `a steered agent: its held-out probes answered from its first request to its end (every ${HOLD_OUT_EVERY}th in-run probe, sent as a burst of ${HELD_OUT_BURST} with the shortest round trip kept, never in the drift fit and taking no steering step), each measuring its run timeline against the coordinator's: its raw offset less start_offset_ns and less the correction its reply said it had applied at that instant; null for an agent not steered`,
   'agents[].clock_residual_p50_ns':
-    'a steered agent: the median over its held-out probes of |run timeline − coordinator timeline| (each within ± half that probe’s round trip of the truth); null otherwise',
+    'a steered agent: the median over its held-out probes of |run timeline − coordinator timeline| (each within ± half that probe’s round trip of the truth, widened by 1% for a clock drifting up to 1% over it); null otherwise',
   'agents[].clock_residual_p99_ns': 'the same p99 (nearest rank)',
   'agents[].clock_residual_max_ns':
     "a steered agent: the largest |run timeline − coordinator timeline| its held-out probes measured over the whole run, the start included; an agent of a declared common clock domain (never steered; checked when the domain is not the coordinator's host and two or more agents have fits): the largest distance, each second, between its fitted offset and the median agent's, the domain's reference at join too; null otherwise",
   'agents[].clock_residual_proven_max_ns':
-    'a steered agent: the largest |residual| − half the round trip over its held-out probes, the most any of them proves its run timeline was off (≤ 0: none proves any); the clock_residual check fails when it exceeds --clock-tolerance-ms; null otherwise',
+    'a steered agent: the largest |residual| − half the round trip over its held-out probes, the most any of them proves its run timeline was off (half the round trip widened by 1% for a drift of up to 1% over it) (≤ 0: none proves any); the clock_residual check fails when it exceeds --clock-tolerance-ms; null otherwise',
   'agents[].clock_residual_end_ns':
     "the same distance at the agent's last held-out probe (steered) or last domain check (null without one)",
 };

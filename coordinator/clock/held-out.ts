@@ -7,6 +7,7 @@
 import type { HeldOutResidual, ResidualSummary } from '../../figures/clock-types.js';
 import type { ProbeSample } from '../../shared/clock.js';
 import { probeOffset } from '../../shared/clock.js';
+import { CLOCK_DRIFT_LIMIT } from './line-polygon.js';
 
 /** One in-run probe in this many is held out of the fit (the rest steer). */
 export const HOLD_OUT_EVERY = 4;
@@ -30,8 +31,19 @@ export function heldOutResidual(p: ProbeSample, startOffsetNs: number, startNs: 
   return {
     t_s: Math.round(Number(mid - startNs) / 1e6) / 1e3,
     residual_ns: Math.round(offsetNs - startOffsetNs - p.correctionNs),
-    bound_ns: Math.ceil(Math.max(0, delayNs) / 2),
+    bound_ns: Math.ceil(residualBoundNs(Math.max(0, delayNs), Math.max(0, Number(p.t3 - p.t2)))),
   };
+}
+
+/**
+ * How far a probe's offset can be from the true offset at its round trip's midpoint: half the
+ * round trip for a clock that keeps time, and a little more for one that drifts over it (the legs
+ * are (1 ± drift) long on the agent's clock): with legs u and w and the agent's own time between
+ * T2 and T3 p, the error is (u − w)(1 + b)/2 and the round trip u + w − p·b/(1 + b), so for
+ * |b| ≤ B it is at most (delay/2)(1 + B) + p·B(1 + B)/(2(1 − B)).
+ */
+export function residualBoundNs(delayNs: number, agentHoldNs: number, drift = CLOCK_DRIFT_LIMIT): number {
+  return (delayNs / 2) * (1 + drift) + (agentHoldNs * drift * (1 + drift)) / (2 * (1 - drift));
 }
 
 function nearestRank(sorted: readonly number[], q: number): number {

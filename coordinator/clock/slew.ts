@@ -42,7 +42,7 @@ export function fitOffsetLine(probes: readonly ProbeSample[]): OffsetLine | null
   if (probes.length < MIN_PROBES) return null;
   const recent = probes.slice(-FIT_WINDOW);
   // The line every probe's bound allows (clock/feasible-line.ts): in the seeded simulation of a
-  // loaded machine below (clock/slew.test.ts) it steered to a true residual p99 of 1.0 ms where the
+  // loaded machine below (clock/slew.test.ts) it steered to a true residual p99 of 0.95 ms where the
   // least-squares line alone gave 1.29 ms. Bounds that admit no line (a stepped clock) fall back.
   const feasible = feasibleLine(recent);
   if (feasible) return feasible;

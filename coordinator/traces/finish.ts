@@ -1,8 +1,9 @@
 // The end of a run with plan.traces: spans.ndjson joined to requests.ndjson. Three streamed passes
 // after the collector has closed: the request spans are read into a table by request; every joined
-// successful request bounds its server's clock (server-line.ts, one fit per service, so a prefill
-// and a decode instance each get their own); then requests.ndjson is rewritten (atomically) with
-// each request's breakdown in the run's clock domain, folded per class and window for run.json.
+// successful request bounds its server's clock (server-line.ts, one fit per server instance:
+// clock-key.ts); then requests.ndjson is rewritten (atomically) with each request's breakdown in
+// the run's clock domain, folded per class and window for run.json, while each request's bounds are
+// checked against its fitted clock (the crossings run.json states).
 // The table holds only the spans of the run's requests (a few numbers each), for this pass only.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -12,9 +13,10 @@ import { windowsAt } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
 import { runTraceTag } from '../../shared/trace-context.js';
 import { type BreakdownSummary, BreakdownTally } from './breakdown-tally.js';
-import { breakdown, type RequestSpan } from './join.js';
+import { type ClockIdentity, clockIdentity, SERVICE_NAME_CAVEAT } from './clock-key.js';
+import { breakdown, firstToken, type RequestSpan } from './join.js';
 import type { RunTraceCounts, RunTraces } from './run-traces.js';
-import { type ServerClock, ServerClockFit } from './server-line.js';
+import { type BoundCounts, DRIFT_LIMIT_PPM, type JoinedStamps, type ServerClock, ServerClockFit } from './server-line.js';
 import { SpanTable } from './span-table.js';
 
 /** run.json `server_spans`. */
@@ -26,19 +28,40 @@ export interface ServerSpansSection {
   classes: Record<string, { windows: Record<string, BreakdownSummary> }>;
 }
 
-/** One service's clock in run.json. */
-export type ServerClockFigures =
-  | {
-      kind: 'fitted';
-      model: 'line' | 'constant';
-      offset_ns: number;
-      offset_uncertainty_ns: number;
-      drift_ppm: number;
-      drift_uncertainty_ppm: number;
-      requests: number;
-    }
-  | { kind: 'inconsistent'; requests: number; reason: string }
-  | { kind: 'none'; requests: 0 };
+/** What names one server clock in run.json. */
+interface ClockNaming {
+  service: string;
+  instance: string | null;
+  keyed_by: ClockIdentity['keyedBy'];
+  /** Present when keyed by service.name alone. */
+  caveat?: string;
+}
+
+/** One server clock in run.json. */
+export type ServerClockFigures = ClockNaming &
+  (
+    | {
+        kind: 'fitted';
+        model: 'line' | 'drift-unbounded';
+        offset_ns: number;
+        offset_uncertainty_ns: number;
+        /** null: the bounds do not bound the drift (drift_bounded false). */
+        drift_ppm: number | null;
+        drift_uncertainty_ppm: number | null;
+        drift_bounded: boolean;
+        drift_range_ppm: [number, number];
+        drift_limit_ppm: number;
+        slack_ns: number;
+        bounds_crossing: number;
+        bounds_crossing_max_ns: number;
+        end_bounds_crossing: number;
+        end_bounds_crossing_max_ns: number;
+        bounds: BoundCounts;
+        requests: number;
+      }
+    | { kind: 'inconsistent'; requests: number; reason: string; slack_ns: number; bounds: BoundCounts }
+    | { kind: 'none'; requests: 0 }
+  );
 
 type Row = Record<string, unknown>;
 
@@ -49,8 +72,22 @@ async function* rows(path: string): AsyncGenerator<{ line: string; row: Row }> {
 
 const big = (v: unknown): bigint | null => (typeof v === 'bigint' ? v : typeof v === 'number' ? BigInt(Math.round(v)) : null);
 
+// The clock key of a spans.ndjson row (a row written before instances were kept has only its service).
+function clockOf(row: Row, identities: Map<string, ClockIdentity>): string {
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  const id = clockIdentity(String(row.service ?? ''), str(row.instance), str(row.instance_from));
+  if (!identities.has(id.key)) identities.set(id.key, id);
+  return id.key;
+}
+
 /** The request spans of spans.ndjson, by request. */
-async function readSpans(path: string, plan: Plan, runTag: string, originNs: bigint): Promise<SpanTable> {
+async function readSpans(
+  path: string,
+  plan: Plan,
+  runTag: string,
+  originNs: bigint,
+  identities: Map<string, ClockIdentity>,
+): Promise<SpanTable> {
   const table = new SpanTable(runTag, originNs);
   const classIndex = new Map(plan.classes.map((c, i) => [c.name, i]));
   for await (const { row } of rows(path)) {
@@ -63,6 +100,7 @@ async function readSpans(path: string, plan: Plan, runTag: string, originNs: big
       joinedBy: String(row.joined_by),
       traceId: String(row.trace_id),
       service: String(row.service ?? ''),
+      clock: clockOf(row, identities),
       role: String(row.role),
       startNs: start,
       endNs: big(row.end_unix_ns) ?? start,
@@ -80,18 +118,50 @@ function clientOf(row: Row): { sent: bigint; headers: bigint; first: bigint; don
   return { sent, headers, first, done: big(row.done_unix_ns), windowNs: big(row.intended_unix_ns) ?? sent };
 }
 
-function figures(c: ServerClock): ServerClockFigures {
-  if (c.kind !== 'fitted') return c;
+const ppm = (v: number): number => Math.round(v * 1e3) / 1e3;
+
+function figures(c: ServerClock, id: ClockIdentity): ServerClockFigures {
+  const naming: ClockNaming = {
+    service: id.service,
+    instance: id.instance,
+    keyed_by: id.keyedBy,
+    ...(id.keyedBy === 'service.name' ? { caveat: SERVICE_NAME_CAVEAT } : {}),
+  };
+  if (c.kind === 'none') return { ...naming, ...c };
+  if (c.kind === 'inconsistent')
+    return { ...naming, kind: c.kind, requests: c.requests, reason: c.reason, slack_ns: Math.ceil(c.slackNs), bounds: c.bounds };
+  const t = c.tally();
   return {
+    ...naming,
     kind: 'fitted',
     model: c.model,
     offset_ns: Math.round(c.offsetNs),
     offset_uncertainty_ns: Math.ceil(c.uncertaintyNs),
-    drift_ppm: Math.round(c.driftPpm * 1e3) / 1e3,
-    drift_uncertainty_ppm: Math.round(c.driftUncertaintyPpm * 1e3) / 1e3,
+    drift_ppm: c.driftPpm === null ? null : ppm(c.driftPpm),
+    drift_uncertainty_ppm: c.driftUncertaintyPpm === null ? null : ppm(c.driftUncertaintyPpm),
+    drift_bounded: c.driftPpm !== null,
+    drift_range_ppm: [ppm(c.driftRangePpm[0]), ppm(c.driftRangePpm[1])],
+    drift_limit_ppm: DRIFT_LIMIT_PPM,
+    slack_ns: Math.ceil(c.slackNs),
+    bounds_crossing: t.crossing,
+    bounds_crossing_max_ns: Math.ceil(t.crossingMaxNs),
+    end_bounds_crossing: t.endCrossing,
+    end_bounds_crossing_max_ns: Math.ceil(t.endCrossingMaxNs),
+    bounds: c.bounds,
     requests: c.requests,
   };
 }
+
+// One span's bounds on its clock, from its request's client stamps.
+const stampsOf = (c: NonNullable<ReturnType<typeof clientOf>>, s: RequestSpan): JoinedStamps => ({
+  sentNs: c.sent,
+  headersNs: c.headers,
+  firstContentNs: c.first,
+  doneNs: c.done,
+  serverStartNs: s.startNs,
+  serverEndNs: s.endNs,
+  serverFirstTokenNs: firstToken(s),
+});
 
 /** Joins the run's spans to its requests; rewrites requests.ndjson and returns run.json's section. */
 export async function joinServerSpans(opts: {
@@ -104,7 +174,8 @@ export async function joinServerSpans(opts: {
   ports: { http: number; grpc: number };
 }): Promise<ServerSpansSection> {
   const requestsPath = `${opts.dir}/requests.ndjson`;
-  const spans = await readSpans(`${opts.dir}/spans.ndjson`, opts.plan, runTraceTag(opts.runId), opts.runStartNs);
+  const identities = new Map<string, ClockIdentity>();
+  const spans = await readSpans(`${opts.dir}/spans.ndjson`, opts.plan, runTraceTag(opts.runId), opts.runStartNs, identities);
   const classIndex = new Map(opts.plan.classes.map((c, i) => [c.name, i]));
   const lookup = (row: Row) => {
     const ci = classIndex.get(String(row.class));
@@ -117,9 +188,9 @@ export async function joinServerSpans(opts: {
     const c = clientOf(row);
     if (!j || !c) continue;
     for (const s of j.spans) {
-      const fit = fits.get(s.service) ?? new ServerClockFit(opts.runStartNs, length);
-      fits.set(s.service, fit);
-      fit.add({ sentNs: c.sent, headersNs: c.headers, doneNs: c.done, serverStartNs: s.startNs, serverEndNs: s.endNs });
+      const fit = fits.get(s.clock) ?? new ServerClockFit(opts.runStartNs, length);
+      fits.set(s.clock, fit);
+      fit.add(stampsOf(c, s));
     }
   }
   const clocks = new Map([...fits].map(([service, fit]) => [service, fit.result()]));
@@ -132,26 +203,37 @@ export async function joinServerSpans(opts: {
     const j = lookup(row);
     const c = clientOf(row);
     if (!j) without++;
-    const offsetAt = (s: RequestSpan): number | null => {
-      const clock = clocks.get(s.service);
-      return clock?.kind === 'fitted' && c ? clock.offsetAt(c.sent) : null;
+    if (j && c)
+      for (const s of j.spans) {
+        const clock = clocks.get(s.clock);
+        if (clock?.kind === 'fitted') clock.observe(stampsOf(c, s));
+      }
+    // A span's clock offset at an instant of its request (its send unless said).
+    const offsetAt = (s: RequestSpan, at: bigint | null = c?.sent ?? null): number | null => {
+      const clock = clocks.get(s.clock);
+      return clock?.kind === 'fitted' && at !== null ? clock.offsetAt(at) : null;
     };
-    const b = j && c ? breakdown({ sentNs: c.sent, firstContentNs: c.first }, j.spans, offsetAt) : null;
+    const b = j && c ? breakdown({ sentNs: c.sent, firstContentNs: c.first }, j.spans, (s) => offsetAt(s)) : null;
     const first = j?.spans.find((s) => s.role !== 'decode') ?? j?.spans[0];
     const last = j?.spans.find((s) => s.role === 'decode') ?? first;
-    const clock = first && clocks.get(first.service);
+    const clock = first && clocks.get(first.clock);
     const fitted = clock?.kind === 'fitted' ? clock : null;
     const firstOffset = first ? offsetAt(first) : null;
-    const lastOffset = last ? offsetAt(last) : null;
+    // The span's end is placed with the offset at the request's last byte (a drifting clock moves over a long request).
+    const lastOffset = last ? offsetAt(last, c ? (c.done ?? c.first) : null) : null;
+    // The uncertainty at the send itself: the polygon's range there, exact (the clock's is its largest over the run).
+    const sendRange = fitted && c ? fitted.rangeAt(c.sent) : null;
     const { ttft_ms: _measured, ...parts } = b ?? {};
     const fields = {
       span_joined_by: j?.by ?? null,
       span_trace_id: j?.traceId ?? null,
       span_services: j ? [...new Set(j.spans.map((s) => s.service))].join(',') : null,
+      span_clocks: j ? [...new Set(j.spans.map((s) => s.clock))].join(',') : null,
       span_start_unix_ns: first && firstOffset !== null ? first.startNs - BigInt(Math.round(firstOffset)) : null,
       span_end_unix_ns: last && lastOffset !== null ? last.endNs - BigInt(Math.round(lastOffset)) : null,
       span_offset_ns: firstOffset === null ? null : Math.round(firstOffset),
-      span_offset_uncertainty_ns: fitted ? Math.ceil(fitted.uncertaintyNs) : null,
+      span_offset_uncertainty_ns:
+        sendRange && firstOffset !== null ? Math.ceil(Math.max(firstOffset - sendRange[0], sendRange[1] - firstOffset)) : null,
       to_server_ms: null,
       queue_ms: null,
       prefill_ms: null,
@@ -180,7 +262,7 @@ export async function joinServerSpans(opts: {
     receiver: { ...opts.counts, http_port: opts.ports.http, grpc_port: opts.ports.grpc },
     requests_joined: joined,
     requests_without_span: without,
-    clocks: Object.fromEntries([...clocks].map(([service, c]) => [service || '(no service.name)', figures(c)])),
+    clocks: Object.fromEntries([...clocks].map(([key, c]) => [key, figures(c, identities.get(key) ?? clockIdentity(key, null, null))])),
     classes: Object.fromEntries(
       opts.plan.classes.map((cls) => [
         cls.name,

@@ -49,6 +49,7 @@ describe('a server span joined to its request', () => {
     // Sent at 0, the server (clock 5 s ahead) starts at 3 ms, queues 40, prefills 20, first token at 63.5, client reads it at 65.
     const s: RequestSpan = {
       service: 'vllm',
+      clock: 'vllm',
       role: 'aggregate',
       startNs: ms(5003),
       endNs: ms(5200),

@@ -55,6 +55,8 @@ export function spanRole(span: { attributes: OtlpAttributes; resource: OtlpAttri
 /** One request span as spans.ndjson keeps it (times on the server's clock, latencies in seconds as sent). */
 export interface RequestSpan {
   service: string;
+  /** The clock it was stamped on (clock-key.ts): its server instance, else its service. */
+  clock: string;
   role: 'prefill' | 'decode' | 'aggregate';
   startNs: bigint;
   endNs: bigint;
@@ -73,7 +75,7 @@ export function latencyOf(attributes: OtlpAttributes): Record<string, number> {
 }
 
 /** The first token's instant on the server's clock: its journey event, else start + time_to_first_token. */
-function firstToken(s: RequestSpan): bigint | null {
+export function firstToken(s: RequestSpan): bigint | null {
   if (s.firstTokenNs !== null) return s.firstTokenNs;
   const ttft = s.latency.time_to_first_token;
   return ttft === undefined ? null : s.startNs + BigInt(Math.round(ttft * 1e9));

@@ -10,6 +10,7 @@ import { stringifyExact } from '../../shared/json.js';
 import type { Plan, TracesSpec } from '../../shared/plan.js';
 import { TRACES_DEFAULTS } from '../../shared/plan.js';
 import { runTraceTag } from '../../shared/trace-context.js';
+import { resourceInstance } from './clock-key.js';
 import { latencyOf, matchSpan, spanRole, timesRequest } from './join.js';
 import { type ReceiverCounts, startTraceReceiver, type TraceReceiver } from './receiver.js';
 import type { OtlpSpan } from './span.js';
@@ -115,6 +116,7 @@ export class RunTraces {
       if (role === 'prefill') this.prefillParts++;
       else this.lastParts++;
       const first = s.events.find((e) => /first.?token/i.test(e.name));
+      const { instance, from } = resourceInstance(s.resource);
       text += `${stringifyExact({
         class: this.classNames[key.classIndex],
         request_index: key.requestIndex,
@@ -125,6 +127,8 @@ export class RunTraces {
         name: s.name,
         service: typeof s.resource['service.name'] === 'string' ? s.resource['service.name'] : '',
         role,
+        instance,
+        instance_from: from,
         start_unix_ns: s.startUnixNs,
         end_unix_ns: s.endUnixNs,
         first_token_unix_ns: first ? first.timeUnixNs : null,

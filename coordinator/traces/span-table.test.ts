@@ -10,10 +10,19 @@ describe('the end-of-run span table', () => {
     const t = new SpanTable(TAG, O);
     const base = { classIndex: 1, requestIndex: 7, joinedBy: 'trace_id', traceId: traceIdOf(TAG, 1, 7), firstTokenNs: null };
     // The decode instance's span arrives first; the table orders them as the request lived them.
-    t.add({ ...base, service: 'd', role: 'decode', startNs: O + 50n, endNs: O + 900n, latency: { kv_transfer: 0.015, other: 3 } });
+    t.add({
+      ...base,
+      service: 'd',
+      clock: 'd',
+      role: 'decode',
+      startNs: O + 50n,
+      endNs: O + 900n,
+      latency: { kv_transfer: 0.015, other: 3 },
+    });
     t.add({
       ...base,
       service: 'p',
+      clock: 'p@host-a',
       role: 'prefill',
       startNs: O - 120n,
       endNs: O + 40n,
@@ -27,6 +36,7 @@ describe('the end-of-run span table', () => {
         requestIndex: i,
         traceId: traceIdOf(TAG, 0, i),
         service: 'p',
+        clock: 'p@host-a',
         role: 'aggregate',
         startNs: O + BigInt(i),
         endNs: O + BigInt(i + 5),
@@ -39,6 +49,7 @@ describe('the end-of-run span table', () => {
       joinedBy: 'request_id',
       traceId: 'f'.repeat(32),
       service: 'p',
+      clock: 'p@host-a',
       role: 'aggregate',
       startNs: O,
       endNs: O,
@@ -48,8 +59,24 @@ describe('the end-of-run span table', () => {
       by: 'trace_id',
       traceId: traceIdOf(TAG, 1, 7),
       spans: [
-        { service: 'p', role: 'prefill', startNs: O - 120n, endNs: O + 40n, firstTokenNs: O + 39n, latency: { time_in_queue: 0.001 } },
-        { service: 'd', role: 'decode', startNs: O + 50n, endNs: O + 900n, firstTokenNs: null, latency: { kv_transfer: 0.015 } },
+        {
+          service: 'p',
+          clock: 'p@host-a',
+          role: 'prefill',
+          startNs: O - 120n,
+          endNs: O + 40n,
+          firstTokenNs: O + 39n,
+          latency: { time_in_queue: 0.001 },
+        },
+        {
+          service: 'd',
+          clock: 'd',
+          role: 'decode',
+          startNs: O + 50n,
+          endNs: O + 900n,
+          firstTokenNs: null,
+          latency: { kv_transfer: 0.015 },
+        },
       ],
     });
     expect(t.get(0, 2999)?.spans[0]).toMatchObject({ startNs: O + 2999n, endNs: O + 3004n });

@@ -1,5 +1,5 @@
 // The run's request spans by request, for the end-of-run join: a few numbers per span (times
-// relative to the run's start, the five latencies the breakdown reads, the service and role by
+// relative to the run's start, the five latencies the breakdown reads, the service, clock and role by
 // index) in one growable array instead of the parsed rows, so a long run's table stays small.
 import { traceIdOf } from '../../shared/trace-context.js';
 import type { RequestSpan } from './join.js';
@@ -23,6 +23,8 @@ export interface SpanRowIn {
   joinedBy: string;
   traceId: string;
   service: string;
+  /** The span's clock (clock-key.ts): its server instance, else its service. */
+  clock: string;
   role: string;
   startNs: bigint;
   endNs: bigint;
@@ -38,7 +40,9 @@ export class SpanTable {
   private readonly byClass: Map<number, number>[] = [];
   /** A request joined otherwise than by the trace id it carried: how, and its span's trace id. */
   private readonly otherwise = new Map<number, { by: string; traceId: string }>();
-  private readonly services: string[] = [];
+  /** Each distinct service and clock, by position. */
+  private readonly sources: { service: string; clock: string }[] = [];
+  private readonly sourceIndex = new Map<string, number>();
 
   constructor(
     private readonly runTag: string,
@@ -48,8 +52,12 @@ export class SpanTable {
   add(r: SpanRowIn): void {
     const byIndex = this.byClass[r.classIndex] ?? new Map<number, number>();
     this.byClass[r.classIndex] = byIndex;
-    let service = this.services.indexOf(r.service);
-    if (service < 0) service = this.services.push(r.service) - 1;
+    const id = `${r.service}\u0000${r.clock}`;
+    let service = this.sourceIndex.get(id);
+    if (service === undefined) {
+      service = this.sources.push({ service: r.service, clock: r.clock }) - 1;
+      this.sourceIndex.set(id, service);
+    }
     if (this.used + WIDTH + 1 > this.store.length) {
       const grown = new Float64Array(this.store.length * 2);
       grown.set(this.store);
@@ -90,7 +98,7 @@ export class SpanTable {
         if (!Number.isNaN(v[i + 5 + j]!)) latency[k] = v[i + 5 + j]!;
       });
       spans.push({
-        service: this.services[v[i]!]!,
+        ...this.sources[v[i]!]!,
         role: ROLES[v[i + 1]!]!,
         startNs: abs(v[i + 2]!)!,
         endNs: abs(v[i + 3]!)!,

@@ -29,7 +29,21 @@ const RUN = {
         drift_uncertainty_ppm: 14_000,
         requests: 9,
       },
-      old: { kind: 'inconsistent', requests: 5, reason: 'no line fits every joined request' },
+      'vllm@replica-1': {
+        kind: 'fitted',
+        model: 'drift-unbounded',
+        offset_ns: 2e6,
+        offset_uncertainty_ns: 1e6,
+        drift_ppm: null,
+        drift_uncertainty_ppm: null,
+        drift_limit_ppm: 10_000,
+        slack_ns: 100_000,
+        bounds_crossing: 2,
+        end_bounds_crossing: 3,
+        end_bounds_crossing_max_ns: 260_000,
+        requests: 1,
+      },
+      old: { kind: 'inconsistent', requests: 5, reason: 'no line fits every joined request', caveat: 'keyed by service.name alone' },
     },
     classes: {
       rt: {
@@ -50,8 +64,11 @@ describe('where the TTFT went, in the report', () => {
     expect(html).toContain('<title>queue: 653.0 ms</title>');
     expect(html).not.toContain('back from the server: -');
     expect(html).toContain('vllm: its clock reads 250.1 ms ± 0.6 ms from the run&#39;s (drift -23.5 ± 289.8 ppm, 90 requests)');
-    expect(html).toContain('vllm-decode: its clock reads 1.0 ms ± 1.0 ms from the run&#39;s (drift not bounded by this run, 9 requests)');
-    expect(html).toContain('old: no line fits every joined request');
+    expect(html).toContain('vllm-decode: its clock reads 1.0 ms ± 1.0 ms from the run&#39;s (drift known only to ± 14000 ppm, 9 requests)');
+    expect(html).toContain(
+      'vllm@replica-1: its clock reads 2.0 ms ± 1.0 ms from the run&#39;s (drift not bounded by this run: the offset holds for any within ±10000 ppm, 1 requests); 2 bounds crossed by up to 0.2 ms: each widened by 0.1 ms, and the uncertainty with them; 3 spans end after the client read their last byte (by up to 0.3 ms): their ends are not used',
+    );
+    expect(html).toContain('old: no line fits every joined request (one clock per service.name: its spans name no instance)');
     expect(html).toContain('90 spans received, 1 export requests refused, 2 spans of no request of this run');
     expect(whereTtftWent(RUN, 'rt')).toBe('p95 TTFT 695 ms: 653 ms of it queued');
   });

@@ -79,16 +79,33 @@ function bars(rows: { label: string; ttft: number; parts: Obj }[]): string {
 }
 
 function clockLines(clocks: Obj, receiver: Obj): string {
-  const lines = Object.entries(clocks).map(([service, c]) => {
+  const lines = Object.entries(clocks).map(([key, c]) => {
     const o = obj(c);
-    if (o.kind !== 'fitted') return `${service}: ${strOrNull(o.reason) ?? 'no joined request bounds its clock'}`;
+    const caveat = strOrNull(o.caveat) === null ? '' : ' (one clock per service.name: its spans name no instance)';
+    if (o.kind !== 'fitted') return `${key}: ${strOrNull(o.reason) ?? 'no joined request bounds its clock'}${caveat}`;
     const off = (numOrNull(o.offset_ns) ?? 0) / 1e6;
     const unc = (numOrNull(o.offset_uncertainty_ns) ?? 0) / 1e6;
-    // A drift known only to within a percent says nothing a reader can use: it is left out.
-    const driftUnc = numOrNull(o.drift_uncertainty_ppm) ?? Number.POSITIVE_INFINITY;
+    // A drift known only to within a tenth of a percent says nothing a reader can use beyond that.
+    const driftUnc = numOrNull(o.drift_uncertainty_ppm);
+    const limit = numOrNull(o.drift_limit_ppm);
     const drift =
-      o.model === 'line' && driftUnc < 1000 ? `drift ${numOrNull(o.drift_ppm)} ± ${driftUnc} ppm` : 'drift not bounded by this run';
-    return `${service}: its clock reads ${fmt(off)} ± ${fmt(unc)} from the run's (${drift}, ${numOrNull(o.requests)} requests)`;
+      o.model !== 'line' || driftUnc === null
+        ? `drift not bounded by this run${limit === null ? '' : `: the offset holds for any within ±${limit} ppm`}`
+        : driftUnc < 1000
+          ? `drift ${numOrNull(o.drift_ppm)} ± ${driftUnc} ppm`
+          : `drift known only to ± ${driftUnc} ppm`;
+    const notes: string[] = [];
+    const slack = numOrNull(o.slack_ns) ?? 0;
+    if (slack > 0)
+      notes.push(
+        `${numOrNull(o.bounds_crossing) ?? 0} bounds crossed by up to ${fmt((numOrNull(o.bounds_crossing_max_ns) ?? 2 * slack) / 1e6)}: each widened by ${fmt(slack / 1e6)}, and the uncertainty with them`,
+      );
+    const ends = numOrNull(o.end_bounds_crossing) ?? 0;
+    if (ends > 0)
+      notes.push(
+        `${ends} spans end after the client read their last byte (by up to ${fmt((numOrNull(o.end_bounds_crossing_max_ns) ?? 0) / 1e6)}): their ends are not used`,
+      );
+    return `${key}: its clock reads ${fmt(off)} ± ${fmt(unc)} from the run's (${drift}, ${numOrNull(o.requests)} requests)${notes.map((n) => `; ${n}`).join('')}${caveat}`;
   });
   const refused = Object.values(obj(receiver.refused)).reduce<number>((n, v) => n + (numOrNull(v) ?? 0), 0);
   lines.push(
