@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
 import { journalPath } from '../journal/run-journal.js';
+import { writerAlive } from '../process-alive.js';
 import { resumeRun } from '../recover.js';
 import type { RunOptions } from '../run/options.js';
 import { buildStagePlan } from './stage-plan.js';
@@ -25,14 +26,12 @@ export function thisCoordinator(): { host: string; pid: number } {
   return { host: hostname(), pid: process.pid };
 }
 
-function alive(c: { host: string; pid: number } | undefined): boolean {
-  if (!c || c.host !== hostname()) return c !== undefined; // another host's sweep cannot be told from one running
-  try {
-    process.kill(c.pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+// Whether the coordinator sweep.json names still runs: on this host read from /proc (a zombie, this
+// very process — PID 1 in a restarted container — or a process started after sweep.json was last
+// written is not it); another host's cannot be told from one running.
+function alive(c: { host: string; pid: number } | undefined, writtenAtMs: number): boolean {
+  if (!c || c.host !== hostname()) return c !== undefined;
+  return writerAlive(c.pid, writtenAtMs);
 }
 
 /**
@@ -45,7 +44,8 @@ export async function unfinishedSweep(outDir: string, loaded: LoadedSweep, sweep
   for (const dir of dirs.sort().reverse()) {
     const doc = await readDoc(dir);
     if (doc?.status !== 'running' || doc.sweep_file !== resolve(sweepFile)) continue;
-    if (JSON.stringify(doc.sweep) !== JSON.stringify(loaded.sweep) || alive(doc.coordinator)) continue;
+    if (JSON.stringify(doc.sweep) !== JSON.stringify(loaded.sweep) || alive(doc.coordinator, (await stat(join(dir, 'sweep.json'))).mtimeMs))
+      continue;
     return dir;
   }
   return null;
