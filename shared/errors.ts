@@ -45,6 +45,8 @@ export const ErrorCode = {
   JOURNAL_UNREADABLE: 'LF_JOURNAL_UNREADABLE',
   /** The receiver of the server's spans could not listen on an address plan.traces names (taken, or not this machine's). */
   TRACES_LISTEN: 'LF_TRACES_LISTEN',
+  /** A results file (run.json, sweep.json, analysis.json, comparison.json) is missing, not JSON, or not of its published shape. */
+  ARTIFACT_INVALID: 'LF_ARTIFACT_INVALID',
 } as const;
 
 /** One of the stable codes above. */

@@ -7,6 +7,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import { parseExact } from '../../shared/json.js';
+import { readRunFile } from '../../shared/run-read.js';
 import type { ExperimentReportInput } from './experiment-page.js';
 import type { Obj } from './fields.js';
 import { arr, bigOrNull, numOrNull, obj, strOrNull } from './fields.js';
@@ -19,7 +20,7 @@ import { TtftByIntended, ttftFields } from './ttft-intended-series.js';
 
 /** Reads a run directory's artifacts for its report. */
 export async function loadRunReportInput(runDir: string): Promise<RunReportInput> {
-  const run = await readJsonFile(join(runDir, 'run.json'));
+  const run: Obj = await readRunFile(runDir);
   const [hlog, traffic, server] = await Promise.all([
     readOptional(join(runDir, 'histograms.hlog')),
     readOptional(join(runDir, 'traffic.csv')),
@@ -61,11 +62,10 @@ async function runDirsByArmRepeat(expDir: string): Promise<Map<string, string>> 
     return out;
   }
   for (const name of names) {
-    const text = await readOptional(join(expDir, 'runs', name, 'run.json'));
-    if (text === null) continue;
+    if (!(await exists(join(expDir, 'runs', name, 'run.json')))) continue;
     try {
-      const exp = obj(obj(parseExact(text)).experiment);
-      out.set(`${strOrNull(exp.arm)}\u0000${numOrNull(exp.repeat)}`, join('runs', name));
+      const run = await readRunFile(join(expDir, 'runs', name));
+      if (run.status !== 'failed' && run.experiment) out.set(`${run.experiment.arm}\u0000${run.experiment.repeat}`, join('runs', name));
     } catch {
       // An unreadable run.json only costs that run its link.
     }
