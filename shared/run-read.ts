@@ -1,9 +1,18 @@
-// run.json read back: the one reader every consumer of a finished run uses (the report, compare,
-// analysis, the SLO gate, the Benchmark Report, the sweep's stage judge). A run that failed before
+// The results files read back: run.json through the one reader every consumer of a finished run
+// uses (the report, compare, analysis, the SLO gate, the Benchmark Report, the sweep's stage judge),
+// and one reader each for sweep.json, analysis.json and comparison.json. A run that failed before
 // any load has its own shape (status "failed"); a reader that needs figures asks for a result.
 import { join } from 'node:path';
-import { checkArtifact, readDocument } from './artifact-read.js';
+import { checkArtifact, readArtifact, readDocument } from './artifact-read.js';
 import { ErrorCode, ExitCode, LoadfleetError } from './errors.js';
+import {
+  AnalysisFile,
+  type AnalysisJson,
+  ComparisonFile,
+  type ComparisonJson,
+  SweepResultFile,
+  type SweepResultJson,
+} from './result-schemas.js';
 import { FailedRunFile, type FailedRunJson, type RunJson, RunResultFile } from './run-schema.js';
 import { isObj } from './validate-kit.js';
 
@@ -34,4 +43,19 @@ export async function readRunJson(dirOrFile: string): Promise<RunJson> {
       { exitCode: ExitCode.INVALID_INPUT },
     );
   return run;
+}
+
+/** Reads `<dir>/sweep.json` (or the file named). */
+export function readSweepJson(dirOrFile: string): Promise<SweepResultJson> {
+  return readArtifact(SweepResultFile, dirOrFile.endsWith('.json') ? dirOrFile : join(dirOrFile, 'sweep.json'));
+}
+
+/** Reads an experiment directory's `analysis.json` (or the file named). */
+export function readAnalysisJson(dirOrFile: string): Promise<AnalysisJson> {
+  return readArtifact(AnalysisFile, dirOrFile.endsWith('.json') ? dirOrFile : join(dirOrFile, 'analysis.json'));
+}
+
+/** Reads a comparison's `comparison.json` (or the file named). */
+export function readComparisonJson(dirOrFile: string): Promise<ComparisonJson> {
+  return readArtifact(ComparisonFile, dirOrFile.endsWith('.json') ? dirOrFile : join(dirOrFile, 'comparison.json'));
 }

@@ -49,9 +49,18 @@ describe('writeReports', () => {
     writeFileSync(
       join(d, 'analysis.json'),
       JSON.stringify({
+        schema: 'loadfleet.analysis/v1',
         experiment: 'e',
+        business_question: 'q',
+        answer: 'a',
+        claim_boundary: 'b',
+        run_count: 1,
+        all_data_quality_valid: true,
+        all_slo_proof_valid: true,
         by_arm: { A: { runs: 1, m_ms: { median: 1, min: 1, max: 1 } } },
+        comparison: {},
         runs: [{ arm: 'A', repeat: 1, m_ms: 1, run_name: 'A - repeat 1' }],
+        definitions: {},
       }),
     );
     expect(await writeReports(d)).toEqual([join(d, 'runs', 'a1', 'report.html'), join(d, 'report.html')]);

@@ -5,9 +5,7 @@ import { createReadStream } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
-import { parseExact } from '../../shared/json.js';
-import { readRunFile } from '../../shared/run-read.js';
+import { readAnalysisJson, readRunFile } from '../../shared/run-read.js';
 import type { ExperimentReportInput } from './experiment-page.js';
 import type { Obj } from './fields.js';
 import { arr, bigOrNull, numOrNull, obj, strOrNull } from './fields.js';
@@ -38,7 +36,7 @@ export async function loadRunReportInput(runDir: string): Promise<RunReportInput
 
 /** Reads an experiment directory's analysis.json and finds each run's report. */
 export async function loadExperimentReportInput(expDir: string): Promise<ExperimentReportInput> {
-  const analysis = await readJsonFile(join(expDir, 'analysis.json'));
+  const analysis: Obj = await readAnalysisJson(expDir);
   const byArmRepeat = await runDirsByArmRepeat(expDir);
   const runLinks = await Promise.all(
     arr(analysis.runs).map(async (r) => {
@@ -87,24 +85,6 @@ async function readRequestSeries(path: string, startNs: bigint): Promise<Pick<Ru
     ttft.add(t.cls, t.ok, f.intendedNs, f.sentNs, t.firstContentNs);
   }
   return { lag: acc.p99PerSecond(), ttftByIntended: ttft.percentiles() };
-}
-
-async function readJsonFile(path: string): Promise<Obj> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new LoadfleetError(ErrorCode.REPORT_INPUT, `cannot read ${path}: ${(err as Error).message}`, {
-      exitCode: ExitCode.INVALID_INPUT,
-    });
-  }
-  try {
-    return obj(parseExact(text));
-  } catch (err) {
-    throw new LoadfleetError(ErrorCode.REPORT_INPUT, `${path} is not valid JSON: ${(err as Error).message}`, {
-      exitCode: ExitCode.INVALID_INPUT,
-    });
-  }
 }
 
 async function readOptional(path: string): Promise<string | null> {
