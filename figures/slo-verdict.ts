@@ -10,7 +10,14 @@
 import { formatMs, formatPct } from '../shared/format.js';
 import type { Slo } from '../shared/plan.js';
 import { sloTtftMetric } from '../shared/plan.js';
-import { declaredBounds, type LatencyBound, latencyBoundOf, type SloCriterionKey, SUCCESS_BOUND } from '../shared/slo-bounds.js';
+import {
+  declaredBounds,
+  type LatencyBound,
+  latencyBoundOf,
+  latencyBounds,
+  type SloCriterionKey,
+  SUCCESS_BOUND,
+} from '../shared/slo-bounds.js';
 import type { ExactSummary } from './exact/rank-select.js';
 import { exactQuantile } from './exact/rank-select.js';
 import { failureRank } from './failure-rank.js';
@@ -249,8 +256,9 @@ export const SLO_VERDICT_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict.windows.<w>.requests': 'requests of the class in the window, every status (the success rate divides by it)',
   'classes.<c>.slo_verdict.windows.<w>.reason':
     'why the window is not_evaluable, each open criterion with its reason; null when it was judged',
-  'classes.<c>.slo_verdict.windows.<w>.criteria[].criterion':
-    'the plan slo key judged: ttft_p95_ms, tpot_p95_ms, e2e_p95_ms or success_rate_min',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].criterion': `the plan slo key judged: ${latencyBounds()
+    .map((b) => b.key)
+    .join(', ')} or success_rate_min`,
   'classes.<c>.slo_verdict.windows.<w>.criteria[].bound': 'the value the plan declares for that key (ms, or a share for success_rate_min)',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].comparison':
     'how figure must compare with bound to meet it: <= for latency bounds, >= for success_rate_min',
