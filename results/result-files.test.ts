@@ -123,6 +123,10 @@ describe('the results files against their published schemas', () => {
     const validate = validator('loadfleet.run');
     const result = runJson({ classes: { chat: runClass({ requests: 2, completed: 2 }) } });
     expect(validate(JSON.parse(stringifyExact(result))) ? [] : validate.errors).toEqual([]);
+    // Aborted before its start instant (agents that did not arm): it finished before it started.
+    const early = runJson({ status: 'aborted', status_reason: 'aborted before any load was sent', wall_clock_ms: -255.637 });
+    expect(validate(JSON.parse(stringifyExact(early))) ? [] : validate.errors).toEqual([]);
+    expect((await readRunFile(written('run.json', early))).status).toBe('aborted');
     const failed = {
       schema: 'loadfleet.run/v1',
       run_id: 'f',

@@ -217,7 +217,10 @@ export const RunResultFile = Type.Object(
     finished_at: isoTime('ISO 8601, ms'),
     started_at_unix_ns: exactInteger('integer ns since the Unix epoch in the run clock domain, an exact JSON integer'),
     finished_at_unix_ns: exactInteger('integer ns since the Unix epoch in the run clock domain, an exact JSON integer'),
-    wall_clock_ms: Type.Number({ minimum: 0 }),
+    // Negative for a run aborted before its start instant (finished_at is then before started_at).
+    wall_clock_ms: Type.Number({
+      description: 'finished_at − started_at in ms; negative when the run was aborted before its start instant',
+    }),
     clock: RunClock,
     agents: Type.Array(RunAgent),
     requests: count('requests dispatched, every status'),
