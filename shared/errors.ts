@@ -47,6 +47,8 @@ export const ErrorCode = {
   TRACES_LISTEN: 'LF_TRACES_LISTEN',
   /** More agents than --max-agent-loss got no answer from the target at their warm-up: the run stopped before any load. */
   TARGET_UNREACHABLE: 'LF_TARGET_UNREACHABLE',
+  /** A results file (run.json, sweep.json, analysis.json, comparison.json) is missing, not JSON, or not of its published shape. */
+  ARTIFACT_INVALID: 'LF_ARTIFACT_INVALID',
 } as const;
 
 /** One of the stable codes above. */

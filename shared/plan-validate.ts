@@ -2,6 +2,7 @@
 // is collected in one pass as `<json path>: <what is wrong>` instead of stopping at the first one:
 // the shape from the plan's definition (plan-schema.ts), then the rules a schema cannot say, one
 // small function per object kind. Each rule relies only on the fields whose shape is right.
+
 import type { Static } from '@sinclair/typebox';
 import { costRules } from './cost-schema.js';
 import type { LoadModelName, Phase, Plan } from './plan.js';
@@ -10,6 +11,7 @@ import { HEADER_NAME, Phase as PhaseDef, PlanFile } from './plan-schema.js';
 import { apiRules, generates } from './plan-validate-api.js';
 import { promptRules, sessionRules, workloadDefaults } from './plan-validate-workload.js';
 import { checkShape, fitsShape } from './schema-problems.js';
+import { declaredBounds, SLO_LATENCY_BOUNDS } from './slo-bounds.js';
 import type { Ctx, Obj } from './validate-kit.js';
 import { child, eachObj, isObj, noDuplicates, numAt, problemLines, quoted, report, rootCtx } from './validate-kit.js';
 
@@ -253,11 +255,15 @@ function sampledRecordsRules(ctx: Ctx, o: Obj): void {
 function abortRules(ctx: Ctx, o: Obj, classes: unknown): void {
   if (o['error_share_above'] === undefined && o['p95_over_slo'] === undefined)
     report(ctx, 'needs error_share_above or p95_over_slo (nothing to stop on)');
-  const bounded =
-    Array.isArray(classes) &&
-    classes.some(
-      (c) => isObj(c) && isObj(c['slo']) && ['ttft_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms'].some((k) => (c['slo'] as Obj)[k] !== undefined),
-    );
+  const bounded = Array.isArray(classes) && classes.some((c) => isObj(c) && isObj(c['slo']) && declaredBounds(c['slo']).length > 0);
   if (o['p95_over_slo'] !== undefined && !bounded)
-    report(child(ctx, 'p95_over_slo'), 'no class declares a latency bound (slo.ttft_p95_ms, tpot_p95_ms or e2e_p95_ms) to multiply');
+    report(
+      child(ctx, 'p95_over_slo'),
+      `no class declares a latency bound (slo.${orList(SLO_LATENCY_BOUNDS.map((b) => b.key))}) to multiply`,
+    );
+}
+
+// "a, b or c".
+function orList(words: readonly string[]): string {
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
 }

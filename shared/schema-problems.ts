@@ -164,6 +164,9 @@ function wordFor(e: ValueError, at: readonly Segment[]): string {
       return say.pattern ?? `must match /${s['pattern']}/`;
     case E.Boolean:
       return 'must be a boolean';
+    case E.Kind:
+      // The one custom kind is exact-integer.ts's (an integer that may exceed 2^53).
+      return 'must be an integer';
     case E.Literal:
       return mustBe([s['const']]);
     default:

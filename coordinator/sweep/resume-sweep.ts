@@ -6,10 +6,12 @@
 // neither it is run again. The strategy is a pure function of the judged stages (strategy.ts), so
 // the value of the stage under way is the one it picks from the stages before it.
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
+import type { SweepResultJson } from '../../shared/result-schemas.js';
+import { readSweepJson } from '../../shared/run-read.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
 import { journalPath } from '../journal/run-journal.js';
 import { writerAlive } from '../process-alive.js';
@@ -51,24 +53,10 @@ export async function unfinishedSweep(outDir: string, loaded: LoadedSweep, sweep
   return null;
 }
 
-// The fields of a written sweep.json a restart reads back.
-interface WrittenSweep {
-  status: string;
-  sweep_id: string;
-  sweep_file: string;
-  plan_file: string;
-  sweep: unknown;
-  background_classes: string[];
-  slo: SweepState['slo'];
-  started_at: string;
-  stages: StageRecord[];
-  coordinator?: { host: string; pid: number };
-  resumed?: ResumedStage[];
-}
-
-async function readDoc(dir: string): Promise<WrittenSweep | null> {
+// sweep.json as written, checked against its published shape; a missing or broken one is no sweep to take up.
+async function readDoc(dir: string): Promise<SweepResultJson | null> {
   try {
-    return JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as WrittenSweep;
+    return await readSweepJson(dir);
   } catch {
     return null;
   }
@@ -87,7 +75,8 @@ export async function stateOf(dir: string, loaded: LoadedSweep, agents: number):
     agents,
     startedAt: new Date(doc.started_at),
     finishedAt: null,
-    stages: doc.stages,
+    // The published stage is the part every reader relies on; this process wrote the whole record.
+    stages: doc.stages as StageRecord[],
     stop: null,
     coordinator: thisCoordinator(),
     resumed: doc.resumed ?? [],

@@ -2,7 +2,6 @@
 // experiment directory (its finished runs of one arm) becomes the pure comparison's RunSamples.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { meetsSlo } from '../../figures/window-stats.js';
@@ -12,6 +11,7 @@ import type { OutputTokenSource, RequestRecord, RequestStatus } from '../../shar
 import { blankRecord, metricNs } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
 import { sloTtftMetric } from '../../shared/plan.js';
+import { readRunJson } from '../../shared/run-read.js';
 import { isFinished, RECORD_FILE, readExperimentDir } from '../experiment-record.js';
 import { nearestRank } from './bootstrap.js';
 import { quantileKey, sloFigure } from './figure-keys.js';
@@ -79,9 +79,9 @@ interface Acc {
 
 /** One run directory. */
 export async function loadRun(dir: string): Promise<RunSample> {
-  const run = parseExact<Record<string, unknown>>(await readFile(join(dir, 'run.json'), 'utf8'));
-  const plan = run.plan as Plan;
-  const start = BigInt(run.started_at_unix_ns as bigint | number);
+  const run = await readRunJson(dir);
+  const plan: Plan = run.plan;
+  const start = BigInt(run.started_at_unix_ns);
   const windows = [
     { name: 'all', startNs: 0, endNs: Number.POSITIVE_INFINITY },
     ...(plan.windows ?? []).map((w) => ({ name: w.name, startNs: w.start_s * 1e9, endNs: w.end_s * 1e9 })),
@@ -132,7 +132,7 @@ export async function loadRun(dir: string): Promise<RunSample> {
     }
   }
   const classes: RunSample['classes'] = {};
-  const figures = run.classes as Record<string, { windows: Record<string, Record<string, unknown>> }>;
+  const figures = run.classes;
   for (const [cls, byWindow] of acc) {
     classes[cls] = {};
     for (const [w, a] of byWindow) {
@@ -177,7 +177,7 @@ export async function loadRun(dir: string): Promise<RunSample> {
     }
   }
   const sloFigures = Object.fromEntries(plan.classes.map((c) => [c.name, Object.keys(c.slo ?? {}).flatMap((k) => sloFigure(k) ?? [])]));
-  return { runId: String(run.run_id), planSha256: loadSha256(plan), scheduleSha256: String(run.schedule_sha256), sloFigures, classes };
+  return { runId: run.run_id, planSha256: loadSha256(plan), scheduleSha256: run.schedule_sha256, sloFigures, classes };
 }
 
 /**
