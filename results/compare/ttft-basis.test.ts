@@ -6,6 +6,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stringifyExact } from '../../shared/json.js';
+import type { RunJson } from '../../shared/run-schema.js';
+import { runClass, runJson } from '../run-json.test-kit.js';
 import { candidateAsTool } from './baselines/tool-ttft.js';
 import type { ForeignBaseline } from './baselines/types.js';
 import { compareRuns } from './figures.js';
@@ -24,16 +27,13 @@ function runDir(basis: 'sent' | 'intended', outputStamped = true): string {
     duration_s: 4,
     classes: [{ name: 'rt', slo: { ttft_p95_ms: 500, basis }, prompt: { input_tokens: 8, output_tokens: 4 }, load: {} }],
   };
-  writeFileSync(
-    join(dir, 'run.json'),
-    JSON.stringify({
-      run_id: `r-${basis}`,
-      schedule_sha256: 's',
-      started_at_unix_ns: 0,
-      plan,
-      classes: { rt: { windows: { all: {} } } },
-    }).replace('"started_at_unix_ns":0', `"started_at_unix_ns":${T0}`),
-  );
+  const doc = runJson({
+    run_id: `r-${basis}`,
+    started_at_unix_ns: T0,
+    plan: plan as unknown as RunJson['plan'],
+    classes: { rt: runClass({ windows: { all: {} } }) },
+  });
+  writeFileSync(join(dir, 'run.json'), stringifyExact(doc));
   const rows = Array.from({ length: 40 }, (_, i) => {
     const intended = T0 + BigInt(i) * 100n * MS;
     const sent = intended + 30n * MS;
