@@ -1,3 +1,4 @@
+// suite: timing
 // A chaos soak, short in CI: three agents, each behind a proxy that injects faults at seeded
 // random moments of the run — the link closed at once, or blackholed towards the coordinator or
 // towards the agent without closing (test/hosts/blackhole-proxy.ts chaos mode). Every planned

@@ -1,3 +1,4 @@
+// suite: timing
 // Clock domains and agent loss on one machine: wall-clock skew is injected per agent with the
 // agent's test clock offset (the multi-host harness does the same with faketime in namespaces).
 import { readdirSync, readFileSync } from 'node:fs';

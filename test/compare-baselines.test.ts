@@ -1,3 +1,4 @@
+// suite: timing
 // End to end: `coordinator compare` with a baseline from another tool. A run against engine-sim is
 // written out as vLLM bench serve (per request and aggregate), GuideLLM (with and without its
 // requests) and AIPerf (profile_export.jsonl and profile_export_aiperf.json) would have recorded

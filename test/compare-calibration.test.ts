@@ -1,3 +1,4 @@
+// suite: timing
 // End to end, the gate's calibration on engine-sim's vLLM model near saturation (2,048/128 tokens,
 // Poisson 12 req/s): three runs differing only in their seed — the same offered distribution, the
 // run-to-run variation a real server shows — compared pairwise must fail the gate no more often

@@ -1,3 +1,4 @@
+// suite: timing
 // End to end: `coordinator compare` of two runs of the same plan against engine-sim, one with a
 // slower first token (--ttft-ms 40 → 80), gating on the figures --gate-on names (TTFT p50 and
 // p95), reports the TTFT regression with an interval excluding zero and exits 5 with

@@ -1,3 +1,4 @@
+// suite: timing
 // The coordinator survives its own crash: a coordinator SIGKILLed mid-run, two standing (--stay)
 // agents against engine-sim keeping their load going, and a coordinator restarted on the run —
 // `coordinator resume RUN_DIR`, or the same `coordinator start` command on the same --out — takes

@@ -1,3 +1,4 @@
+// suite: timing
 // End to end: a real coordinator, real agent processes and a real engine-sim on loopback.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// suite: contract
 // The wrapper's flags, rendered offline (`loadfleet-k8s render`, which only asks kubectl to
 // kustomize): every number a flag sets lands in every field that must agree with it, and input
 // that cannot make a run is refused with exit 2 before anything is rendered or applied.

@@ -1,3 +1,4 @@
+// suite: contract
 // Which Kubernetes versions a run's objects work on. The schema validator here (kubernetes-models)
 // knows one API version and accepts fields it does not know, and an older API server silently
 // drops fields it does not serve, so the lifecycle would quietly not hold. This walks every

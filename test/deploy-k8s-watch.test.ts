@@ -1,3 +1,4 @@
+// suite: contract
 // The wrapper's decisions on the cluster's answers (test/fixtures/k8s: objects in the shape of
 // `kubectl get -o json`): what a look at a running run concludes (fail fast on a pod that cannot
 // start, coordinator or agent; go on through a lost or replaced agent), and what the preflight

@@ -1,3 +1,4 @@
+// suite: contract
 // Offline checks of how a rendered run is wired (deploy-k8s.test.ts has its lifecycle and
 // placement): every selector names the run; agents find the coordinator by its Service over TLS
 // and pin the run's CA; NetworkPolicies, where on, let agents reach only this run's coordinator,

@@ -1,3 +1,4 @@
+// suite: contract
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { describe, expect, it } from 'vitest';
 import { agentLoss } from '../coordinator/run-status.js';

@@ -1,3 +1,4 @@
+// suite: timing
 // A drifting agent clock, end to end: an agent in a network namespace of its own runs under
 // faketime at 1.0005× (500 ppm fast, exaggerated so a short run shows it) against a coordinator
 // and a target in another namespace, beside a control agent in the same namespace under faketime

@@ -1,3 +1,4 @@
+// suite: timing
 // Embeddings against the embedded engine-sim: per-request batch size and input tokens, latency
 // without a first token (the metric population says so), inputs and tokens per second, and their
 // prefill sharing the engine with chat so realtime TTFT rises beside a batch of embeddings.

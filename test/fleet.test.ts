@@ -1,3 +1,4 @@
+// suite: timing
 // One fleet, many runs, end to end: separately started agents serve every stage of a sweep and
 // every run of an experiment (`--listen`), an agent killed between stages rejoins under its id (or
 // the fleet goes on without it within --max-agent-loss), and an agent whose link is cut mid-run

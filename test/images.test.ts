@@ -1,3 +1,4 @@
+// suite: timing
 // Images in chat prompts against the embedded engine-sim: real PNG bytes of the stated size go as
 // image_url data URIs, engine-sim charges ceil(w/28)·ceil(h/28) prompt tokens per image, so at
 // equal text the class with large images has a longer prefill and a higher TTFT.

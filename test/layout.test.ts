@@ -1,3 +1,4 @@
+// suite: contract
 // The architecture's import rules (style.md): the top folders stand in floors — coordinator/ (what
 // runs while agents are connected) over results/ (what reads a finished run directory) over
 // figures/ (the pure figures both compute) over shared/; agent/ stands on shared/ alone, sim/ on

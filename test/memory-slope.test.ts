@@ -1,3 +1,4 @@
+// suite: contract
 // The soak's memory judgement (test/hosts/memory-slope.ts) on recorded and synthetic samples: it
 // passes what the coordinator retains today and fails a leak of 1 KiB per request on top of it.
 import { describe, expect, it } from 'vitest';

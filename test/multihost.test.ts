@@ -1,3 +1,4 @@
+// suite: timing
 // Several hosts on one machine (network namespaces): a coordinator, three agents and a target,
 // with wall-clock skews injected by faketime, an asymmetric path through a delaying TCP proxy,
 // and a monotonic-clock offset from a time namespace. Skips, saying why, where namespaces or

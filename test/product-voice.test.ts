@@ -1,3 +1,4 @@
+// suite: contract
 // The product speaks of itself: README, docs, the changelog and code comments name capabilities and
 // figures with their dates, never the tickets, work items or commits they came from (a reader has
 // no access to those, and they go stale the day they are written).

@@ -1,3 +1,4 @@
+// suite: timing
 // Rerank (api "rerank", POST /v1/rerank) against the embedded engine-sim: a fixed query and a
 // batch of documents per request, latency without a first token (the metric population says so),
 // documents and scored tokens per second; each (query, document) pair is charged and counted.

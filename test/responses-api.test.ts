@@ -1,3 +1,4 @@
+// suite: timing
 // The Responses API against engine-sim: its typed events are timed as chat's deltas are (reasoning
 // summary deltas first, then output text), usage comes from response.completed/incomplete, and a
 // chat class and a responses class sharing one engine in one run see the same TTFT.

@@ -1,3 +1,4 @@
+// suite: timing
 // Server metrics end to end: the coordinator scrapes the embedded engine-sim in gateway mode and
 // derives the server block and the validity gates from it; and scrape endpoints that are
 // unreachable, hang or serve garbage are recorded per sample while the run completes.

@@ -1,3 +1,4 @@
+// suite: timing
 // The server's clock placed in the run's when it is both shifted and drifting: engine-sim runs
 // under libfaketime 250 ms ahead and 500 ppm fast (its wall clock and its monotonic clock alike, so
 // its span stamps drift as a real server's would), sending its spans to a run with `traces`. The

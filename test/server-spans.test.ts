@@ -1,3 +1,4 @@
+// suite: timing
 // The server's spans joined to loadfleet's requests, end to end: a real coordinator and agent run
 // a plan with `traces` against a loopback chat server that emits vLLM's `llm_request` span through
 // the official OpenTelemetry JS exporter (OTLP/HTTP protobuf, and OTLP/gRPC disaggregated), its

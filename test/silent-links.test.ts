@@ -1,3 +1,4 @@
+// suite: timing
 // Links that die silently at the worst moments of a run's end, end to end: a proxy between the
 // agent and the coordinator stops forwarding one direction without closing anything (test/hosts/
 // blackhole-proxy.ts) — right after the agent's last records (their ack lost), at its `final`

@@ -1,3 +1,4 @@
+// suite: timing
 // engine-sim's spans, end to end: the real engine-sim process started with vLLM's
 // `--otlp-traces-endpoint`, its official OpenTelemetry JS exporter on each protocol, the
 // coordinator's OTLP receiver taking what it sends. Every finished request's span must arrive,

@@ -1,3 +1,4 @@
+// suite: timing
 // The mixed-fault soak (test/soak/round.ts): link cuts and blackholes, an agent SIGKILLed and
 // restarted with its spool, the coordinator SIGKILLed at a seeded moment (mid-load, in the drain
 // before every final is in, right after the last final was acknowledged, or while the run directory

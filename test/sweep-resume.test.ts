@@ -1,3 +1,4 @@
+// suite: timing
 // A sweep whose coordinator is SIGKILLed in the middle of its second stage, restarted with the same
 // `coordinator sweep` command on the same --out: the first stage's directory is kept untouched, the
 // second is recovered from its journal (the two standing --stay agents rejoin within their grace

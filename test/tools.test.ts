@@ -1,3 +1,4 @@
+// suite: timing
 // Tool calling against engine-sim: a chat class offering tools gets its answer as streamed
 // tool_calls deltas, timed like content (time to first tool-call delta, after the reasoning),
 // with each call's arguments joined from the bounded capture and checked to be JSON.

@@ -1,3 +1,4 @@
+// suite: timing
 // `agent --workers 2`: each agent stripes its share over two worker threads. The fleet must still
 // send exactly the global schedule, hold closed-loop concurrency exactly, and merge the threads'
 // interval and run histograms like any other agent's.
