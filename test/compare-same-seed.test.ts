@@ -1,3 +1,4 @@
+// suite: timing
 // End to end, the gate on the machine's own noise: ten runs of one small plan with the same seed
 // against engine-sim (40 ms first token), all from one experiment process, every pair compared
 // with the CLI's defaults (one run a side: interval + timing uncertainty + run-to-run floor),
