@@ -163,7 +163,7 @@ export class AgentRun implements ShareRunner {
         stripe: takeStripe(schedule.classes[i]!, share, i),
         headers: { ...commonHeaders, ...apiAuthHeaders(classApi(cls, plan.target), key), ...(cls.headers ?? {}) },
         adapter,
-        path: endpointPaths(plan.target!.base_url, adapter).path,
+        path: endpointPaths(plan.target!.base_url, adapter, plan.target!.model).path,
       };
       if (cls.load.model === 'sessions') {
         // A turn's body comes from its conversation; the builder only names its requests.

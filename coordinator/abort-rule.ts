@@ -3,26 +3,30 @@
 // last window_s, failed more than error_share_above, or had a p95 beyond p95_over_slo × a latency
 // bound of its SLO (failed requests ranked +∞, as the SLO verdict ranks them), at every check for
 // for_s seconds? Then the run stops, aborted, with the rule.
+
 import type { Static } from '@sinclair/typebox';
 import { failureRank } from '../figures/failure-rank.js';
 import type { VerdictMetric } from '../figures/window-stats.js';
 import { boundedMetrics } from '../figures/window-stats.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import { metricNs } from '../shared/metrics.js';
-import type { Plan } from '../shared/plan.js';
+import type { Plan, Slo } from '../shared/plan.js';
 import type { AbortRules } from '../shared/plan-schema.js';
+import { declaredBounds } from '../shared/slo-bounds.js';
 
 export type AbortRulesSpec = Static<typeof AbortRules>;
 
 /** Every abort reason starts with this, so readers (sweeps) can tell a rule from other aborts. */
 export const ABORT_RULE_PREFIX = 'abort rule';
 
-const BOUND_KEY: Record<VerdictMetric, 'ttft_p95_ms' | 'tpot_p95_ms' | 'e2e_p95_ms'> = {
-  ttft: 'ttft_p95_ms',
-  ttft_from_intended: 'ttft_p95_ms',
-  tpot: 'tpot_p95_ms',
-  e2e: 'e2e_p95_ms',
-};
+// The bound a metric's rolling p95 is multiplied from: its p95 row of the SLO table when the class
+// declares it, else the first row of that metric it declares (a table may bound other quantiles).
+function boundFor(slo: Slo, m: VerdictMetric): number {
+  const rows = declaredBounds(slo).filter((b) =>
+    b.row.metric === 'ttft' ? m === 'ttft' || m === 'ttft_from_intended' : b.row.metric === m,
+  );
+  return (rows.find((b) => b.row.quantile === 0.95) ?? rows[0])!.bound;
+}
 
 interface Ended {
   atNs: number;
@@ -110,7 +114,7 @@ export class AbortWatch {
     if (multiple !== undefined && slo) {
       const failed = inWindow.filter((e) => !e.ok).length;
       this.metrics.get(cls)!.forEach((m, i) => {
-        const bound = slo[BOUND_KEY[m]]!;
+        const bound = boundFor(slo, m);
         const limit = multiple * bound;
         const values = Float64Array.from(
           inWindow.flatMap((e) => (e.values[i] === null || e.values[i] === undefined ? [] : [e.values[i]! / 1e6])),

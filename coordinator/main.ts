@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `coordinator`: runs a plan across a fleet of N agents and writes one merged, aligned run
 // directory; runs sweeps and experiments (arms × repeats) over one fleet and rebuilds their analysis.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { analyzeCommand } from '../results/analysis/command.js';
 import { runDirsUnder, writeBenchmarkReports } from '../results/benchmark-report-write.js';
@@ -17,6 +19,7 @@ import { addFailOnSloOption, addRunFlags, recordsMode, runOptionsFromFlags } fro
 import { withCostFlags } from './cost/flags.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
+import { journalPath } from './journal/run-journal.js';
 import { planCommand } from './plan-dry-run/command.js';
 import { resumeRun, unfinishedRuns } from './recover.js';
 import type { RunResult } from './run.js';
@@ -36,20 +39,27 @@ async function start(o: StartOptions): Promise<number> {
   const plan = withCostFlags(await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records }), o);
   // A coordinator restarted with the same command (a container restart) completes the run it had
   // not finished, instead of starting another beside it.
-  const { here, elsewhere, otherPlan } = await unfinishedRuns(o.out, plan);
+  const { here, elsewhere, otherPlan, noHeader } = await unfinishedRuns(o.out, plan);
+  const say = (line: string): void => void process.stderr.write(`[coordinator] ${line}\n`);
   for (const dir of elsewhere)
-    process.stderr.write(
-      `[coordinator] ${dir} holds the journal of a run written on another host: \`coordinator resume ${dir}\` recovers it if it is over\n`,
-    );
+    say(`${dir} holds the journal of a run written on another host: \`coordinator resume ${dir}\` recovers it if it is over`);
   for (const dir of otherPlan)
-    process.stderr.write(
-      `[coordinator] ${dir} was not finished, but it ran another plan: left as it is (\`coordinator resume ${dir}\` completes it); starting a new run\n`,
-    );
-  if (here.length > 0) {
-    process.stderr.write(
-      `[coordinator] ${here.at(-1)} was not finished (its journal is there): recovering it instead of starting a new run\n`,
-    );
-    return resume(here.at(-1)!, o);
+    say(`${dir} was not finished, but it ran another plan: left as it is (\`coordinator resume ${dir}\` completes it); starting a new run`);
+  for (const dir of noHeader) say(`${dir} holds a journal without a readable header: its run never started its load, nothing to recover`);
+  // The newest is the one this command was running; older ones of the same plan are named, each with its command.
+  for (const dir of here.slice(0, -1))
+    say(`${dir} was not finished either (an older run of this plan): \`coordinator resume ${dir}\` completes it`);
+  const newest = here.at(-1);
+  if (newest) {
+    say(`${newest} was not finished (its journal is there): recovering it instead of starting a new run`);
+    try {
+      return await resume(newest, o);
+    } catch (err) {
+      // A journal that cannot be recovered (set aside when damaged) must not stop every restart the same way.
+      if (!(err instanceof LoadfleetError && err.code === ErrorCode.JOURNAL_UNREADABLE)) throw err;
+      say(formatError(err));
+      say(`${newest} cannot be recovered: starting a new run`);
+    }
   }
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());
@@ -57,6 +67,12 @@ async function start(o: StartOptions): Promise<number> {
 }
 
 async function resume(dir: string, o: RunFlags & Pick<StartOptions, 'failOnSlo' | 'failOnNotEvaluable'>): Promise<number> {
+  // Finished before it was killed (its run.json written, its journal removed): nothing to do, and a
+  // restarted `resume` must not fail on it over and over.
+  if (existsSync(join(dir, 'run.json')) && !existsSync(journalPath(dir))) {
+    process.stderr.write(`[coordinator] ${dir} is finished (its run.json is written and its journal removed): nothing to recover\n`);
+    return ExitCode.OK;
+  }
   const flags = await runOptionsFromFlags(o);
   const result = await resumeRun(dir, { ...flags.options, plan: undefined as never, outDir: dir }).finally(() => flags.close());
   return report(result, o);
@@ -150,13 +166,26 @@ program
   .option('--candidate-arm <name>', 'the candidate arm')
   .option('--threshold-pct <pct>', 'a latency or goodput change smaller than this share of the baseline is within noise', Number, 5)
   .option('--success-threshold-pts <pts>', 'a success-rate change smaller than this many points is within noise', Number, 1)
-  .option('--confidence <c>', 'interval coverage', Number, 0.95)
+  .option(
+    '--confidence <c>',
+    'two-sided interval coverage (default 1 − 2 × --false-alarm, 0.9: each end is the one-sided bound at the level the gate decides at)',
+    Number,
+  )
   .option('--false-alarm <rate>', 'family-wise rate of false regressions over the gating figures (Holm)', Number, 0.05)
+  .option(
+    '--run-to-run-floor-pct <pct>',
+    'with one run a side: the % of the baseline a latency or goodput change must clear besides its interval and timing uncertainty, one number or per percentile level (default p50=5,p95=35,p99=75: what same-seed runs differed by here)',
+  )
+  .option(
+    '--undecided-exit <code>',
+    `with --fail-on-regression: the exit code when no gating figure regressed but one is undecided (beyond its interval, within the margin one run a side cannot measure); default 0, ${ExitCode.UNDECIDED} is reserved for it`,
+    Number,
+  )
   .option(
     '--gate-on <figures>',
     "the figures that gate, comma-separated: figure, class/figure or class/window/figure (default: each class's SLO figures in window all)",
   )
-  .option('--resamples <n>', 'bootstrap replicates per figure and side', Number, 1000)
+  .option('--resamples <n>', 'bootstrap replicates per figure and side (at least 100 and gating figures / --false-alarm)', Number, 1000)
   .option('--seed <s>', 'seed of the bootstrap (same inputs and seed, same intervals)', '1')
   .option('--fail-on-regression', `exit ${ExitCode.REGRESSED} when a gating figure regressed`)
   .option('--allow-different-plans', 'compare runs of different plans or schedules (refused by default)')

@@ -12,6 +12,7 @@ import { HISTOGRAM_CONFIG, percentilesNs, REPORTED_QUANTILES, summarizeMs } from
 import { FROM_INTENDED_METRICS, LATENCY_METRICS } from '../shared/metrics.js';
 import type { ApiKind, Plan, TrafficClass } from '../shared/plan.js';
 import { isClosedLoop } from '../shared/plan.js';
+import type { RunJsonClass, RunJsonHistograms, RunJsonPopulation } from '../shared/run-schema.js';
 import type { Collector } from './collector.js';
 
 /** Below this many samples a p99 is descriptive only (domain.md §3). */
@@ -21,8 +22,8 @@ export const P99_MIN_SAMPLES = 100;
 export type WindowMetrics = Record<string, number | boolean | null | Record<string, number>>;
 
 /** run.json's `classes` section. */
-export function classSummaries(plan: Plan, c: Collector, runSeconds: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function classSummaries(plan: Plan, c: Collector, runSeconds: number): Record<string, RunJsonClass> {
+  const out: Record<string, RunJsonClass> = {};
   for (const cls of plan.classes) {
     const byWindow = c.stats.get(cls.name)!;
     const all = byWindow.get('all')!;
@@ -135,7 +136,7 @@ export const EXACT_METHOD_DEFINITIONS: Record<string, string> = {
 };
 
 /** run.json's `histograms` section. */
-export function histogramSection(plan: Plan, c: Collector): Record<string, unknown> {
+export function histogramSection(plan: Plan, c: Collector): RunJsonHistograms {
   const err = maxRelativeErrorVsExact(plan, c);
   const exact = c.exactMethod();
   return {
@@ -154,7 +155,7 @@ export function histogramSection(plan: Plan, c: Collector): Record<string, unkno
 }
 
 /** run.json's `metric_population` section. */
-export function metricPopulation(plan: Plan, c: Collector): Record<string, unknown> {
+export function metricPopulation(plan: Plan, c: Collector): RunJsonPopulation {
   let attempted = 0;
   let successful = 0;
   let smallestP99Samples = Number.POSITIVE_INFINITY;
@@ -168,10 +169,10 @@ export function metricPopulation(plan: Plan, c: Collector): Record<string, unkno
     for (const stats of c.stats.get(cls.name)!.values())
       if (stats.completed > 0) smallestP99Samples = Math.min(smallestP99Samples, stats.completed);
   }
-  const notApplicable: Record<string, { metrics: readonly string[]; why: string }> = {};
+  const notApplicable: Record<string, { metrics: string[]; why: string }> = {};
   for (const cls of plan.classes) {
     const api = apiMetrics(classApi(cls, plan.target));
-    if (api.notApplicable.length > 0) notApplicable[cls.name] = { metrics: api.notApplicable, why: api.note };
+    if (api.notApplicable.length > 0) notApplicable[cls.name] = { metrics: [...api.notApplicable], why: api.note };
   }
   return {
     attempted_requests: attempted,

@@ -10,6 +10,14 @@
 import { formatMs, formatPct } from '../shared/format.js';
 import type { Slo } from '../shared/plan.js';
 import { sloTtftMetric } from '../shared/plan.js';
+import {
+  declaredBounds,
+  type LatencyBound,
+  latencyBoundOf,
+  latencyBounds,
+  type SloCriterionKey,
+  SUCCESS_BOUND,
+} from '../shared/slo-bounds.js';
 import type { ExactSummary } from './exact/rank-select.js';
 import { exactQuantile } from './exact/rank-select.js';
 import { failureRank } from './failure-rank.js';
@@ -19,11 +27,11 @@ export type SloVerdictValue = 'met' | 'missed' | 'not_evaluable';
 
 /** One declared bound against the figure that answers it. */
 export interface SloCriterion {
-  /** The plan's slo key: ttft_p95_ms, tpot_p95_ms, e2e_p95_ms or success_rate_min. */
-  criterion: 'ttft_p95_ms' | 'tpot_p95_ms' | 'e2e_p95_ms' | 'success_rate_min';
+  /** The plan's slo key: a latency bound of the SLO table (ttft_p95_ms, …) or success_rate_min. */
+  criterion: SloCriterionKey;
   /**
-   * The p95 in ms over every request of the window with failures ranked +∞, or the success rate
-   * in [0, 1]; null when the failures decide the p95 (see on_failure) or it could not be judged.
+   * The bound's quantile (p95…) in ms over every request of the window with failures ranked +∞, or
+   * the success rate in [0, 1]; null when the failures decide it (see on_failure) or it could not be judged.
    */
   figure: number | null;
   bound: number;
@@ -75,21 +83,24 @@ export interface VerdictWindowInput {
   verdictExact: ReadonlyMap<string, ExactSummary>;
 }
 
-/** The latency bounds a class may declare. */
-const LATENCY_BOUNDS = ['ttft_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms'] as const;
-
 /** The exact nearest-rank p95 in ms of raw ns values; null when there are none. */
 export function exactP95Ms(s: ExactSummary | undefined): number | null {
-  return s ? exactQuantile(s, 0.95) / 1e6 : null;
+  return exactQuantileMs(s, 0.95);
 }
 
-function metricOf(key: (typeof LATENCY_BOUNDS)[number], slo: Slo): string {
-  return key === 'ttft_p95_ms' ? sloTtftMetric(slo.basis) : key === 'tpot_p95_ms' ? 'tpot' : 'e2e';
+/** The exact nearest-rank q-quantile in ms of raw ns values; null when there are none. */
+export function exactQuantileMs(s: ExactSummary | undefined, q: number): number | null {
+  return s ? exactQuantile(s, q) / 1e6 : null;
+}
+
+/** The series a bound ranks: TTFT on the SLO's basis, TPOT or e2e. */
+export function boundSeries(row: LatencyBound, slo: Slo): string {
+  return row.metric === 'ttft' ? sloTtftMetric(slo.basis) : row.metric;
 }
 
 /** Successful requests without the metric, and why they carry none (the not_evaluable reason). */
-function unmeasured(key: (typeof LATENCY_BOUNDS)[number], w: VerdictWindowInput): { n: number; why: string } {
-  if (key === 'tpot_p95_ms') {
+function unmeasured(row: LatencyBound, w: VerdictWindowInput): { n: number; why: string } {
+  if (row.metric === 'tpot') {
     const n = w.okUncountedOutput + w.okOneToken;
     const parts = [
       w.okUncountedOutput > 0 ? `${w.okUncountedOutput} without counted output tokens (no usage and no tokenizer: chunk estimates)` : '',
@@ -97,7 +108,7 @@ function unmeasured(key: (typeof LATENCY_BOUNDS)[number], w: VerdictWindowInput)
     ].filter(Boolean);
     return { n, why: `TPOT needs 2 or more counted output tokens; of ${w.completed} successful requests, ${parts.join(' and ')}` };
   }
-  if (key === 'ttft_p95_ms')
+  if (row.metric === 'ttft')
     return {
       n: w.okWithoutFirstToken,
       why:
@@ -108,22 +119,22 @@ function unmeasured(key: (typeof LATENCY_BOUNDS)[number], w: VerdictWindowInput)
   return { n: 0, why: 'no successful request had an end time' };
 }
 
-/** One latency bound: the nearest-rank p95 over every request, failures ranked +∞ (failure-rank.ts). */
-function latencyCriterion(key: (typeof LATENCY_BOUNDS)[number], bound: number, slo: Slo, w: VerdictWindowInput): SloCriterion {
-  const s = w.verdictExact.get(metricOf(key, slo));
+/** One latency bound: the nearest-rank quantile over every request, failures ranked +∞ (failure-rank.ts). */
+function latencyCriterion(row: LatencyBound, bound: number, slo: Slo, w: VerdictWindowInput): SloCriterion {
+  const s = w.verdictExact.get(boundSeries(row, slo));
   const ranked = s?.count ?? 0;
-  const base = { criterion: key, bound, comparison: '<=' as const };
-  const um = unmeasured(key, w);
+  const base = { criterion: row.key as SloCriterionKey, bound, comparison: '<=' as const };
+  const um = unmeasured(row, w);
   const counts = { ranked, failed: w.failed, unmeasured: um.n };
-  const at = failureRank({ requests: w.requests, failed: w.failed, measured: ranked - w.failed });
+  const at = failureRank({ requests: w.requests, failed: w.failed, measured: ranked - w.failed }, row.quantile);
   if (at.kind === 'empty') return { ...base, figure: null, met: null, reason: 'no request of the class fell in this window' };
   // More than 5% of every request failed: the p95 is +∞ whatever the successes carried, measured or not.
   if (at.kind === 'failures_decide') return { ...base, figure: null, met: false, on_failure: true, ...counts, reason: null };
   // The successes without the metric decide it: a bound that cannot be measured is never missed.
   if (at.kind === 'unmeasured_decide')
     return { ...base, figure: null, met: null, on_failure: false, ...counts, reason: openReason(um.why, w) };
-  const p95 = exactP95Ms(s)!;
-  return { ...base, figure: p95, met: p95 <= bound, on_failure: false, ...counts, reason: null };
+  const figure = exactQuantileMs(s, row.quantile)!;
+  return { ...base, figure, met: figure <= bound, on_failure: false, ...counts, reason: null };
 }
 
 // Why the unmeasured successes, not the failures, decide a bound.
@@ -135,14 +146,11 @@ function openReason(why: string, w: VerdictWindowInput): string {
 /** The verdict of one window. */
 export function windowVerdict(slo: Slo, w: VerdictWindowInput): WindowVerdict {
   const criteria: SloCriterion[] = [];
-  for (const key of LATENCY_BOUNDS) {
-    const bound = slo[key];
-    if (bound !== undefined) criteria.push(latencyCriterion(key, bound, slo, w));
-  }
+  for (const { row, bound } of declaredBounds(slo)) criteria.push(latencyCriterion(row, bound, slo, w));
   if (slo.success_rate_min !== undefined) {
     const figure = w.requests > 0 ? w.completed / w.requests : null;
     criteria.push({
-      criterion: 'success_rate_min',
+      criterion: SUCCESS_BOUND.key,
       figure,
       bound: slo.success_rate_min,
       comparison: '>=',
@@ -159,7 +167,7 @@ export function windowVerdict(slo: Slo, w: VerdictWindowInput): WindowVerdict {
       verdict: 'not_evaluable',
       requests: w.requests,
       criteria,
-      reason: open.map((c) => `${CRITERION_WORDS[c.criterion]}: ${c.reason}`).join('; '),
+      reason: open.map((c) => `${criterionWords(c.criterion)}: ${c.reason}`).join('; '),
     };
   return { verdict: 'met', requests: w.requests, criteria, reason: null };
 }
@@ -183,24 +191,22 @@ export function classVerdict(slo: Slo, windows: ReadonlyMap<string, VerdictWindo
   return { verdict, missed_in: missedIn, not_evaluable_in: openIn, windows: out };
 }
 
-const CRITERION_WORDS: Record<SloCriterion['criterion'], string> = {
-  ttft_p95_ms: 'p95 TTFT',
-  tpot_p95_ms: 'p95 TPOT',
-  e2e_p95_ms: 'p95 e2e',
-  success_rate_min: 'success',
-};
+// A criterion in words: the table's, for a key of a table this build does not have its own key.
+function criterionWords(key: string): string {
+  return key === SUCCESS_BOUND.key ? SUCCESS_BOUND.words : (latencyBoundOf(key)?.words ?? key);
+}
 
 /** One criterion for people: "p95 TTFT 10,423 ms > 250 ms", "success 100% ≥ 99%". */
 export function criterionText(c: SloCriterion): string {
-  const show = c.criterion === 'success_rate_min' ? formatPct : formatMs;
-  if (c.met === null) return `${CRITERION_WORDS[c.criterion]} not evaluable vs ${show(c.bound)}`;
+  const show = c.criterion === SUCCESS_BOUND.key ? formatPct : formatMs;
+  if (c.met === null) return `${criterionWords(c.criterion)} not evaluable vs ${show(c.bound)}`;
   const op = c.comparison === '<=' ? (c.met ? '≤' : '>') : c.met ? '≥' : '<';
   const figure = c.on_failure
     ? `a failed request (${c.failed} of ${(c.ranked ?? 0) + (c.unmeasured ?? 0)} failed)`
     : c.figure === null
       ? 'none'
       : show(c.figure);
-  return `${CRITERION_WORDS[c.criterion]} ${figure} ${op} ${show(c.bound)}`;
+  return `${criterionWords(c.criterion)} ${figure} ${op} ${show(c.bound)}`;
 }
 
 /**
@@ -250,8 +256,9 @@ export const SLO_VERDICT_DEFINITIONS: Record<string, string> = {
   'classes.<c>.slo_verdict.windows.<w>.requests': 'requests of the class in the window, every status (the success rate divides by it)',
   'classes.<c>.slo_verdict.windows.<w>.reason':
     'why the window is not_evaluable, each open criterion with its reason; null when it was judged',
-  'classes.<c>.slo_verdict.windows.<w>.criteria[].criterion':
-    'the plan slo key judged: ttft_p95_ms, tpot_p95_ms, e2e_p95_ms or success_rate_min',
+  'classes.<c>.slo_verdict.windows.<w>.criteria[].criterion': `the plan slo key judged: ${latencyBounds()
+    .map((b) => b.key)
+    .join(', ')} or success_rate_min`,
   'classes.<c>.slo_verdict.windows.<w>.criteria[].bound': 'the value the plan declares for that key (ms, or a share for success_rate_min)',
   'classes.<c>.slo_verdict.windows.<w>.criteria[].comparison':
     'how figure must compare with bound to meet it: <= for latency bounds, >= for success_rate_min',

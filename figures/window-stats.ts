@@ -7,6 +7,7 @@ import { LATENCY_METRICS, metricNs } from '../shared/metrics.js';
 import type { Slo } from '../shared/plan.js';
 import { sloTtftMetric } from '../shared/plan.js';
 import { meetsSlo, RecordTally } from '../shared/record-tally.js';
+import { declaredBounds } from '../shared/slo-bounds.js';
 import type { ExactSummary } from './exact/rank-select.js';
 import type { ExactSink } from './exact/series-values.js';
 
@@ -83,11 +84,9 @@ export type VerdictMetric = 'ttft' | 'ttft_from_intended' | 'tpot' | 'e2e';
 
 /** The metrics the SLO's latency bounds judge, in the order ttft, tpot, e2e. */
 export function boundedMetrics(slo: Slo): VerdictMetric[] {
-  const out: VerdictMetric[] = [];
-  if (slo.ttft_p95_ms !== undefined) out.push(sloTtftMetric(slo.basis));
-  if (slo.tpot_p95_ms !== undefined) out.push('tpot');
-  if (slo.e2e_p95_ms !== undefined) out.push('e2e');
-  return out;
+  // Each series once, however many bounds (quantiles) of the SLO table rank it.
+  const metrics = declaredBounds(slo).map(({ row }) => (row.metric === 'ttft' ? sloTtftMetric(slo.basis) : row.metric));
+  return (['ttft', 'ttft_from_intended', 'tpot', 'e2e'] as const).filter((m) => metrics.includes(m));
 }
 
 /** Whether one successful request met every per-request bound (record-tally.ts). */

@@ -3,14 +3,15 @@
 // figures, histograms.hlog merged across classes for the whole run (HDR add, never an average of
 // percentiles), and requests.ndjson streamed once for token lengths and request sizes.
 import { createReadStream } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 import { addEncoded, type Histogram, newHistogram, percentilesNs } from '../shared/histogram.js';
-import { parseExact } from '../shared/json.js';
-import type { Plan, TrafficClass } from '../shared/plan.js';
+import type { TrafficClass } from '../shared/plan.js';
+import { readRunJson } from '../shared/run-read.js';
+import type { RunJson, RunJsonClass } from '../shared/run-schema.js';
 import { VERSION } from '../shared/version.js';
 import {
   BR_LATENCY,
@@ -46,41 +47,13 @@ const DEFINITIONS: Record<string, string> = {
   cost: "run.json cost, whole: cost per million tokens and tokens/s per accelerator and per user by window and class, with each figure's definition in run.json field_definitions (the standard has no place for a price)",
 };
 
-/** The parts of run.json a report reads. */
-interface RunClass {
-  requests: number;
-  completed: number;
-  failed: number;
-  slo_verdict?: unknown;
-  windows: Record<string, Record<string, unknown> | undefined>;
-}
-interface RunDoc {
-  run_id: string;
-  status: string;
-  status_reason?: string | null;
-  started_at: string;
-  finished_at: string;
-  wall_clock_ms: number;
-  plan_sha256: string;
-  agents?: unknown[];
-  requests: number;
-  completed: number;
-  failed: number;
-  clock: unknown;
-  data_quality: unknown;
-  slo_proof: unknown;
-  records: unknown;
-  /** Absent in a run.json written before it existed. */
-  cost?: unknown;
-  experiment?: { name: string; arm: string; repeat: number };
-  plan: Plan;
-  classes: Record<string, RunClass>;
-}
+/** run.json as the report reads it. */
+type RunDoc = RunJson;
 
 /** Writes the reports of a run directory; returns the paths written. */
 export async function writeBenchmarkReports(dir: string): Promise<string[]> {
-  const run = parseExact<RunDoc>(await readFile(join(dir, 'run.json'), 'utf8'));
-  const classes = Object.keys(run.classes ?? {});
+  const run = await readRunJson(dir);
+  const classes = Object.keys(run.classes);
   const [tallies, merged] = await Promise.all([tallyRequests(join(dir, 'requests.ndjson')), mergeHlog(join(dir, 'histograms.hlog'))]);
   const scopes: [string, BrScope][] = [[BENCHMARK_REPORT_FILE, wholeRunScope(run, classes, tallies, merged)]];
   if (classes.length > 1) for (const c of classes) scopes.push([`${BENCHMARK_REPORT_FILE}.${c}`, classScope(run, c, tallies.get(c))]);
@@ -242,7 +215,7 @@ function common(
   };
 }
 
-function counts(c: Pick<RunClass, 'requests' | 'completed' | 'failed'>): Pick<BrScope, 'total' | 'failures' | 'incomplete'> {
+function counts(c: Pick<RunJsonClass, 'requests' | 'completed' | 'failed'>): Pick<BrScope, 'total' | 'failures' | 'incomplete'> {
   const total = Number(c.requests ?? 0);
   const failures = Number(c.failed ?? 0);
   return { total, failures, incomplete: Math.max(0, total - Number(c.completed ?? 0) - failures) };

@@ -2,9 +2,8 @@
 // judges exactly what the artifact says (and works the same on a run directory written earlier).
 // A missed SLO fails the gate; a not_evaluable one fails it only when asked (--fail-on-not-evaluable):
 // by default the gate states it and passes, since the run could not show the SLO was missed.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ExitCode } from '../shared/errors.js';
+import { readRunJson } from '../shared/run-read.js';
 
 /** A class whose verdict the gate reports: the windows it missed in, or could not be judged in and why. */
 export interface GatedClass {
@@ -13,24 +12,10 @@ export interface GatedClass {
   reason?: string;
 }
 
-interface RunVerdicts {
-  classes?: Record<
-    string,
-    {
-      slo_verdict?: {
-        verdict: string;
-        missed_in: string[];
-        not_evaluable_in?: string[];
-        windows?: Record<string, { reason: string | null }>;
-      };
-    }
-  >;
-}
-
 /** The classes of a run directory whose slo_verdict is missed, and those whose verdict is not_evaluable. */
 export async function sloOutcomes(runDir: string): Promise<{ missed: GatedClass[]; notEvaluable: GatedClass[] }> {
-  const run = JSON.parse(await readFile(join(runDir, 'run.json'), 'utf8')) as RunVerdicts;
-  const entries = Object.entries(run.classes ?? {});
+  const run = await readRunJson(runDir);
+  const entries = Object.entries(run.classes);
   const missed = entries
     .filter(([, c]) => c.slo_verdict?.verdict === 'missed')
     .map(([className, c]) => ({ className, windows: c.slo_verdict!.missed_in }));
@@ -39,7 +24,7 @@ export async function sloOutcomes(runDir: string): Promise<{ missed: GatedClass[
     .map(([className, c]) => {
       const v = c.slo_verdict!;
       const windows = v.not_evaluable_in ?? [];
-      return { className, windows, reason: v.windows?.[windows[0] ?? 'all']?.reason ?? 'no request to judge' };
+      return { className, windows, reason: v.windows[windows[0] ?? 'all']?.reason ?? 'no request to judge' };
     });
   return { missed, notEvaluable };
 }

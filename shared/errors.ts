@@ -47,6 +47,8 @@ export const ErrorCode = {
   TRACES_LISTEN: 'LF_TRACES_LISTEN',
   /** More agents than --max-agent-loss got no answer from the target at their warm-up: the run stopped before any load. */
   TARGET_UNREACHABLE: 'LF_TARGET_UNREACHABLE',
+  /** A results file (run.json, sweep.json, analysis.json, comparison.json) is missing, not JSON, or not of its published shape. */
+  ARTIFACT_INVALID: 'LF_ARTIFACT_INVALID',
 } as const;
 
 /** One of the stable codes above. */
@@ -64,6 +66,8 @@ export const ExitCode = {
   REGRESSED: 5,
   /** loadfleet-k8s: the run completed degraded (an agent lost within --max-agent-loss, a clock fallback, …: run.json's status_reason). */
   DEGRADED: 6,
+  /** `compare --fail-on-regression --undecided-exit 7`: one run a side could not tell a gating figure's worsening from what it cannot measure. */
+  UNDECIDED: 7,
   INTERRUPTED: 130,
 } as const;
 

@@ -1,9 +1,12 @@
 // The JSON Schemas published under examples/schemas/, generated from the same definitions that give
-// the types and the validation (plan-schema.ts, experiment.ts, sweep.ts), so the three cannot
-// disagree. Written by `npm run examples:generate`; a unit test fails when the files are stale.
+// the types and the validation (plan-schema.ts, experiment.ts, sweep.ts; run-schema.ts and
+// result-schemas.ts for the results files: run.json, sweep.json, analysis.json, comparison.json),
+// so the three cannot disagree. Written by `npm run examples:generate`; a unit test fails when the files are stale.
 import { type TSchema, Type } from '@sinclair/typebox';
 import { ExperimentFile } from './experiment.js';
 import { DatasetSpec, lengthField, PlanFile, SessionSpec, TraceSpec } from './plan-schema.js';
+import { AnalysisFile, ComparisonFile, SweepResultFile } from './result-schemas.js';
+import { RunFile } from './run-schema.js';
 import { SweepFile } from './sweep.js';
 import { isObj } from './validate-kit.js';
 
@@ -60,6 +63,10 @@ export function schemaFiles(): Record<string, string> {
     'loadfleet.experiment.v1.schema.json': published('loadfleet.experiment.v1', ExperimentFile),
     'loadfleet.sweep.v1.schema.json': published('loadfleet.sweep.v1', SweepFile),
     'loadfleet.workload.v1.schema.json': published('loadfleet.workload.v1', WORKLOAD),
+    'loadfleet.run.v1.schema.json': published('loadfleet.run.v1', RunFile),
+    'loadfleet.sweep-result.v1.schema.json': published('loadfleet.sweep-result.v1', SweepResultFile),
+    'loadfleet.analysis.v1.schema.json': published('loadfleet.analysis.v1', AnalysisFile),
+    'loadfleet.comparison.v1.schema.json': published('loadfleet.comparison.v1', ComparisonFile),
   };
 }
 

@@ -2,10 +2,11 @@
 // published JSON Schema (file-schemas.ts) and the shape check of plan-validate.ts all come from
 // these definitions; what a schema cannot say (phases inside the duration, a phase matching its
 // load model, fields a trace or session class must not have) is the rules in plan-validate.ts.
-import { type NumberOptions, Type } from '@sinclair/typebox';
+import { type NumberOptions, type TNumber, type TOptional, Type } from '@sinclair/typebox';
 import { API_DESCRIPTORS, API_NAMES } from './apis/registry.js';
 import { CostSpec } from './cost-schema.js';
 import { closed, fileRoot, oneOf, say } from './schema-problems.js';
+import { type LatencyBoundKey, SLO_LATENCY_BOUNDS } from './slo-bounds.js';
 
 /** The only plan schema this version reads. */
 export const PLAN_SCHEMA = 'loadfleet.plan/v1';
@@ -370,9 +371,10 @@ export const SloBasis = oneOf(['sent', 'intended'], {
 
 /** Per-class service level objectives; attainment is reported against them. */
 export const Slo = closed({
-  ttft_p95_ms: Type.Optional(positive()),
-  tpot_p95_ms: Type.Optional(positive()),
-  e2e_p95_ms: Type.Optional(positive()),
+  // One optional bound per row of the SLO table (slo-table.ts).
+  ...(Object.fromEntries(SLO_LATENCY_BOUNDS.map((b) => [b.key, Type.Optional(positive(b.description))])) as {
+    [K in LatencyBoundKey]: TOptional<TNumber>;
+  }),
   success_rate_min: Type.Optional(share()),
   basis: Type.Optional(SloBasis),
 });

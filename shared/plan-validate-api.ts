@@ -5,8 +5,10 @@
 // inputs answered in one body (embeddings, rerank), which takes fixed-length prompts only: its
 // inputs differ by their head, which a per-request body (one conversation, counted whole) has no
 // place for.
+
 import type { ApiDescriptor } from './apis/contract.js';
 import { API_NAMES, apiDescriptor, apisWhere } from './apis/registry.js';
+import { SLO_LATENCY_BOUNDS } from './slo-bounds.js';
 import type { Ctx, Obj } from './validate-kit.js';
 import { child, isObj, noDuplicates, report } from './validate-kit.js';
 
@@ -72,9 +74,11 @@ function embeddingsRules(ctx: Ctx, cls: Obj, prompt: Obj, api: string): void {
   refuse('output_tokens', `not allowed with api "${api}" (it generates no tokens)`);
   if (prompt['canary'] === true) report(child(p, 'canary'), `not allowed with api "${api}" (there is no answer to check)`);
   const slo = isObj(cls['slo']) ? cls['slo'] : {};
-  for (const key of ['ttft_p95_ms', 'tpot_p95_ms'])
+  // Only the end-to-end bounds of the SLO table apply to a request without tokens.
+  const e2e = SLO_LATENCY_BOUNDS.filter((b) => b.metric === 'e2e').map((b) => b.key);
+  for (const { key } of SLO_LATENCY_BOUNDS.filter((b) => b.metric !== 'e2e'))
     if (slo[key] !== undefined)
-      report(child(child(ctx, 'slo'), key), `not allowed with api "${api}" (it has no first token; bound e2e_p95_ms)`);
+      report(child(child(ctx, 'slo'), key), `not allowed with api "${api}" (it has no first token; bound ${e2e.join(' or ')})`);
 }
 
 function perRequestReason(prompt: Obj, load: Obj): string | undefined {

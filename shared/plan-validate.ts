@@ -2,6 +2,7 @@
 // is collected in one pass as `<json path>: <what is wrong>` instead of stopping at the first one:
 // the shape from the plan's definition (plan-schema.ts), then the rules a schema cannot say, one
 // small function per object kind. Each rule relies only on the fields whose shape is right.
+
 import type { Static } from '@sinclair/typebox';
 import { costRules } from './cost-schema.js';
 import type { LoadModelName, Phase, Plan } from './plan.js';
@@ -10,6 +11,7 @@ import { HEADER_NAME, Phase as PhaseDef, PlanFile } from './plan-schema.js';
 import { apiRules, generates } from './plan-validate-api.js';
 import { promptRules, sessionRules, workloadDefaults } from './plan-validate-workload.js';
 import { checkShape, fitsShape } from './schema-problems.js';
+import { declaredBounds, SLO_LATENCY_BOUNDS } from './slo-bounds.js';
 import type { Ctx, Obj } from './validate-kit.js';
 import { child, eachObj, isObj, noDuplicates, numAt, problemLines, quoted, report, rootCtx } from './validate-kit.js';
 
@@ -150,6 +152,36 @@ function loadRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined, durationS
   const spans: (Span | undefined)[] = [];
   eachObj(ctx, o, 'phases', (c, phase) => spans.push(phaseRules(c, phase, model, durationS)));
   noOverlap(child(ctx, 'phases'), spans);
+  if (model !== 'concurrency' && Array.isArray(phases)) scheduleSizeRule(child(ctx, 'phases'), phases);
+}
+
+/** The most open-loop arrivals one class may schedule: each is 8 bytes on the coordinator and on every agent. */
+export const MAX_CLASS_ARRIVALS = 1_000_000_000;
+
+// A schedule is built whole before the run (schedule.ts): past this size it cannot be held, and
+// counting it alone would take minutes to hours, so such a plan is refused here instead.
+function scheduleSizeRule(ctx: Ctx, phases: readonly unknown[]): void {
+  let arrivals = 0;
+  for (const phase of phases) {
+    const length = numAt(phase, 'duration_s');
+    const rate = numAt(phase, 'rate_per_s') ?? (isObj(phase) ? patternBound(phase['rate']) : undefined);
+    if (length !== undefined && rate !== undefined && length > 0 && rate > 0) arrivals += length * rate;
+  }
+  if (arrivals > MAX_CLASS_ARRIVALS)
+    report(
+      ctx,
+      `offer about ${arrivals.toPrecision(3)} requests (rate × duration); a class schedules at most ${MAX_CLASS_ARRIVALS.toExponential()}`,
+    );
+}
+
+// A rate pattern's highest value, near enough to size its schedule (the noise is left out).
+function patternBound(p: unknown): number | undefined {
+  if (!isObj(p)) return undefined;
+  const n = (k: string): number => numAt(p, k) ?? 0;
+  if (p['pattern'] === 'constant') return n('value');
+  if (p['pattern'] === 'ramp') return Math.max(n('from'), n('to'));
+  if (p['pattern'] === 'noisy-sinusoidal') return n('center') + Math.abs(n('amplitude'));
+  return undefined;
 }
 
 function phaseRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined, durationS: number | undefined): Span | undefined {
@@ -223,11 +255,15 @@ function sampledRecordsRules(ctx: Ctx, o: Obj): void {
 function abortRules(ctx: Ctx, o: Obj, classes: unknown): void {
   if (o['error_share_above'] === undefined && o['p95_over_slo'] === undefined)
     report(ctx, 'needs error_share_above or p95_over_slo (nothing to stop on)');
-  const bounded =
-    Array.isArray(classes) &&
-    classes.some(
-      (c) => isObj(c) && isObj(c['slo']) && ['ttft_p95_ms', 'tpot_p95_ms', 'e2e_p95_ms'].some((k) => (c['slo'] as Obj)[k] !== undefined),
-    );
+  const bounded = Array.isArray(classes) && classes.some((c) => isObj(c) && isObj(c['slo']) && declaredBounds(c['slo']).length > 0);
   if (o['p95_over_slo'] !== undefined && !bounded)
-    report(child(ctx, 'p95_over_slo'), 'no class declares a latency bound (slo.ttft_p95_ms, tpot_p95_ms or e2e_p95_ms) to multiply');
+    report(
+      child(ctx, 'p95_over_slo'),
+      `no class declares a latency bound (slo.${orList(SLO_LATENCY_BOUNDS.map((b) => b.key))}) to multiply`,
+    );
+}
+
+// "a, b or c".
+function orList(words: readonly string[]): string {
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
 }

@@ -273,7 +273,8 @@ export function decodeMessage(frame: Uint8Array): Message {
   }
   if (typeOf(value) !== 'object') throw new LoadfleetError(ErrorCode.BAD_FRAME, 'frame is not a message object');
   const obj = value as Record<string, unknown>;
-  const shape = typeof obj.type === 'string' ? SHAPES[obj.type as Message['type']] : undefined;
+  // An own entry only: a type named `constructor` or `toString` must not find what every object inherits.
+  const shape = typeof obj.type === 'string' && Object.hasOwn(SHAPES, obj.type) ? SHAPES[obj.type as Message['type']] : undefined;
   if (shape === undefined) throw new LoadfleetError(ErrorCode.BAD_FRAME, `unknown message type ${JSON.stringify(obj.type)}`);
   if (SEQUENCED_TYPES.has(obj.type as string) && typeOf(obj.rseq) !== 'number')
     throw new LoadfleetError(ErrorCode.BAD_FRAME, `${String(obj.type)}.rseq: expected number, got ${typeOf(obj.rseq)}`);

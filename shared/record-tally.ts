@@ -7,6 +7,7 @@ import type { RequestRecord } from './metrics.js';
 import { EXACT_OUTPUT_SOURCES, metricNs } from './metrics.js';
 import type { Slo } from './plan.js';
 import { sloTtftMetric } from './plan.js';
+import { declaredBounds } from './slo-bounds.js';
 
 /** A tally as it travels in an agent's `final` (class → window → counts). */
 export interface RecordTallyData {
@@ -167,5 +168,6 @@ export function meetsSlo(r: RequestRecord, slo: Slo): boolean {
     const v = metricNs(r, metric);
     return v === null || v <= boundMs * 1e6;
   };
-  return within(sloTtftMetric(slo.basis), slo.ttft_p95_ms) && within('tpot', slo.tpot_p95_ms) && within('e2e', slo.e2e_p95_ms);
+  // Every latency bound of the SLO table the class declares, applied to the request itself.
+  return declaredBounds(slo).every(({ row, bound }) => within(row.metric === 'ttft' ? sloTtftMetric(slo.basis) : row.metric, bound));
 }

@@ -96,6 +96,27 @@ describe('coordinator compare', () => {
     expect(readRunJson(base).classes.rt.windows.all.goodput_requests).toBeGreaterThan(0);
   }, 60_000);
 
+  it('refuses --resamples too few for Holm over the gating figures, and writes nothing', async () => {
+    const six = 'ttft_p50_ms,ttft_p95_ms,ttft_p99_ms,e2e_p50_ms,e2e_p95_ms,e2e_p99_ms';
+    const r = await compare([base, slow, '--out', join(work, 'cmp-few'), '--gate-on', six, '--resamples', '100', '--fail-on-regression']);
+    expect(r.code).toBe(ExitCode.INVALID_INPUT);
+    expect(r.stderr).toMatch(/--resamples 100 is too few for 6 gating figures/);
+    expect(r.stderr).toMatch(/use --resamples 120 or more/);
+    expect(existsSync(join(work, 'cmp-few'))).toBe(false);
+    const enough = await compare([
+      base,
+      slow,
+      '--out',
+      join(work, 'cmp-few'),
+      '--gate-on',
+      six,
+      '--resamples',
+      '120',
+      '--fail-on-regression',
+    ]);
+    expect(enough.code, enough.stderr).toBe(ExitCode.REGRESSED);
+  }, 60_000);
+
   it('refuses runs of different plans, and compares them when told', async () => {
     const other = await runWith('other', 40, { ...plan, seed: 2 });
     const r = await compare([base, other, '--out', join(work, 'cmp-other')]);

@@ -2,8 +2,13 @@
 // End to end: a real coordinator, real agent processes and a real engine-sim on loopback.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { artifactProblems } from '../shared/artifact-read.js';
 import type { Plan } from '../shared/plan.js';
+import { readRunFile, readRunJson as readTypedRunJson } from '../shared/run-read.js';
+import { RunResultFile } from '../shared/run-schema.js';
 import { buildSchedule } from '../shared/schedule.js';
 import { onlyRunDir, readRequests, readRunJson, runCoordinator, tempDir, writePlan } from './harness.js';
 
@@ -34,6 +39,8 @@ const PLAN: Plan = {
   ],
   windows: [{ name: 'surge', start_s: 2, end_s: 4 }],
 };
+
+const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
 
 const ORDER = ['intended_unix_ns', 'sent_unix_ns', 'headers_unix_ns', 'first_output_unix_ns', 'first_content_unix_ns', 'done_unix_ns'];
 
@@ -82,6 +89,30 @@ describe('coordinator + 3 agents + engine-sim', () => {
     expect(perAgent.reduce((x: number, y: number) => x + y, 0)).toBe(rows3.length);
     expect(run3.agents.map((a: any) => a.share)).toEqual(['1/3', '1/3', '1/3']);
     expect(run3.offered_schedule_matches).toBe(true);
+  });
+
+  it('writes run.json of its published shape: an independent JSON Schema validator and the one reader agree', async () => {
+    const schema = JSON.parse(readFileSync(join(EXAMPLES, 'schemas', 'loadfleet.run.v1.schema.json'), 'utf8'));
+    const validate = new Ajv({ strict: true, allErrors: true }).compile(schema);
+    for (const dir of [dir3, dir1]) {
+      // As any JSON tool reads it (ns times as doubles): the schema says integer, and they are.
+      const doc = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+      expect(validate(doc) ? [] : validate.errors).toEqual([]);
+      const typed = await readRunFile(dir);
+      expect(typed.status).toBe(doc.status);
+    }
+    const typed = await readTypedRunJson(dir3);
+    expect(typeof typed.started_at_unix_ns).toBe('bigint');
+    expect(typed.classes['realtime']!.slo_verdict?.windows['surge']?.criteria[0]?.criterion).toBe('ttft_p95_ms');
+    // A field renamed or dropped is caught, at its path.
+    const broken = JSON.parse(readFileSync(join(dir3, 'run.json'), 'utf8'));
+    delete broken.classes.batch.windows;
+    broken.agents[1].status = 'gone';
+    expect(validate(broken)).toBe(false);
+    expect(artifactProblems(RunResultFile, broken)).toEqual([
+      'agents[1].status: must be one of "ok", "lost"',
+      'classes.batch.windows: is required',
+    ]);
   });
 
   it('has the same schedule_sha256 for N = 1 and N = 3', () => {

@@ -23,7 +23,8 @@ function requestsOf(runDir: string): Req[] {
     .map((r) => {
       const ok = r.status === 'ok';
       const out = ok ? Number(r.completion_tokens ?? 0) : 0;
-      const ttftS = ok ? s(r.first_content_unix_ns, r.sent_unix_ns) : 0;
+      // These tools stamp their TTFT at the first token of any kind, reasoning included: loadfleet's first output.
+      const ttftS = ok ? s(r.first_output_unix_ns, r.sent_unix_ns) : 0;
       const e2eS = ok ? s(r.done_unix_ns, r.sent_unix_ns) : 0;
       return {
         startS: Number(BigInt(r.sent_unix_ns)) / 1e9,

@@ -1,3 +1,4 @@
+// suite: timing
 // The server's clock from its spans when they are hard to read, end to end (a real coordinator and
 // agent against a loopback chat server emitting vLLM's span through the official OpenTelemetry JS
 // exporter, its clock set a known distance from the machine's and drifting):

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../../shared/atomic-file.js';
 import { LoadfleetError } from '../../shared/errors.js';
 import { stringifyExact } from '../../shared/json.js';
 import type { Plan } from '../../shared/plan.js';
-import { RUN_SCHEMA } from './run-json.js';
+import { type FailedRunJson, RUN_SCHEMA } from '../../shared/run-schema.js';
 
 /** Where one agent had got to when the run failed. */
 export interface AgentProgress {
@@ -42,7 +42,7 @@ export async function writeFailedRunJson(input: {
 }): Promise<void> {
   const err = input.error;
   const message = err instanceof Error ? err.message : String(err);
-  const run = {
+  const run: FailedRunJson = {
     schema: RUN_SCHEMA,
     run_id: input.runId,
     status: 'failed',
@@ -51,7 +51,7 @@ export async function writeFailedRunJson(input: {
     started_at: input.startedAt.toISOString(),
     failed_at: new Date().toISOString(),
     plan: input.plan,
-    agents: input.agents,
+    agents: [...input.agents],
     requests: 0,
     field_definitions: DEFINITIONS,
   };

@@ -15,6 +15,7 @@ import { stringifyExact } from '../../shared/json.js';
 import { TIMING_METHODOLOGY } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
+import { RUN_SCHEMA, type RunJson, type RunJsonClass, type RunJsonPopulation, type RunJsonRecords } from '../../shared/run-schema.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { scheduleSha256 } from '../../shared/schedule.js';
 import { parseSelfTest } from '../../shared/self-test.js';
@@ -36,8 +37,7 @@ import type { ServerSpansSection } from '../traces/finish.js';
 import { assessRun } from '../validity/index.js';
 import { FIELD_DEFINITIONS } from './run-json-fields.js';
 
-/** The run schema id. */
-export const RUN_SCHEMA = 'loadfleet.run/v1';
+export { RUN_SCHEMA } from '../../shared/run-schema.js';
 
 /** Inputs of run.json. */
 export interface RunJsonInput {
@@ -118,9 +118,9 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
   const classes = withTokenProvenance(plan, c, classSummaries(plan, c, runSeconds));
   for (const [name, tally] of c.loraTallies) Object.assign(classes[name] as object, { adapters: tally.summary() });
   for (const [name, tally] of c.toolTallies) Object.assign(classes[name] as object, { tool_calls: tally.summary() });
-  const population: Record<string, unknown> = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
-  const attempted = population.attempted_requests as number;
-  const failed = population.excluded_requests as number;
+  const population: RunJsonPopulation = { ...metricPopulation(plan, c), output_token_sources: outputTokenSources(plan, c) };
+  const attempted = population.attempted_requests;
+  const failed = population.excluded_requests;
   const statusCounts: Record<string, number> = {};
   const errorCounts: Record<string, number> = {};
   for (const cls of plan.classes) {
@@ -173,7 +173,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
     clockResiduals: clockResidualEntries(states, input.clockToleranceNs ?? 0),
     clockToleranceNs: input.clockToleranceNs ?? 0,
   });
-  const run = {
+  const run: RunJson = {
     schema: RUN_SCHEMA,
     run_id: input.runId,
     ...(input.experiment && { experiment: input.experiment }),
@@ -291,7 +291,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
 }
 
 /** run.json's `records` section: what the coordinator received and what that means for the figures. */
-function recordsSection(c: Collector): Record<string, unknown> {
+function recordsSection(c: Collector): RunJsonRecords {
   const received = c.recordsReceived;
   if (c.sampleEvery === null) return { sent: 'all', sample_every: null, received };
   return {
@@ -316,12 +316,12 @@ function recordsSection(c: Collector): Record<string, unknown> {
 }
 
 // Per class: how its prompts were sized and where its output counts came from.
-function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function withTokenProvenance(plan: Plan, c: Collector, classes: Record<string, RunJsonClass>): Record<string, RunJsonClass> {
+  const out: Record<string, RunJsonClass> = {};
   for (const cls of plan.classes) {
     const cal = plan.prompt_calibration?.[cls.name];
     out[cls.name] = {
-      ...(classes[cls.name] as Record<string, unknown>),
+      ...classes[cls.name]!,
       prompt_length_method: cal?.method ?? 'words-unverified',
       calibrated_prompt_tokens: cal?.counted_prompt_tokens ?? null,
       prompt_length_check: cal?.check ?? null,

@@ -1,9 +1,9 @@
-// Pure reading of the answers to a doctor's requests: the /models list, and an SSE stream (or,
-// from a server that ignores `stream: true`, one JSON body) reduced to the facts the report needs —
-// content arrived, which reasoning field names carried text, whether a usage object came, whether
-// the stream ended with [DONE] (or, for the Messages API, message_stop). The agent's own parser
-// (agent/sse.ts) is tuned for speed; this one is for telling.
-import { anthropicMessages } from '../../shared/apis/anthropic-messages.js';
+// Pure reading of the answers to a doctor's requests: the /models list, and one API's answer — an
+// SSE stream (or, from a server that ignores `stream: true`, one JSON body) — read through that
+// API's own adapter from shared/apis/ (its patterns, delta text and usage: the contract the agent
+// measures by), reduced to the facts the report needs: content arrived, which reasoning field
+// names carried text, whether usage came, whether the stream ended as the API ends it.
+import type { ApiAdapter } from '../../shared/apis/contract.js';
 
 /** What one answer showed. */
 export interface StreamFacts {
@@ -12,7 +12,7 @@ export interface StreamFacts {
   events: number;
   contentChunks: number;
   reasoningChunks: number;
-  /** Delta field names that carried reasoning text, in order of first appearance. */
+  /** Field names that carried reasoning text, in order of first appearance. */
   reasoningFields: string[];
   usage: { prompt_tokens: number | null; completion_tokens: number | null } | null;
   done: boolean;
@@ -24,91 +24,93 @@ export interface StreamFacts {
 }
 
 // Names servers have used for streamed reasoning text (vLLM, SGLang: reasoning_content; some
-// gateways and newer vLLM: reasoning; a few: thinking).
+// gateways and newer vLLM: reasoning; a few, and the Messages API: thinking). Only named in the report.
 const REASONING_FIELDS = ['reasoning_content', 'reasoning', 'thinking'];
+// Where APIs say why an answer stopped (OpenAI: finish_reason; Messages: stop_reason; Gemini: finishReason).
+const FINISH_FIELDS = ['finish_reason', 'stop_reason', 'finishReason'];
+// Where a one-body answer holds its text (chat's message.content, completions' text, a content block's text).
+const TEXT_FIELDS = ['content', 'text'];
 
-/** Reads a stream or JSON body. */
-export function readAnswer(body: string): StreamFacts {
+/** How the API ends a stream, for people: its end payload (`[DONE]`) or its end event's name (`message_stop`). */
+export function streamEnd(adapter: ApiAdapter): string {
+  const p = adapter.patterns;
+  if (p.doneEvent) return /"([^"]+)"\)?$/.exec(p.doneEvent.source)?.[1] ?? 'its end event';
+  return p.terminator ?? 'its end';
+}
+
+/** Reads an API's answer (a stream or one JSON body) through its adapter. */
+export function readApiAnswer(adapter: ApiAdapter, body: string): StreamFacts {
   const facts = noFacts();
   const dataLines = dataLinesOf(body);
   if (dataLines.length === 0) {
     const one = parse(body.trim());
-    if (one !== undefined) readEvent(one, facts, 'message');
-    else if (body.trim() !== '') facts.garbled++;
-    return facts;
-  }
-  facts.streamed = true;
-  for (const data of dataLines) {
-    if (data === '[DONE]') {
-      facts.done = true;
-      continue;
-    }
-    const event = parse(data);
-    if (event === undefined) {
-      facts.garbled++;
-      continue;
-    }
-    facts.events++;
-    readEvent(event, facts, 'delta');
-  }
-  return facts;
-}
-
-/**
- * Reads a Messages API stream (typed events: text_delta content, thinking_delta reasoning, usage
- * folded from message_start and message_delta, message_stop its end, an `error` event its
- * failure) or one message body, through the API's own adapter (shared/apis/).
- */
-export function readMessagesAnswer(body: string): StreamFacts {
-  const facts = noFacts();
-  const dataLines = dataLinesOf(body);
-  if (dataLines.length === 0) {
-    const one = parse(body.trim()) as Record<string, unknown> | undefined;
     if (one === undefined) {
       if (body.trim() !== '') facts.garbled++;
       return facts;
     }
-    readMessagesEvent(one, facts);
-    for (const block of Array.isArray(one.content) ? one.content : []) {
-      const b = block as Record<string, unknown>;
-      if (b.type === 'text' && nonEmpty(b.text)) facts.contentChunks++;
-      if (b.type === 'thinking' && nonEmpty(b.thinking)) facts.reasoningChunks++;
-    }
+    readError(adapter, JSON.stringify(one), one, facts);
+    if (findStrings(one, TEXT_FIELDS).length > 0) facts.contentChunks++;
+    noteFields(one, facts);
+    foldUsage(adapter, one, facts);
     return facts;
   }
   facts.streamed = true;
+  const p = adapter.patterns;
   for (const data of dataLines) {
-    if (data === '[DONE]') continue;
+    // An API with an end event of its own ends there; a trailing terminator some servers add is not its end.
+    if (p.terminator !== undefined && data === p.terminator) {
+      if (!p.doneEvent) facts.done = true;
+      continue;
+    }
     const event = parse(data);
     if (event === undefined) {
       facts.garbled++;
       continue;
     }
     facts.events++;
-    readMessagesEvent(event as Record<string, unknown>, facts);
-    const text = anthropicMessages.deltaText(event);
+    if (p.doneEvent?.test(data)) facts.done = true;
+    readError(adapter, data, event, facts);
+    const text = adapter.deltaText(event);
     if (text.visible !== '') facts.contentChunks++;
-    if (text.reasoning !== '') {
-      facts.reasoningChunks++;
-      if (!facts.reasoningFields.includes('thinking')) facts.reasoningFields.push('thinking');
-    }
+    if (text.reasoning !== '') facts.reasoningChunks++;
+    noteFields(event, facts);
+    if (p.usage.test(data)) foldUsage(adapter, event, facts);
   }
   return facts;
 }
 
-function readMessagesEvent(e: Record<string, unknown>, facts: StreamFacts): void {
-  if (e.type === 'error') facts.error = errorText(e.error ?? e);
-  if (e.type === 'message_stop') facts.done = true;
-  const stop = (e.type === 'message_delta' ? (e.delta as Record<string, unknown> | undefined)?.stop_reason : e.stop_reason) as unknown;
-  if (typeof stop === 'string') facts.finishReason = stop;
-  if (e.type !== 'message_start' && e.type !== 'message_delta' && e.type !== 'message') return;
-  const u = anthropicMessages.usage(e.type === 'message' ? { usage: e.usage } : e);
-  // Input counts come in message_start and output in message_delta: fold them as the agent does.
+function readError(adapter: ApiAdapter, text: string, event: unknown, facts: StreamFacts): void {
+  const e = event as { error?: unknown };
+  if (typeof event === 'object' && event !== null && e.error !== undefined && e.error !== null) facts.error = errorText(e.error);
+  else if (adapter.patterns.error?.test(text)) facts.error = errorText(event);
+}
+
+// Reasoning field names that carried text, and the stop reason, wherever the API puts them.
+function noteFields(event: unknown, facts: StreamFacts): void {
+  for (const [field] of findStrings(event, REASONING_FIELDS)) if (!facts.reasoningFields.includes(field)) facts.reasoningFields.push(field);
+  const stop = findStrings(event, FINISH_FIELDS)[0];
+  if (stop) facts.finishReason = stop[1];
+}
+
+// Counts an event carries replace the earlier ones (an API may send input and output counts apart).
+function foldUsage(adapter: ApiAdapter, event: unknown, facts: StreamFacts): void {
+  const u = adapter.usage(event);
   if (u.prompt_tokens === null && u.completion_tokens === null) return;
   facts.usage = {
     prompt_tokens: u.prompt_tokens ?? facts.usage?.prompt_tokens ?? null,
     completion_tokens: u.completion_tokens ?? facts.usage?.completion_tokens ?? null,
   };
+}
+
+// Non-empty string values under any of `keys`, at any depth (an answer is small), in document order.
+function findStrings(v: unknown, keys: readonly string[], depth = 0): [string, string][] {
+  if (depth > 6 || typeof v !== 'object' || v === null) return [];
+  const out: [string, string][] = [];
+  for (const [k, x] of Object.entries(v)) {
+    if (keys.includes(k) && typeof x === 'string' && x !== '') out.push([k, x]);
+    else out.push(...findStrings(x, keys, depth + 1));
+  }
+  return out;
 }
 
 function noFacts(): StreamFacts {
@@ -129,8 +131,7 @@ function noFacts(): StreamFacts {
 // The payloads of a body's `data:` lines (none when it is not an event stream).
 function dataLinesOf(body: string): string[] {
   return body
-    .split('\n')
-    .map((l) => l.replace(/\r$/, ''))
+    .split(/\r\n|\r|\n/) // the line ends SSE allows, as the agent's parser reads them
     .filter((l) => l.startsWith('data:'))
     .map((l) => l.slice(5).trim());
 }
@@ -141,34 +142,6 @@ function parse(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function readEvent(event: unknown, facts: StreamFacts, key: 'delta' | 'message'): void {
-  const e = (event ?? {}) as { choices?: unknown; usage?: unknown; error?: unknown };
-  if (e.error !== undefined && e.error !== null) facts.error = errorText(e.error);
-  if (typeof e.usage === 'object' && e.usage !== null) {
-    const u = e.usage as { prompt_tokens?: unknown; completion_tokens?: unknown };
-    facts.usage = {
-      prompt_tokens: typeof u.prompt_tokens === 'number' ? u.prompt_tokens : null,
-      completion_tokens: typeof u.completion_tokens === 'number' ? u.completion_tokens : null,
-    };
-  }
-  const choice = Array.isArray(e.choices) ? (e.choices[0] as Record<string, unknown> | undefined) : undefined;
-  if (!choice) return;
-  if (typeof choice.finish_reason === 'string') facts.finishReason = choice.finish_reason;
-  const part = (choice[key] ?? {}) as Record<string, unknown>;
-  if (nonEmpty(part.content) || nonEmpty(choice.text)) facts.contentChunks++;
-  let reasoned = false;
-  for (const field of REASONING_FIELDS) {
-    if (!nonEmpty(part[field])) continue;
-    reasoned = true;
-    if (!facts.reasoningFields.includes(field)) facts.reasoningFields.push(field);
-  }
-  if (reasoned) facts.reasoningChunks++;
-}
-
-function nonEmpty(v: unknown): boolean {
-  return typeof v === 'string' && v !== '';
 }
 
 /** The message of an OpenAI-style error object (or whatever the server sent). */

@@ -3,18 +3,17 @@
 // says whether the endpoint can be loaded at all. No I/O here; probes.ts makes the calls.
 
 import { parseExposition } from '../../figures/server/prom-parse.js';
-import { apiDescriptor } from '../../shared/apis/registry.js';
+import { pathFor } from '../../shared/apis/contract.js';
+import { apiModule } from '../../shared/apis/registry.js';
 import type { PromptLengthMethod } from '../../shared/plan.js';
-import { errorText, modelIds, readAnswer, readMessagesAnswer } from './answers.js';
+import { errorText, modelIds, readApiAnswer, streamEnd } from './answers.js';
 import type { Exchange } from './http.js';
 import type { ApiName, ApiTry, Observations } from './probes.js';
+import { probeBody } from './probes.js';
 
 export const DOCTOR_SCHEMA = 'loadfleet.doctor/v1';
 
 export type { ApiName };
-
-/** Which API a plan should use when several stream: the OpenAI-compatible ones first (every serving stack has them). */
-const PREFERENCE: readonly ApiName[] = ['chat', 'completions', 'anthropic'];
 
 /** What one API did with a probe request. */
 export interface ApiReport {
@@ -60,7 +59,7 @@ export interface DoctorReport {
   auth: { api_key_env: string | null; key_set: boolean };
   models: { ok: boolean; served: string[]; max_model_len: number | null; detail: string };
   apis: Record<ApiName, ApiReport | null>;
-  /** The API a plan should use: chat when it streams, else completions, else the Messages API; null when none does. */
+  /** The API a plan should use: the first probed API (registry order: chat, completions, the Messages API…) that streams; null when none does. */
   preferred_api: ApiName | null;
   tokenize: {
     dialect: 'vLLM/SGLang' | 'llama.cpp' | null;
@@ -155,7 +154,7 @@ function serverMessage(body: string): string {
 }
 
 /** What one API's probe showed. */
-export function apiReport(api: ApiName, t: ApiTry, timeoutMs: number): ApiReport {
+export function apiReport(api: ApiName, t: ApiTry, timeoutMs: number, model = ''): ApiReport {
   const ex = t.withoutIgnoreEos ?? t.first;
   const ignoreEos = t.withoutIgnoreEos ? 'refused' : t.first.status === 200 ? 'accepted' : null;
   const base: ApiReport = {
@@ -171,20 +170,21 @@ export function apiReport(api: ApiName, t: ApiTry, timeoutMs: number): ApiReport
     ignore_eos: ignoreEos,
     detail: '',
   };
-  const path = apiDescriptor(api).path;
-  // The Messages API ends its stream with an event of its own and always streams its usage.
-  const messages = api === 'anthropic';
-  const end = messages ? 'message_stop' : '[DONE]';
+  // The API's own adapter builds the probe and reads the answer (its end: [DONE], message_stop, …).
+  const adapter = apiModule(api).adapter({ batchSize: 1 });
+  const path = pathFor(adapter.path, model);
+  const end = streamEnd(adapter);
   if (ex.failure) return { ...base, detail: `${path}: ${unreachable(ex, timeoutMs)}` };
   if (ex.status !== 200) return { ...base, detail: `${path} answered HTTP ${ex.status}: ${serverMessage(ex.body)}` };
-  const f = messages ? readMessagesAnswer(ex.body) : readAnswer(ex.body);
+  const f = readApiAnswer(adapter, ex.body);
+  const streamOptions = probeBody(api, model || 'model', true)['stream_options'];
   const out: ApiReport = {
     ...base,
     content_chunks: f.contentChunks,
     reasoning_chunks: f.reasoningChunks,
     reasoning_fields: f.reasoningFields,
     usage: f.usage ? 'streamed' : 'not_sent',
-    stream_options: messages ? null : { include_usage: true },
+    stream_options: typeof streamOptions === 'object' && streamOptions !== null ? (streamOptions as { include_usage: boolean }) : null,
   };
   if (f.error) return { ...out, detail: `${path} sent an error inside its answer: ${f.error}` };
   if (!f.streamed) return { ...out, detail: `${path} answered with one JSON body, not a stream: loadfleet measures streamed answers only` };
@@ -256,15 +256,15 @@ export function classify(o: Observations, timeoutMs: number): DoctorReport {
   if (problems.length === 0 && o.model === null)
     problems.push(`no model to ask for: ${o.models.status === 200 ? '/models listed none' : 'no /models list'}; pass --model NAME`);
 
-  const apis: Record<ApiName, ApiReport | null> = {
-    chat: o.apis.chat && apiReport('chat', o.apis.chat, timeoutMs),
-    completions: o.apis.completions && apiReport('completions', o.apis.completions, timeoutMs),
-    anthropic: o.apis.anthropic && apiReport('anthropic', o.apis.anthropic, timeoutMs),
-  };
-  const preferred = PREFERENCE.find((a) => apis[a]?.streams) ?? null;
-  const tried = PREFERENCE.map((a) => apis[a]).filter((a): a is ApiReport => a !== null);
+  // In the order probed (the registry's): the OpenAI-compatible APIs first, every serving stack has them.
+  const order = Object.keys(o.apis);
+  const apis: Record<ApiName, ApiReport | null> = Object.fromEntries(
+    order.map((a) => [a, o.apis[a] ? apiReport(a, o.apis[a], timeoutMs, o.model ?? '') : null]),
+  );
+  const preferred = order.find((a) => apis[a]?.streams) ?? null;
+  const tried = order.map((a) => apis[a]).filter((a): a is ApiReport => a !== null && a !== undefined);
   if (problems.length === 0 && preferred === null) {
-    const auth = PREFERENCE.map((a) => o.apis[a]?.first).find((e) => e?.status === 401 || e?.status === 403);
+    const auth = order.map((a) => o.apis[a]?.first).find((e) => e?.status === 401 || e?.status === 403);
     problems.push(auth ? authProblem(auth, o) : `no API streams: ${tried.map((a) => a.detail).join('; ')}`);
   }
   const used = preferred ? apis[preferred]! : null;
@@ -279,9 +279,12 @@ export function classify(o: Observations, timeoutMs: number): DoctorReport {
       notes.push(
         `reasoning streams as delta.${used.reasoning_fields.join(' and delta.')}: loadfleet times it (ttfo = first reasoning or content; ttft = first content; visible_generation)`,
       );
-    if (preferred === 'chat' && apis.completions && !apis.completions.streams)
-      notes.push(`completions does not stream (${apis.completions.detail}): plans use api: chat`);
+    const completions = apis['completions'];
+    if (preferred === 'chat' && completions && !completions.streams)
+      notes.push(`completions does not stream (${completions.detail}): plans use api: chat`);
     if (preferred === 'anthropic') notes.push('only the Anthropic Messages API streams here: plans use api: anthropic');
+    else if (preferred !== order[0] && preferred !== 'completions')
+      notes.push(`only ${preferred} streams here: plans use api: ${preferred}`);
   }
 
   let tokenize: DoctorReport['tokenize'] = null;

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { apiModule } from '../../shared/apis/registry.js';
 import { parsePlanText } from '../../shared/plan-load.js';
 import { validatePlan } from '../../shared/plan-validate.js';
-import { readAnswer } from './answers.js';
+import { readApiAnswer } from './answers.js';
 import { classify, metricStacks } from './classify.js';
 import type { Exchange } from './http.js';
 import type { Observations } from './probes.js';
@@ -20,7 +21,10 @@ const ok = (url: string, body: string, status = 200): Exchange => ({
 });
 const sse = (...events: unknown[]) => `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
 
-describe('readAnswer', () => {
+// The chat API's answers, read through its own adapter.
+const readAnswer = (body: string) => readApiAnswer(apiModule('chat').adapter({ batchSize: 1 }), body);
+
+describe('readApiAnswer', () => {
   it('counts content and reasoning events by field name, and finds usage and [DONE]', () => {
     const f = readAnswer(
       sse(
@@ -41,7 +45,14 @@ describe('readAnswer', () => {
   });
   it('a JSON body is not a stream; a stream without [DONE] is said', () => {
     expect(readAnswer(JSON.stringify({ choices: [{ message: { content: 'x' } }] }))).toMatchObject({ streamed: false, contentChunks: 1 });
-    expect(readAnswer('data: {"choices":[{"text":"a"}]}\n\n')).toMatchObject({ streamed: true, done: false, contentChunks: 1 });
+    // A completions chunk, read by the completions API's adapter (the chat adapter reads delta.content only).
+    const completions = apiModule('completions').adapter({ batchSize: 1 });
+    expect(readApiAnswer(completions, 'data: {"choices":[{"text":"a"}]}\n\n')).toMatchObject({
+      streamed: true,
+      done: false,
+      contentChunks: 1,
+    });
+    expect(readAnswer('data: {"choices":[{"text":"a"}]}\n\n')).toMatchObject({ contentChunks: 0 });
   });
 });
 

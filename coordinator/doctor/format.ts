@@ -19,7 +19,7 @@ export function formatReport(r: DoctorReport): string[] {
       : r.models.detail + (r.models.max_model_len ? ` (context ${r.models.max_model_len} tokens)` : ''),
   );
   row('auth', r.auth.api_key_env ? `key from $${r.auth.api_key_env}${r.auth.key_set ? '' : ' (not set here)'}` : 'no key sent');
-  for (const api of ['chat', 'completions', 'anthropic'] as const) {
+  for (const api of Object.keys(r.apis)) {
     const a = r.apis[api];
     if (a) row(api, apiLine(a));
   }

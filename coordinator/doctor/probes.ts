@@ -1,24 +1,33 @@
 // The doctor's few requests, in order, each bounded by a deadline: the models list, one short
-// streamed request per API whose descriptor asks for a probe (shared/apis/: chat, completions and
-// the Anthropic Messages API, each with its own key header),
-// its body built by that API's own adapter (again without ignore_eos if the server refuses it), the tokenize
+// streamed request per API whose descriptor asks for a probe (the shared/apis/ registry: chat,
+// completions and the Anthropic Messages API, each with its own key header and path), its body
+// built by that API's own adapter (again without ignore_eos if the server refuses it), the tokenize
 // dialect (coordinator/calibrate's own detection, called as a run would call it), and the metrics
 // endpoints. At most DOCTOR_MAX_REQUESTS calls; an endpoint that cannot be reached, or that
 // refuses the key, stops the session after the first call. What the answers mean is classify.ts.
-import { API_DESCRIPTORS, apiModule } from '../../shared/apis/registry.js';
+import { pathFor } from '../../shared/apis/contract.js';
+import { apiDescriptors, apiModule } from '../../shared/apis/registry.js';
+import type { ApiKind } from '../../shared/plan.js';
 import { serverCounter, serverRoot } from '../calibrate/server-tokenize.js';
 import { modelIds } from './answers.js';
 import type { Exchange } from './http.js';
 import { call, doctorDispatcher } from './http.js';
 
-/** The APIs whose answers the doctor's reader (answers.ts) reads: OpenAI-style chunk streams and the Messages API's events. */
-export type ApiName = 'chat' | 'completions' | 'anthropic';
+/** An API's name in the registry (shared/apis/); each probed API's answer is read by its own adapter. */
+export type ApiName = string;
 
-/** The APIs the doctor probes, in order (their descriptors ask for it). */
-export const PROBED_APIS = API_DESCRIPTORS.filter((d) => d.doctorProbe);
+/** The APIs the doctor probes, in the registry's order (their descriptors ask for it): read when it probes. */
+export function probedApis() {
+  return apiDescriptors().filter((d) => d.doctorProbe);
+}
 
 /** The most calls one doctor session makes besides one per extra metrics URL (models 1, each probed API × 2, tokenize 5, metrics 1). */
-export const DOCTOR_MAX_REQUESTS = 1 + 2 * PROBED_APIS.length + 5 + 1;
+export function doctorMaxRequests(): number {
+  return 1 + 2 * probedApis().length + 5 + 1;
+}
+
+/** The same, for the APIs of this build (the help text). */
+export const DOCTOR_MAX_REQUESTS = doctorMaxRequests();
 
 /** Output tokens asked of each probe request: enough to see reasoning give way to content. */
 export const PROBE_MAX_TOKENS = 24;
@@ -71,7 +80,7 @@ export async function observe(input: DoctorInput): Promise<Observations> {
     keySet: key !== undefined && key !== '',
     models: await get(`${input.baseUrl}/models`),
     model: null,
-    apis: { chat: null, completions: null, anthropic: null },
+    apis: Object.fromEntries(probedApis().map((d) => [d.name, null])),
     tokenize: null,
     metrics: [],
     requests: 0,
@@ -82,9 +91,10 @@ export async function observe(input: DoctorInput): Promise<Observations> {
     obs.model = input.model ?? modelIds(obs.models.body)[0] ?? null;
     if (obs.model === null) return obs;
     const model = obs.model;
-    for (const d of PROBED_APIS) {
-      const api = d.name as ApiName;
-      const url = `${input.baseUrl}${d.path}`;
+    for (const d of probedApis()) {
+      const api = d.name;
+      // The API's path for this model (an API may name the model in its path).
+      const url = `${input.baseUrl}${pathFor(d.path, model)}`;
       // Each API's own key header (the Messages API's x-api-key and anthropic-version) beside the bearer.
       const send = (ignoreEos: boolean) =>
         call(
@@ -103,7 +113,7 @@ export async function observe(input: DoctorInput): Promise<Observations> {
     }
     // Tokenize the way a run of the API that answered would (chat counts its template).
     const answered = (t: ApiTry | null) => (t?.withoutIgnoreEos ?? t?.first)?.status === 200;
-    const api = (['chat', 'completions', 'anthropic'] as const).find((a) => answered(obs.apis[a])) ?? 'chat';
+    const api = (Object.keys(obs.apis).find((a) => answered(obs.apis[a] ?? null)) ?? 'chat') as ApiKind;
     const target = {
       base_url: input.baseUrl,
       api,

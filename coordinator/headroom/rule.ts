@@ -4,9 +4,11 @@
 // fraction of the ceiling (utilisation 1: the loop never idle), or whose implied error is more
 // than the stated share of the tightest SLO bound it serves, fails the rule; the smallest fleet
 // of the same agents that passes it is what the plan needs.
+
 import type { Plan } from '../../shared/plan.js';
 import type { SelfTestFigures } from '../../shared/self-test.js';
 import { errorAtElu } from '../../shared/self-test.js';
+import { declaredBounds } from '../../shared/slo-bounds.js';
 import type { AgentLoad } from './load.js';
 
 /** The stated limits. */
@@ -73,9 +75,11 @@ export function localCoreShare(threads: number, freeCores: number): number {
   return Math.min(1, Math.max(1, freeCores) / threads);
 }
 
-/** The tightest TTFT or E2E p95 bound over the plan's classes (every agent serves every class). */
+/** The tightest TTFT or E2E bound (any row of the SLO table) over the plan's classes (every agent serves every class). */
 export function tightestSloMs(plan: Plan): number | null {
-  const bounds = plan.classes.flatMap((c) => [c.slo?.ttft_p95_ms, c.slo?.e2e_p95_ms].filter((b): b is number => b !== undefined));
+  const bounds = plan.classes.flatMap((c) =>
+    (c.slo ? declaredBounds(c.slo) : []).filter((b) => b.row.metric !== 'tpot').map((b) => b.bound),
+  );
   return bounds.length > 0 ? Math.min(...bounds) : null;
 }
 

@@ -23,7 +23,8 @@ export function progressLine(s: LiveSnapshot): string {
     const figure = c.sloFailuresDecide
       ? `failed_${c.sloFailuresDecide.failed}_of_${c.sloFailuresDecide.requests}`
       : formatMs(c.sloP95RecentMs).replace(' ', '');
-    const breach = c.sloBreached ? ` SLO-MISSED(p95_ttft_${RECENT_S}s ${figure} > ${formatMs(c.sloTtftMs).replace(' ', '')})` : '';
+    const label = (c.sloTtftWords ?? 'p95 TTFT').toLowerCase().replace(/[ .]/g, '_');
+    const breach = c.sloBreached ? ` SLO-MISSED(${label}_${RECENT_S}s ${figure} > ${formatMs(c.sloTtftMs).replace(' ', '')})` : '';
     return `${c.name} sent ${formatNum(c.sent)} inflight ${formatNum(c.inFlight)} ok ${formatNum(c.completed)} err ${formatNum(c.failed)} p95_ttft ${p95}${breach}`;
   });
   return `t=${Math.round(s.elapsedS)}s ${parts.join(' | ')}`;
@@ -60,9 +61,10 @@ function sloLines(classes: readonly ClassSnapshot[]): string[] {
     const figure = c.sloFailuresDecide
       ? `a failed request (${c.sloFailuresDecide.failed} of ${c.sloFailuresDecide.requests} failed)`
       : ms(c.sloP95RecentMs);
+    const words = c.sloTtftWords ?? 'p95 TTFT';
     const verdict = c.sloBreached
-      ? `MISSED  p95 TTFT ${RECENT_S}s ${figure} > ${ms(c.sloTtftMs)}`
-      : `ok  p95 TTFT ${RECENT_S}s ${figure} ≤ ${ms(c.sloTtftMs)}`;
+      ? `MISSED  ${words} ${RECENT_S}s ${figure} > ${ms(c.sloTtftMs)}`
+      : `ok  ${words} ${RECENT_S}s ${figure} ≤ ${ms(c.sloTtftMs)}`;
     const line = `SLO ${c.name}: ${verdict}${good}`;
     return [c.sloBreached ? `${RED}${line}${RESET}` : line];
   });

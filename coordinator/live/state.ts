@@ -13,6 +13,7 @@ import type { Plan } from '../../shared/plan.js';
 import type { AgentHealth } from '../../shared/protocol.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
 import { arrivalsBetween, concurrencyAt } from '../../shared/schedule.js';
+import { declaredBounds } from '../../shared/slo-bounds.js';
 import type { CollectorListener, SecondCounts } from '../collector.js';
 
 /** The latency metrics kept as cumulative live histograms (and exported by /metrics). */
@@ -68,8 +69,10 @@ export interface ClassSnapshot {
   sloP95RecentMs: number | null;
   /** More than 5% of the recent requests failed, so the recent p95 is +∞ whatever the successes carried. */
   sloFailuresDecide: { failed: number; requests: number } | null;
-  /** The class SLO's p95 TTFT bound in ms (null when it declares none). */
+  /** The class SLO's TTFT bound in ms (its first TTFT row of the SLO table, p95 by default; null when it declares none). */
   sloTtftMs: number | null;
+  /** That bound in words, e.g. "p95 TTFT" (the quantile sloP95RecentMs ranks at). */
+  sloTtftWords?: string;
   /** The recent p95 TTFT, failures ranked +∞, is past the SLO bound: the live view shows the class in red. */
   sloBreached: boolean;
   /** Requests that succeeded and met every per-request bound of the class SLO (null without an SLO): goodput. */
@@ -183,8 +186,10 @@ export class LiveState implements CollectorListener {
     const sched = this.schedule.classes[index]!;
     const ttft = c.histograms.get('ttft');
     const slo = this.plan.classes[index]!.slo;
-    const recent = this.recentP95(c);
-    const bound = slo?.ttft_p95_ms ?? null;
+    // The live view follows the class's first TTFT bound of the SLO table, at that bound's quantile.
+    const ttftBound = slo ? declaredBounds(slo).find((b) => b.row.metric === 'ttft') : undefined;
+    const recent = this.recentP95(c, ttftBound?.row.quantile ?? 0.95);
+    const bound = ttftBound?.bound ?? null;
     return {
       name,
       closedLoop: sched.closedLoop,
@@ -199,6 +204,7 @@ export class LiveState implements CollectorListener {
       sloP95RecentMs: recent.rankedMs,
       sloFailuresDecide: recent.failuresDecide,
       sloTtftMs: bound,
+      ...(ttftBound && { sloTtftWords: ttftBound.row.words }),
       sloBreached: bound !== null && (recent.failuresDecide !== null || (recent.rankedMs !== null && recent.rankedMs > bound)),
       good: slo && !this.sampled ? c.good : null,
       histograms: c.histograms,
@@ -210,7 +216,10 @@ export class LiveState implements CollectorListener {
 
   // Merges the last RECENT_S seconds' TTFT histograms into one scratch histogram (never averaging
   // p95s), and ranks the same seconds' failed requests +∞ above them for the SLO's figure.
-  private recentP95(c: ClassState): {
+  private recentP95(
+    c: ClassState,
+    q: number,
+  ): {
     successfulMs: number | null;
     rankedMs: number | null;
     failuresDecide: { failed: number; requests: number } | null;
@@ -226,7 +235,7 @@ export class LiveState implements CollectorListener {
         failed += e.failed;
       }
     const measured = this.scratch.totalCount;
-    const at = failureRank({ requests: Math.max(requests, measured + failed), failed, measured });
+    const at = failureRank({ requests: Math.max(requests, measured + failed), failed, measured }, q);
     return {
       successfulMs: p95Ms(this.scratch),
       rankedMs: at.kind === 'measured' ? nsToMs(percentilesNs(this.scratch, [at.rank / measured])[0]!) : null,

@@ -9,6 +9,7 @@ import type { Plan } from '../../shared/plan.js';
 import type { Sweep } from '../../shared/sweep.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
 import { stateOf, takeUpStages, unfinishedSweep } from './resume-sweep.js';
+import { sweepDocument } from './sweep-json.js';
 
 const sweep: Sweep = {
   schema: 'loadfleet.sweep/v1',
@@ -41,18 +42,22 @@ const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
 function sweepDir(out: string, name: string, doc: Record<string, unknown>): string {
   const dir = join(out, name);
   mkdirSync(join(dir, 'stages'), { recursive: true });
-  const base = {
-    status: 'running',
-    sweep_id: name,
-    sweep_file: '/x/sweep.json',
-    plan_file: '/x/plan.json',
+  // What the writer writes for a running sweep with no stage yet (a restart reads it through its published shape).
+  const base = sweepDocument({
+    sweepId: name,
     sweep,
-    background_classes: [],
+    sweepFile: '/x/sweep.json',
+    planFile: '/x/plan.json',
+    background: [],
     slo: {},
-    started_at: new Date(0).toISOString(),
+    agents: 1,
+    startedAt: new Date(0),
+    finishedAt: null,
     stages: [],
+    stop: null,
     coordinator: { host: hostname(), pid: deadPid },
-  };
+    resumed: [],
+  });
   writeFileSync(join(dir, 'sweep.json'), JSON.stringify({ ...base, ...doc }));
   return dir;
 }

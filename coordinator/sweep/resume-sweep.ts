@@ -6,12 +6,15 @@
 // neither it is run again. The strategy is a pure function of the judged stages (strategy.ts), so
 // the value of the stage under way is the one it picks from the stages before it.
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PLAN_DEFAULTS } from '../../shared/plan.js';
+import type { SweepResultJson } from '../../shared/result-schemas.js';
+import { readSweepJson } from '../../shared/run-read.js';
 import type { LoadedSweep } from '../../shared/sweep-load.js';
 import { journalPath } from '../journal/run-journal.js';
+import { writerAlive } from '../process-alive.js';
 import { resumeRun } from '../recover.js';
 import type { RunOptions } from '../run/options.js';
 import { buildStagePlan } from './stage-plan.js';
@@ -25,14 +28,12 @@ export function thisCoordinator(): { host: string; pid: number } {
   return { host: hostname(), pid: process.pid };
 }
 
-function alive(c: { host: string; pid: number } | undefined): boolean {
-  if (!c || c.host !== hostname()) return c !== undefined; // another host's sweep cannot be told from one running
-  try {
-    process.kill(c.pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+// Whether the coordinator sweep.json names still runs: on this host read from /proc (a zombie, this
+// very process — PID 1 in a restarted container — or a process started after sweep.json was last
+// written is not it); another host's cannot be told from one running.
+function alive(c: { host: string; pid: number } | undefined, writtenAtMs: number): boolean {
+  if (!c || c.host !== hostname()) return c !== undefined;
+  return writerAlive(c.pid, writtenAtMs);
 }
 
 /**
@@ -45,30 +46,17 @@ export async function unfinishedSweep(outDir: string, loaded: LoadedSweep, sweep
   for (const dir of dirs.sort().reverse()) {
     const doc = await readDoc(dir);
     if (doc?.status !== 'running' || doc.sweep_file !== resolve(sweepFile)) continue;
-    if (JSON.stringify(doc.sweep) !== JSON.stringify(loaded.sweep) || alive(doc.coordinator)) continue;
+    if (JSON.stringify(doc.sweep) !== JSON.stringify(loaded.sweep) || alive(doc.coordinator, (await stat(join(dir, 'sweep.json'))).mtimeMs))
+      continue;
     return dir;
   }
   return null;
 }
 
-// The fields of a written sweep.json a restart reads back.
-interface WrittenSweep {
-  status: string;
-  sweep_id: string;
-  sweep_file: string;
-  plan_file: string;
-  sweep: unknown;
-  background_classes: string[];
-  slo: SweepState['slo'];
-  started_at: string;
-  stages: StageRecord[];
-  coordinator?: { host: string; pid: number };
-  resumed?: ResumedStage[];
-}
-
-async function readDoc(dir: string): Promise<WrittenSweep | null> {
+// sweep.json as written, checked against its published shape; a missing or broken one is no sweep to take up.
+async function readDoc(dir: string): Promise<SweepResultJson | null> {
   try {
-    return JSON.parse(await readFile(join(dir, 'sweep.json'), 'utf8')) as WrittenSweep;
+    return await readSweepJson(dir);
   } catch {
     return null;
   }
@@ -87,7 +75,8 @@ export async function stateOf(dir: string, loaded: LoadedSweep, agents: number):
     agents,
     startedAt: new Date(doc.started_at),
     finishedAt: null,
-    stages: doc.stages,
+    // The published stage is the part every reader relies on; this process wrote the whole record.
+    stages: doc.stages as StageRecord[],
     stop: null,
     coordinator: thisCoordinator(),
     resumed: doc.resumed ?? [],

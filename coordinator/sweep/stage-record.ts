@@ -1,11 +1,11 @@
 // One finished stage run, judged: its run.json (and, when every record was sent, its requests)
 // read into the figures and verdict sweep.json holds. Shared by a stage the sweep ran and one a
 // restarted sweep took up from its journal or found finished on disk.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stageCost } from '../../figures/cost/sweep-cost.js';
 import { meanLength } from '../../shared/lengths.js';
 import type { Plan } from '../../shared/plan.js';
+import { readRunFile } from '../../shared/run-read.js';
 import { readStageRequests } from './departures.js';
 import { MEASURE_WINDOW } from './stage-plan.js';
 import type { StageRecord, SweepState } from './sweep-json.js';
@@ -23,16 +23,17 @@ export async function judgeStageRun(
 ): Promise<StageRecord> {
   const { sweep } = state;
   const scaled = plan.classes.find((c) => c.name === sweep.class)!;
-  const runJson = JSON.parse(await readFile(join(runDir, 'run.json'), 'utf8')) as Record<string, unknown>;
+  // A stage that failed before any load has its run.json too (no figures: judged as such below).
+  const runJson = await readRunFile(runDir);
   // Sampled records hold a sample of the requests: departures and ranks over it would not be the
   // stage's, so run.json's own figures (every request's, merged by the agents) stand then.
-  const sampled = (runJson.records as { sent?: string } | undefined)?.sent === 'sampled';
+  const sampled = runJson.status !== 'failed' && runJson.records?.sent === 'sampled';
   const read = sampled
     ? null
     : await readStageRequests(
         join(runDir, 'requests.ndjson'),
         sweep.class,
-        Number(runJson.started_at_unix_ns),
+        Number(runJson.status === 'failed' ? Number.NaN : runJson.started_at_unix_ns),
         measure,
         state.slo.basis ?? 'sent',
       ).catch(() => null);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { StageCost } from '../../figures/cost/sweep-cost.js';
 import { SWEEP_COST_DEFINITIONS, sweepPareto } from '../../figures/cost/sweep-cost.js';
 import { writeFileAtomic } from '../../shared/atomic-file.js';
+import { SWEEP_RESULT_SCHEMA, type SweepResultJson } from '../../shared/result-schemas.js';
 import type { Sweep, SweepSlo } from '../../shared/sweep.js';
 import type { Capacity, ClientAdvice, Knee } from './analysis.js';
 import { answerOf, capacityOf, clientAdvice, kneeOf } from './analysis.js';
@@ -12,8 +13,7 @@ import type { StopRule, Verdict } from './strategy.js';
 import { CLIENT_LIMITED_REMEASURES, scaleUnit } from './strategy.js';
 import type { StageFigures } from './verdict.js';
 
-/** The result schema id. */
-export const SWEEP_RESULT_SCHEMA = 'loadfleet.sweep-result/v1';
+export { SWEEP_RESULT_SCHEMA } from '../../shared/result-schemas.js';
 
 /** One stage as sweep.json holds it. */
 export interface StageRecord extends StageFigures {
@@ -145,7 +145,7 @@ export const SWEEP_DEFINITIONS: Record<string, string> = {
 };
 
 /** The sweep.json document. */
-export function sweepDocument(s: SweepState): Record<string, unknown> {
+export function sweepDocument(s: SweepState): SweepResultJson {
   const summaries = s.stages;
   const capacity: Capacity = capacityOf(summaries);
   const knee: Knee = kneeOf(summaries, s.sweep.scale);
@@ -205,7 +205,7 @@ export function sweepDocument(s: SweepState): Record<string, unknown> {
 }
 
 /** Writes `<dir>/sweep.json` atomically; returns the document written. */
-export async function writeSweepJson(dir: string, s: SweepState): Promise<Record<string, unknown>> {
+export async function writeSweepJson(dir: string, s: SweepState): Promise<SweepResultJson> {
   const doc = sweepDocument(s);
   await writeFileAtomic(join(dir, 'sweep.json'), `${JSON.stringify(doc, null, 2)}\n`);
   return doc;

@@ -13,6 +13,7 @@ import type { Plan, TrafficClass } from '../../shared/plan.js';
 import { isClosedLoop, TRACE_DEFAULTS } from '../../shared/plan.js';
 import { impliedPrefixHits } from '../../shared/prefix-implied.js';
 import type { GlobalSchedule } from '../../shared/schedule.js';
+import { SLO_LATENCY_BOUNDS } from '../../shared/slo-bounds.js';
 import type { Collector } from '../collector.js';
 
 /** The run facts the gates need beyond the collector. */
@@ -130,6 +131,7 @@ function windowEvidence(m: Record<string, unknown>): WindowEvidence {
     ttft_p95_ms: num('ttft_p95_ms'),
     tpot_p95_ms: num('tpot_p95_ms'),
     e2e_p95_ms: num('e2e_p95_ms'),
+    bounds: Object.fromEntries(SLO_LATENCY_BOUNDS.map((b) => [b.key, num(b.key)])),
   };
 }
 

@@ -9,9 +9,13 @@
 // bits to narrow the range to the one digit holding the rank. Five counting passes leave one key,
 // one value; in practice one count and one collect pass suffice. Figures are never estimated.
 import { nearestRankIndex, REPORTED_QUANTILES } from '../../shared/histogram.js';
+import { boundQuantiles } from '../../shared/slo-bounds.js';
 
-/** The quantiles an exact summary holds (p50, p90, p95, p99: run.json's, the SLO's, the schedule lag gate's). */
-export const EXACT_QUANTILES = REPORTED_QUANTILES;
+/**
+ * The quantiles an exact summary holds, ascending: run.json's (p50, p90, p95, p99, also the
+ * schedule lag gate's) and every quantile the SLO table's bounds judge.
+ */
+export const EXACT_QUANTILES: readonly number[] = [...new Set([...REPORTED_QUANTILES, ...boundQuantiles()])].sort((a, b) => a - b);
 
 /** Exact nearest-rank figures of one series of raw values. */
 export interface ExactSummary {
@@ -24,7 +28,7 @@ export interface ExactSummary {
 
 /** The nearest-rank q-quantile of a summary; q must be one of EXACT_QUANTILES. */
 export function exactQuantile(s: ExactSummary, q: number): number {
-  const i = (EXACT_QUANTILES as readonly number[]).indexOf(q);
+  const i = EXACT_QUANTILES.indexOf(q);
   if (i < 0) throw new RangeError(`an exact summary holds the quantiles ${EXACT_QUANTILES.join(', ')}, not ${q}`);
   return s.quantiles[i]!;
 }

@@ -1,6 +1,7 @@
 // Pure: the SLO-proof gate (domain.md §5). It says whether the run's SLO evaluation can be
 // trusted — open-loop arrivals, no ceiling that truncated latencies, every declared SLO
 // evaluated, flow control as expected — not whether the SLOs were met: attainment is evidence.
+import { declaredBounds } from '../../shared/slo-bounds.js';
 import type { Check, ClassEvidence, Gate, ValidityInput } from './types.js';
 import { decide, gate, notApplicable, notEvaluated } from './types.js';
 
@@ -72,15 +73,14 @@ function sloEvidence(c: ClassEvidence): Record<string, unknown> {
     // The verdict's own figures (failures ranked +∞) where there is a verdict: one answer to whether a bound was met.
     const verdict = c.sloVerdict?.windows[w];
     if (verdict) row.verdict = verdict.verdict;
-    const bound = (key: string, p95: number | null, limit: number | undefined): void => {
-      if (limit === undefined) return;
-      const judged = verdict?.criteria.find((x) => x.criterion === `${key}_p95_ms`);
-      row[`${key}_p95_ms`] = judged ? judged.figure : p95;
-      row[`${key}_p95_met`] = judged ? judged.met : p95 === null ? null : p95 <= limit;
-    };
-    bound('ttft', m.ttft_p95_ms, slo.ttft_p95_ms);
-    bound('tpot', m.tpot_p95_ms, slo.tpot_p95_ms);
-    bound('e2e', m.e2e_p95_ms, slo.e2e_p95_ms);
+    // Each bound of the SLO table the class declares: its figure (ttft_p95_ms) and whether it was met (ttft_p95_met).
+    for (const { row: b, bound: limit } of declaredBounds(slo)) {
+      const judged = verdict?.criteria.find((x) => x.criterion === b.key);
+      const named = (m as unknown as Record<string, unknown>)[b.key];
+      const figure = m.bounds?.[b.key] ?? (typeof named === 'number' ? named : null);
+      row[b.key] = judged ? judged.figure : figure;
+      row[b.key.replace(/_ms$/, '_met')] = judged ? judged.met : figure === null ? null : figure <= limit;
+    }
     const rate = m.requests > 0 ? Math.round((m.completed / m.requests) * 1e6) / 1e6 : null;
     row.success_rate = rate;
     if (slo.success_rate_min !== undefined) row.success_rate_met = rate === null ? null : rate >= slo.success_rate_min;

@@ -53,6 +53,8 @@ export interface WindowEvidence {
   ttft_p95_ms: number | null;
   tpot_p95_ms: number | null;
   e2e_p95_ms: number | null;
+  /** The window's successful-only figure of each SLO table bound, by its key (absent: not read). */
+  bounds?: Record<string, number | null>;
 }
 
 /** What the gates know about one plan class. */

@@ -2,14 +2,14 @@
 // directory's manifest, or from run directories given one by one), build analysis.json, write it
 // atomically, and render a short table for the terminal.
 
-import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { writeFileAtomic } from '../../shared/atomic-file.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { Experiment } from '../../shared/experiment.js';
 import { formatFigure } from '../../shared/format.js';
-import { parseExact, stringifyExact } from '../../shared/json.js';
+import { stringifyExact } from '../../shared/json.js';
 import type { Plan } from '../../shared/plan.js';
+import { readRunFile, readRunJson } from '../../shared/run-read.js';
 import { isObj } from '../../shared/validate-kit.js';
 import { isFinished, readExperimentDir } from '../experiment-record.js';
 import type { Spread3 } from './aggregate.js';
@@ -56,16 +56,15 @@ export async function analyzeRunDirs(
   const refs: RunRef[] = [];
   const seen = new Map<string, string>();
   for (const dir of dirs) {
-    const run = await readRunJson(dir);
-    const tag = isObj(run['experiment']) ? run['experiment'] : undefined;
-    const arm = tag?.['arm'];
-    const repeat = tag?.['repeat'];
-    if (typeof arm !== 'string' || typeof repeat !== 'number') {
+    const run = await readRunFile(dir);
+    const tag = run.status === 'failed' ? undefined : run.experiment;
+    if (tag === undefined) {
       skipped(`${dir}: not part of an experiment (run.json has no experiment tag)`);
       continue;
     }
-    if (run['status'] !== 'completed' && run['status'] !== 'degraded') {
-      skipped(`${dir}: status ${String(run['status'])} (only completed and degraded runs count)`);
+    const { arm, repeat } = tag;
+    if (run.status !== 'completed' && run.status !== 'degraded') {
+      skipped(`${dir}: status ${run.status} (only completed and degraded runs count)`);
       continue;
     }
     if (!experiment.arms.some((a) => a.name === arm)) {
@@ -110,25 +109,13 @@ async function writeAnalysis(
     const row = runRow(run, relativeTo ? relative(resolve(relativeTo), resolve(ref.dir)) : resolve(ref.dir), ref, classes, windows);
     rows.push(row);
     runChecks[row.run_name as string] = {
-      data_quality: checksNotPassed(run['data_quality']),
-      slo_proof: checksNotPassed(run['slo_proof']),
+      data_quality: checksNotPassed(run.data_quality),
+      slo_proof: checksNotPassed(run.slo_proof),
     };
   }
   const analysis = buildAnalysis({ experiment, planName: basePlan.name, target: targetWords(basePlan), classes, windows, rows, runChecks });
   await writeFileAtomic(path, `${stringifyExact(analysis, 2)}\n`);
   return { path, analysis };
-}
-
-async function readRunJson(dir: string): Promise<Record<string, unknown>> {
-  try {
-    const run = parseExact(await readFile(join(dir, 'run.json'), 'utf8'));
-    if (isObj(run)) return run;
-    throw new Error('not a JSON object');
-  } catch (err) {
-    throw new LoadfleetError(ErrorCode.USAGE, `cannot read ${join(dir, 'run.json')}: ${(err as Error).message}`, {
-      exitCode: ExitCode.INVALID_INPUT,
-    });
-  }
 }
 
 // A check that did not pass, named with its status, e.g. "schedule kept: fail".

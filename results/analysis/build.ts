@@ -4,13 +4,13 @@
 
 import { ARM_COST_DEFINITIONS, armPareto } from '../../figures/cost/arm-cost.js';
 import type { Experiment } from '../../shared/experiment.js';
+import { ANALYSIS_SCHEMA, type AnalysisJson } from '../../shared/result-schemas.js';
 import { byArm, comparison, comparisonKeys, type Spread3 } from './aggregate.js';
 import { answerText, defaultClaimBoundary, describeMetric } from './answer.js';
 import { ARM_VERDICT_DEFINITIONS } from './arm-slo.js';
 import type { Row } from './rows.js';
 
-/** The analysis schema id. */
-export const ANALYSIS_SCHEMA = 'loadfleet.analysis/v1';
+export { ANALYSIS_SCHEMA } from '../../shared/result-schemas.js';
 
 /** Checks of one run that did not pass (failed or not evaluated), for the gate evidence. */
 export interface RunChecks {
@@ -58,7 +58,7 @@ const DEFINITIONS: Record<string, string> = {
 };
 
 /** The analysis document. */
-export function buildAnalysis(input: AnalysisInput): Record<string, unknown> {
+export function buildAnalysis(input: AnalysisInput): AnalysisJson {
   const { experiment: e, rows } = input;
   const armNames = e.arms.map((a) => a.name);
   const arms = byArm(rows, armNames, e.compare, e.gates.repeat_spread_max);
@@ -92,7 +92,7 @@ export function buildAnalysis(input: AnalysisInput): Record<string, unknown> {
     comparison: cmp,
     pareto: armPareto(arms),
     gates: gates(input, arms),
-    runs: rows,
+    runs: [...rows],
     definitions: { ...DEFINITIONS, ...ARM_COST_DEFINITIONS },
   };
 }

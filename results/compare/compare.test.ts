@@ -93,7 +93,7 @@ describe('compareRuns', () => {
   it('prints gating figures marked, with their detectable change, and the limits', () => {
     const lines = comparisonTable(compareRuns([iidRun('a')], [iidRun('b', 1.3)], OPTS), 0.95, 0.05);
     expect(lines[0]).toMatch(
-      /^compare \(block-bootstrap-one-run, 95% intervals\): gating 3 figure\(s\) at a family-wise false-alarm rate of 5% \(Holm\): \d regressed/,
+      /^compare \(block-bootstrap-one-run, 95% two-sided intervals: each end a one-sided 97.5% bound\): gating 3 figure\(s\) one-sided at a family-wise false-alarm rate of 5% \(Holm\): \d regressed/,
     );
     expect(lines.find((l) => /ttft_p95_ms +\*/.test(l))).toMatch(/REGRESSED {2}detectable ≥ [\d.]+ \(\+\d+\.\d%\)$/);
     expect(lines.at(-1)).toMatch(/^ {2}note: one run a side/);

@@ -1,12 +1,14 @@
 // Pure: the names of the compared figures, as comparison.json and --gate-on spell them.
+import { boundQuantiles, latencyBoundOf, quantileLabel } from '../../shared/slo-bounds.js';
 
-export const COMPARED_QUANTILES = [0.5, 0.95, 0.99] as const;
+/** p50, p95, p99 and every quantile an SLO bound of the table judges, ascending. */
+export const COMPARED_QUANTILES: readonly number[] = [...new Set([0.5, 0.95, 0.99, ...boundQuantiles()])].sort((a, b) => a - b);
 export const successKey = 'success_rate';
 export const goodputKey = 'goodput_rps';
 
 /** e.g. ttft_p95_ms. */
 export function quantileKey(metric: string, q: number): string {
-  return `${metric}_p${Math.round(q * 100)}_ms`;
+  return `${metric}_${quantileLabel(q)}_ms`;
 }
 
 /** The p50, p95 and p99 figure names of a latency metric. */
@@ -20,5 +22,6 @@ export const FIGURE_NAMES: readonly string[] = [...['ttft', 'tpot', 'e2e', 'itl'
 /** The compare figure an SLO bound is judged on (success_rate_min → success_rate); null for keys that are not bounds. */
 export function sloFigure(sloKey: string): string | null {
   if (sloKey === 'success_rate_min') return successKey;
-  return /^(ttft|tpot|e2e)_p95_ms$/.test(sloKey) ? sloKey : null;
+  // A latency bound is judged on the figure of its own name (ttft_p95_ms), a row of the SLO table.
+  return latencyBoundOf(sloKey) ? sloKey : null;
 }

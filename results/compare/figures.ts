@@ -2,12 +2,16 @@
 // arm), per class and window: the change of each figure with its interval, test and verdict. A few
 // declared figures gate (by default each class's SLO figures over the whole run), judged together
 // with Holm's step-down so the chance of any false regression among them is held at the stated
-// level; every other figure is reported with its own interval and does not gate.
+// level; every other figure is reported with its own interval and does not gate. With one run a
+// side, a change must also clear a margin the run cannot measure (its stamps' timing uncertainty
+// and a stated run-to-run floor) to count; beyond the interval but not the margin it is undecided.
 import { rngFromKey } from '../../shared/rng.js';
 import { meanSide, perRunSide, quantileSides } from './estimate.js';
 import { COMPARED_QUANTILES, goodputKey, latencyFigureKeys, quantileKey, successKey } from './figure-keys.js';
 import type { SideEstimate } from './inference.js';
 import { detectableChange, holm, holmAdjusted, testChange } from './inference.js';
+import type { FloorByLevel } from './run-to-run-floor.js';
+import { floorOf } from './run-to-run-floor.js';
 import type { Better, ChangeVerdict, Threshold } from './verdict.js';
 import { changeVerdict } from './verdict.js';
 
@@ -17,6 +21,8 @@ export type RequestMetric = (typeof REQUEST_METRICS)[number];
 export { COMPARED_QUANTILES };
 /** The power at which the smallest detectable change is stated. */
 export const DETECTION_POWER = 0.8;
+/** Latency metrics whose figures carry the stamps' timing uncertainty in their margin (first content token, last byte). */
+const STAMPED = /^(ttft|e2e)_/;
 
 /** One class in one window of one run. */
 export interface WindowSample {
@@ -40,7 +46,28 @@ export interface WindowSample {
    * pooled from its requests), compared without sampling variation of their own; value null when
    * the baseline cannot give the figure, with why.
    */
-  fixed?: Record<string, { value: number | null; reason: string | null }>;
+  fixed?: Record<string, { value: number | null; reason: string | null; approx?: boolean }>;
+  /**
+   * The p99 in ms of the window's successful requests' first-token stamp uncertainty (how late the
+   * agent may have stamped a token's bytes; requests.ndjson first_content_uncertainty_ns, which
+   * run.json client_health summarises); null when no request carried it.
+   */
+  timingUncertaintyMs?: number | null;
+  /**
+   * figure → ms: how much each request's own stamp uncertainty can raise the figure (its percentile
+   * of the recorded values less that of each value minus its uncertainty); TTFT and e2e
+   * percentiles. Absent: timingUncertaintyMs stands for every such figure.
+   */
+  timingMarginMs?: Record<string, number>;
+  /** What series.ttft measures from: the actual send, or the intended send (the class's slo.basis). */
+  ttftBasis?: 'sent' | 'intended';
+  /**
+   * TTFT series from the actual send in intended-send order (failed +∞), ended by the first content
+   * token or by the first output of any kind, reasoning included; first_output null when a
+   * successful request with a content token carries no first-output stamp. For a baseline from a
+   * tool whose TTFT is defined so.
+   */
+  ttftFromSend?: { first_content: Float64Array; first_output: Float64Array | null };
 }
 
 /** What a comparison reads of one run. */
@@ -75,6 +102,15 @@ export interface FigureChange {
   /** The smallest true worsening this comparison would flag 4 times in 5 (gating figures only). */
   detectable_change: number | null;
   detectable_change_relative: number | null;
+  /**
+   * With one run on a side: what a change must clear besides its interval, in the figure's unit:
+   * the stamps' timing uncertainty, the run-to-run floor and their sum (null with repeats a side).
+   */
+  margin: { timing: number; run_to_run: number; total: number } | null;
+  /** One-sided p-value of the candidate being worse by more than margin.total (p_worse without a margin). */
+  p_worse_beyond_margin: number | null;
+  /** Gating figures: the one-sided bound of delta on the worse side at Holm's strictest level (false_alarm / gating figures). */
+  worse_bound: number | null;
   /** Mean block length (requests) and correlation time of each side's runs; null for figures without requests. */
   block_len: { baseline: number; candidate: number } | null;
   correlation_time: { baseline: number; candidate: number } | null;
@@ -92,6 +128,12 @@ export interface CompareOptions {
   seed: string;
   /** class/window/figure keys that gate; undefined: each class's SLO figures in window all. */
   gateOn?: readonly string[];
+  /**
+   * With one run on a side: the run-to-run floor, a share of the baseline a latency or goodput
+   * change must clear besides its interval and timing uncertainty, one for every figure or one per
+   * percentile level (run-to-run-floor.ts; 0: none).
+   */
+  runToRunFloor?: number | FloorByLevel;
 }
 
 export type CompareMethod = 'block-bootstrap-one-run' | 'two-level-repeats';
@@ -105,10 +147,14 @@ export interface Comparison {
   /** Gating figures that regressed (exit 5 with --fail-on-regression) and improved. */
   regressed: string[];
   improved: string[];
+  /** Gating figures beyond their interval but not beyond their margin: neither pass nor regression. */
+  undecided: string[];
   /** Non-gating figures beyond noise and threshold at their own level. */
-  reported: { regressed: string[]; improved: string[] };
+  reported: { regressed: string[]; improved: string[]; undecided: string[] };
   /** What this comparison cannot tell, in sentences. */
   limits: string[];
+  /** class → what its TTFT figures measure from: sent (the actual send) or intended (slo.basis intended); mixed when the runs differ. */
+  ttft_basis: Record<string, 'sent' | 'intended' | 'mixed'>;
 }
 
 /** Two levels when each side has 2 or more runs; otherwise each side's runs' requests in blocks. */
@@ -125,6 +171,15 @@ interface Pending {
   b: SideEstimate | null;
   c: SideEstimate | null;
   reason: string | null;
+  /** Shown, not gated or tested: a side's figure is only an approximation (why). */
+  shownOnly?: string;
+  /**
+   * The stamps' timing uncertainty a change must clear (ms; 0 when none applies): upward the
+   * candidate's (its late stamps can only raise it), downward the baseline's.
+   */
+  timing: { higher: number; lower: number };
+  /** Whether the run-to-run floor applies (one run on a side, a latency or goodput figure). */
+  floor: boolean;
 }
 
 /** The default gating keys: each class's SLO figures in window all. */
@@ -148,21 +203,31 @@ export function compareRuns(baseline: readonly RunSample[], candidate: readonly 
     }
   }
   const gating = new Set(o.gateOn ?? defaultGating([...baseline, ...candidate]));
-  const tests = pending.map((p) => (p.b && p.c && p.reason === null ? testChange(p.b, p.c, o.confidence) : null));
-  const worse = tests.map((t, i) => (t === null ? null : pending[i]!.better === 'lower' ? t.pHigher : t.pLower));
-  const better = tests.map((t, i) => (t === null ? null : pending[i]!.better === 'lower' ? t.pLower : t.pHigher));
-  const gated = pending.map((p, i) => (gating.has(p.key) && tests[i] !== null ? i : -1)).filter((i) => i >= 0);
-  const rejectWorse = holm(
-    gated.map((i) => worse[i]!),
-    o.falseAlarm,
-  );
-  const rejectBetter = holm(
-    gated.map((i) => better[i]!),
-    o.falseAlarm,
-  );
-  const adjusted = holmAdjusted(gated.map((i) => worse[i]!));
-  // Holm's strictest level: what the first gating figure must reach, so what a detectable change is stated at.
+  const margins = pending.map((p) => marginOf(p, o.runToRunFloor ?? 0));
+  const testable = pending.map((p) => !!(p.b && p.c && p.reason === null && p.shownOnly === undefined));
+  const gated = pending.map((p, i) => (gating.has(p.key) && testable[i] ? i : -1)).filter((i) => i >= 0);
+  // Holm's strictest level: what the first gating figure must reach, so what a detectable change and the worse-side bound are stated at.
   const strictest = o.falseAlarm / Math.max(1, gated.length);
+  const lower = (i: number) => pending[i]!.better === 'lower';
+  const tests = pending.map((p, i) =>
+    testable[i] ? testChange(p.b!, p.c!, o.confidence, { higher: margins[i]!.higher, lower: margins[i]!.lower }, strictest) : null,
+  );
+  const worse = tests.map((t, i) => (t === null ? null : lower(i) ? t.pHigher : t.pLower));
+  const better = tests.map((t, i) => (t === null ? null : lower(i) ? t.pLower : t.pHigher));
+  const worseBeyond = tests.map((t, i) => (t === null ? null : lower(i) ? t.pHigherBeyond : t.pLowerBeyond));
+  const betterBeyond = tests.map((t, i) => (t === null ? null : lower(i) ? t.pLowerBeyond : t.pHigherBeyond));
+  const holmOf = (ps: readonly (number | null)[]) =>
+    holm(
+      gated.map((i) => ps[i]!),
+      o.falseAlarm,
+    );
+  const [rejectWorse, rejectBetter, rejectWorseBeyond, rejectBetterBeyond] = [worse, better, worseBeyond, betterBeyond].map(holmOf) as [
+    boolean[],
+    boolean[],
+    boolean[],
+    boolean[],
+  ];
+  const adjusted = holmAdjusted(gated.map((i) => worseBeyond[i]!));
   const out: Comparison = {
     method,
     baseline_runs: baseline.map((r) => r.runId),
@@ -171,24 +236,43 @@ export function compareRuns(baseline: readonly RunSample[], candidate: readonly 
     classes: {},
     regressed: [],
     improved: [],
-    reported: { regressed: [], improved: [] },
+    undecided: [],
+    reported: { regressed: [], improved: [], undecided: [] },
+    ttft_basis: ttftBases([...baseline, ...candidate]),
     limits: [
       ...limitsOf(baseline.length, candidate.length, pending),
       ...pending
         .filter((p, i) => gating.has(p.key) && tests[i] === null)
-        .map((p) => `gating figure ${p.key} is not evaluable and gates nothing: ${p.reason ?? 'a side has no value for the figure'}`),
+        .map(
+          (p) =>
+            `gating figure ${p.key} is not evaluable and gates nothing: ${p.shownOnly ?? p.reason ?? 'a side has no value for the figure'}`,
+        ),
     ],
   };
+  for (const [cls, basis] of Object.entries(out.ttft_basis))
+    if (basis === 'mixed')
+      out.limits.push(
+        `class ${cls}: TTFT is read from the actual send in some runs and from the intended send in others (their slo.basis differ), so its change mixes two definitions`,
+      );
   pending.forEach((p, i) => {
     const t = tests[i] ?? null;
     const g = gated.indexOf(i);
+    // A figure shown but not tested still shows its change.
+    const delta = t ? t.delta : p.b && p.c && Number.isFinite(p.b.point) && Number.isFinite(p.c.point) ? p.c.point - p.b.point : null;
     const tail = (1 - o.confidence) / 2;
     const beyond =
       g >= 0 ? { worse: rejectWorse[g]!, better: rejectBetter[g]! } : { worse: (worse[i] ?? 1) <= tail, better: (better[i] ?? 1) <= tail };
+    const beyondMargin =
+      g >= 0
+        ? { worse: rejectWorseBeyond[g]!, better: rejectBetterBeyond[g]! }
+        : { worse: (worseBeyond[i] ?? 1) <= tail, better: (betterBeyond[i] ?? 1) <= tail };
     const base = p.b?.point ?? null;
     const cand = p.c?.point ?? null;
-    const verdict: ChangeVerdict = t === null || base === null ? 'not_evaluable' : changeVerdict(base, t.delta, beyond, p.threshold);
-    const mde = g >= 0 && t ? detectableChange(t, strictest, DETECTION_POWER) : null;
+    const verdict: ChangeVerdict =
+      t === null || base === null ? 'not_evaluable' : changeVerdict(base, t.delta, beyond, p.threshold, beyondMargin);
+    const m = margins[i]!;
+    const test = g >= 0 && t ? detectableChange(t, strictest, DETECTION_POWER) : null;
+    const mde = test === null ? null : test + m.total;
     const floor =
       base === null || !Number.isFinite(base)
         ? null
@@ -208,18 +292,21 @@ export function compareRuns(baseline: readonly RunSample[], candidate: readonly 
         ...(base === Number.POSITIVE_INFINITY ? ['baseline' as const] : []),
         ...(cand === Number.POSITIVE_INFINITY ? ['candidate' as const] : []),
       ],
-      delta: round(t?.delta ?? null),
-      delta_relative: t?.delta != null && base ? finite(t.delta / base) : null,
+      delta: round(delta),
+      delta_relative: delta != null && base ? finite(delta / base) : null,
       interval: t && { low: round(t.interval.low), high: round(t.interval.high) },
       p_worse: round(worse[i] ?? null),
       p_worse_adjusted: g >= 0 ? round(adjusted[g]!) : null,
       detectable_change: round(detectable),
       detectable_change_relative: detectable !== null && base ? finite(detectable / Math.abs(base)) : null,
+      margin: m.total > 0 || m.applies ? { timing: round(m.timing)!, run_to_run: round(m.runToRun)!, total: round(m.total)! } : null,
+      p_worse_beyond_margin: round(worseBeyond[i] ?? null),
+      worse_bound: g >= 0 && t ? round(lower(i) ? t.bound.low : t.bound.high) : null,
       block_len:
         p.b?.blockLen != null && p.c?.blockLen != null ? { baseline: round(p.b.blockLen)!, candidate: round(p.c.blockLen)! } : null,
       correlation_time: p.b?.tau != null && p.c?.tau != null ? { baseline: round(p.b.tau)!, candidate: round(p.c.tau)! } : null,
       verdict,
-      reason: verdict === 'not_evaluable' ? (p.reason ?? 'a side has no value for the figure') : null,
+      reason: verdict === 'not_evaluable' ? (p.shownOnly ?? p.reason ?? 'a side has no value for the figure') : null,
     };
     const byWindow = out.classes[cls] ?? {};
     out.classes[cls] = byWindow;
@@ -227,8 +314,43 @@ export function compareRuns(baseline: readonly RunSample[], candidate: readonly 
     const list = change.gating ? out : out.reported;
     if (verdict === 'regressed') list.regressed.push(p.key);
     if (verdict === 'improved') list.improved.push(p.key);
+    if (verdict === 'undecided') list.undecided.push(p.key);
   });
   return out;
+}
+
+/** Per class, the basis its runs' TTFT figures were read on. */
+function ttftBases(runs: readonly RunSample[]): Comparison['ttft_basis'] {
+  const out: Comparison['ttft_basis'] = {};
+  for (const r of runs)
+    for (const [cls, byWindow] of Object.entries(r.classes)) {
+      const basis = byWindow.all?.ttftBasis ?? 'sent';
+      out[cls] = out[cls] === undefined || out[cls] === basis ? basis : 'mixed';
+    }
+  return out;
+}
+
+/**
+ * What a figure's change must clear besides its interval: the stamps' timing uncertainty and the
+ * run-to-run floor (× the baseline), upward (higher) and downward (lower); timing and total are
+ * stated for the worse direction.
+ */
+function marginOf(
+  p: Pending,
+  floors: number | FloorByLevel,
+): { timing: number; runToRun: number; total: number; higher: number; lower: number; applies: boolean } {
+  const base = p.b?.point;
+  const floor = floorOf(floors, p.figure);
+  const runToRun = p.floor && base !== undefined && Number.isFinite(base) ? floor * Math.abs(base) : 0;
+  const timing = p.better === 'lower' ? p.timing.higher : p.timing.lower;
+  return {
+    timing,
+    runToRun,
+    total: timing + runToRun,
+    higher: p.timing.higher + runToRun,
+    lower: p.timing.lower + runToRun,
+    applies: p.floor,
+  };
 }
 
 /** What the comparison cannot tell. */
@@ -236,7 +358,7 @@ function limitsOf(bRuns: number, cRuns: number, pending: readonly Pending[]): st
   const out: string[] = [];
   if (bRuns < 2 || cRuns < 2)
     out.push(
-      `${bRuns < 2 && cRuns < 2 ? 'one run a side' : `one run on the ${bRuns < 2 ? 'baseline' : 'candidate'} side`}: intervals hold each run's own noise over time (its requests resampled in blocks) but not run-to-run variation (another start of the same server, another seed), which can be larger; compare experiments with 2 or more repeats a side (3 or more for useful power) to include it, and ITL has no interval`,
+      `${bRuns < 2 && cRuns < 2 ? 'one run a side' : `one run on the ${bRuns < 2 ? 'baseline' : 'candidate'} side`}: intervals hold each run's own noise over time (its requests resampled in blocks) but not run-to-run variation (another start of the same server, another seed), which can be larger, nor how late the client stamped its tokens; so a change must also clear a margin (the stamps' timing uncertainty and the run-to-run floor) to count, and is undecided short of it; compare experiments with 2 or more repeats a side (3 or more for useful power) for a sharp gate, and ITL has no interval`,
     );
   const short = pending.filter((p) => [p.b, p.c].some((s) => s?.shortRun));
   if (short.length > 0)
@@ -249,7 +371,7 @@ function limitsOf(bRuns: number, cRuns: number, pending: readonly Pending[]): st
 /** Every figure of one class and window, not yet judged. */
 function windowFigures(b: readonly WindowSample[], c: readonly WindowSample[], o: CompareOptions, at: string): Pending[] {
   const rel: Threshold = { kind: 'relative', value: o.relativeThreshold };
-  const out: Pending[] = [];
+  const out: Omit<Pending, 'timing' | 'floor'>[] = [];
   const rng = (f: string, side: string) => rngFromKey(`${o.seed}:${at}:${f}:${side}`);
   for (const m of REQUEST_METRICS) {
     const sides = (s: readonly WindowSample[], tag: string) =>
@@ -318,7 +440,13 @@ function windowFigures(b: readonly WindowSample[], c: readonly WindowSample[], o
     c: gc,
     reason: gb && gc ? null : 'goodput needs an SLO: the class declares none on a side (or the window has no request)',
   });
-  return out.map((p) => pinned(p, b, c, o.resamples));
+  // One run on a side: its interval holds none of the run-to-run variation, nor its stamps' lateness.
+  const oneRun = b.length < 2 || c.length < 2;
+  const worst = (s: readonly WindowSample[], figure: string) =>
+    Math.max(0, ...s.map((w) => w.timingMarginMs?.[figure] ?? w.timingUncertaintyMs ?? 0));
+  const timing = (figure: string) =>
+    oneRun && STAMPED.test(figure) ? { higher: worst(c, figure), lower: worst(b, figure) } : { higher: 0, lower: 0 };
+  return out.map((p) => pinned({ ...p, timing: timing(p.figure), floor: oneRun && p.threshold.kind === 'relative' }, b, c, o.resamples));
 }
 
 /** A figure a side knows only as a point (WindowSample.fixed): its estimate without sampling variation. */
@@ -326,16 +454,36 @@ export function pointEstimate(value: number, resamples: number): SideEstimate {
   return { point: value, replicates: new Float64Array(resamples).fill(value), variance: 0, df: Number.POSITIVE_INFINITY };
 }
 
-/** The pending figure with each side's fixed point, where a side of one run has one, in place of its estimate. */
+/**
+ * The pending figure with each side's fixed point, where a side of one run has one, in place of its
+ * estimate; a side any of whose runs refuses the figure (a fixed null) has none. A point read
+ * between two of a tool's percentiles is shown, never gated or tested: it carries no sampling
+ * variation and its error is unknown.
+ */
 function pinned(p: Pending, b: readonly WindowSample[], c: readonly WindowSample[], resamples: number): Pending {
-  const fixedOf = (s: readonly WindowSample[]) => (s.length === 1 ? s[0]!.fixed?.[p.figure] : undefined);
+  const fixedOf = (s: readonly WindowSample[]) => {
+    const refused = s.map((w) => w.fixed?.[p.figure]).find((f) => f?.value === null);
+    return refused ?? (s.length === 1 ? s[0]!.fixed?.[p.figure] : undefined);
+  };
   const fb = fixedOf(b);
   const fc = fixedOf(c);
   if (!fb && !fc) return p;
   const bs = fb ? (fb.value === null ? null : pointEstimate(fb.value, resamples)) : p.b;
   const cs = fc ? (fc.value === null ? null : pointEstimate(fc.value, resamples)) : p.c;
   const reason = bs && cs ? null : ((fb?.value === null ? fb.reason : fc?.value === null ? fc.reason : p.reason) ?? p.reason);
-  return { ...p, b: bs, c: cs, reason };
+  const approx = [fb, fc].some((f) => f?.approx);
+  return {
+    ...p,
+    b: bs,
+    c: cs,
+    reason,
+    ...(approx && reason === null
+      ? {
+          shownOnly:
+            "a side's figure is read between two of its tool's percentiles (the file lacks the failure-inclusive rank): shown, not tested or gated",
+        }
+      : {}),
+  };
 }
 
 function finite(x: number | null): number | null {

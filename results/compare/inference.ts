@@ -90,9 +90,14 @@ export interface ChangeTest {
   df: number;
   /** Two-sided interval of delta at the stated confidence; an end is null when unbounded. */
   interval: { low: number | null; high: number | null };
+  /** One-sided bounds of delta at 1 − oneSided each (low: delta is above it; high: below it); an end is null when unbounded. */
+  bound: { low: number | null; high: number | null };
   /** One-sided p-values of "the candidate is higher" and "lower". */
   pHigher: number;
   pLower: number;
+  /** One-sided p-values of "the candidate is higher by more than margin.higher" and "lower by more than margin.lower" (margins 0: as above). */
+  pHigherBeyond: number;
+  pLowerBeyond: number;
 }
 
 /** a − b with +∞ − +∞ read as no change. */
@@ -100,7 +105,19 @@ function diff(a: number, b: number): number {
   return a === b ? 0 : a - b;
 }
 
-export function testChange(b: SideEstimate, c: SideEstimate, confidence: number): ChangeTest {
+/**
+ * The test of candidate − baseline, its two-sided interval at `confidence`, and the one-sided tests
+ * of a change beyond a margin (≥ 0) each way: what one run a side must clear besides its own noise
+ * (timing uncertainty and run-to-run floor, figures.ts). The margins may differ: a candidate reads
+ * higher by its own late stamps, lower by the baseline's.
+ */
+export function testChange(
+  b: SideEstimate,
+  c: SideEstimate,
+  confidence: number,
+  margin: { higher: number; lower: number } = { higher: 0, lower: 0 },
+  oneSided = (1 - confidence) / 2,
+): ChangeTest {
   const d = diff(c.point, b.point);
   const v = b.variance + c.variance;
   const tail = (1 - confidence) / 2;
@@ -108,20 +125,44 @@ export function testChange(b: SideEstimate, c: SideEstimate, confidence: number)
     const df = v === 0 ? Number.POSITIVE_INFINITY : v ** 2 / (b.variance ** 2 / b.df + c.variance ** 2 / c.df);
     const se = Math.sqrt(v);
     if (se === 0) {
-      return { delta: d, se, df, interval: { low: d, high: d }, pHigher: d > 0 ? 0 : 1, pLower: d < 0 ? 0 : 1 };
+      return {
+        delta: d,
+        se,
+        df,
+        interval: { low: d, high: d },
+        bound: { low: d, high: d },
+        pHigher: d > 0 ? 0 : 1,
+        pLower: d < 0 ? 0 : 1,
+        pHigherBeyond: d > margin.higher ? 0 : 1,
+        pLowerBeyond: d < -margin.lower ? 0 : 1,
+      };
     }
     const half = tQuantile(1 - tail, df) * se;
-    return { delta: d, se, df, interval: { low: d - half, high: d + half }, pHigher: 1 - tCdf(d / se, df), pLower: tCdf(d / se, df) };
+    return {
+      delta: d,
+      se,
+      df,
+      interval: { low: d - half, high: d + half },
+      bound: { low: d - tQuantile(1 - oneSided, df) * se, high: d + tQuantile(1 - oneSided, df) * se },
+      pHigher: 1 - tCdf(d / se, df),
+      pLower: tCdf(d / se, df),
+      pHigherBeyond: 1 - tCdf((d - margin.higher) / se, df),
+      pLowerBeyond: tCdf((d + margin.lower) / se, df),
+    };
   }
   // Percentile bootstrap: replicates are paired by index (the sides were resampled independently).
   const n = Math.min(b.replicates.length, c.replicates.length);
   const diffs = new Float64Array(n);
   let atOrBelow = 0;
   let atOrAbove = 0;
+  let withinAbove = 0;
+  let withinBelow = 0;
   for (let i = 0; i < n; i++) {
     diffs[i] = diff(c.replicates[i]!, b.replicates[i]!);
     if (diffs[i]! <= 0) atOrBelow++;
     if (diffs[i]! >= 0) atOrAbove++;
+    if (diffs[i]! <= margin.higher) withinAbove++;
+    if (diffs[i]! >= -margin.lower) withinBelow++;
   }
   diffs.sort();
   const finite = (x: number | null) => (x !== null && Number.isFinite(x) ? x : null);
@@ -130,9 +171,21 @@ export function testChange(b: SideEstimate, c: SideEstimate, confidence: number)
     se: null,
     df: Number.POSITIVE_INFINITY,
     interval: { low: finite(nearestRank(diffs, tail)), high: finite(nearestRank(diffs, 1 - tail)) },
+    bound: { low: finite(nearestRank(diffs, oneSided)), high: finite(nearestRank(diffs, 1 - oneSided)) },
     pHigher: (1 + atOrBelow) / (n + 1),
     pLower: (1 + atOrAbove) / (n + 1),
+    pHigherBeyond: (1 + withinAbove) / (n + 1),
+    pLowerBeyond: (1 + withinBelow) / (n + 1),
   };
+}
+
+/**
+ * The fewest bootstrap replicates with which every one of `gating` figures can reach Holm's
+ * strictest level falseAlarm / gating: a percentile-bootstrap p-value is never below 1 / (B + 1),
+ * so B + 1 must exceed gating / falseAlarm.
+ */
+export function minResamples(gating: number, falseAlarm: number): number {
+  return Math.floor(Math.max(1, gating) / falseAlarm);
 }
 
 /**

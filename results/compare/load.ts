@@ -2,7 +2,6 @@
 // experiment directory (its finished runs of one arm) becomes the pure comparison's RunSamples.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { meetsSlo } from '../../figures/window-stats.js';
@@ -11,8 +10,11 @@ import { parseExact } from '../../shared/json.js';
 import type { OutputTokenSource, RequestRecord, RequestStatus } from '../../shared/metrics.js';
 import { blankRecord, metricNs } from '../../shared/metrics.js';
 import type { Plan } from '../../shared/plan.js';
+import { sloTtftMetric } from '../../shared/plan.js';
+import { readRunJson } from '../../shared/run-read.js';
 import { isFinished, RECORD_FILE, readExperimentDir } from '../experiment-record.js';
-import { sloFigure } from './figure-keys.js';
+import { nearestRank } from './bootstrap.js';
+import { quantileKey, sloFigure } from './figure-keys.js';
 import type { RequestMetric, RunSample, WindowSample } from './figures.js';
 import { COMPARED_QUANTILES, REQUEST_METRICS } from './figures.js';
 
@@ -51,6 +53,7 @@ interface Row {
   sent_unix_ns: bigint | number | null;
   first_output_unix_ns: bigint | number | null;
   first_content_unix_ns: bigint | number | null;
+  first_content_uncertainty_ns?: number | null;
   done_unix_ns: bigint | number | null;
   completion_tokens: number | null;
   output_token_source: OutputTokenSource | null;
@@ -63,6 +66,10 @@ interface Point {
   m: Record<RequestMetric, number | null>;
   ok: boolean;
   good: boolean;
+  /** ms from the actual send to the first content token and to the first output of any kind (reasoning included); +∞ when failed. */
+  fromSend: { content: number | null; output: number | null };
+  /** ms: how late the first content token may have been stamped (null when not carried). */
+  uncertainty: number | null;
 }
 
 interface Acc {
@@ -72,9 +79,9 @@ interface Acc {
 
 /** One run directory. */
 export async function loadRun(dir: string): Promise<RunSample> {
-  const run = parseExact<Record<string, unknown>>(await readFile(join(dir, 'run.json'), 'utf8'));
-  const plan = run.plan as Plan;
-  const start = BigInt(run.started_at_unix_ns as bigint | number);
+  const run = await readRunJson(dir);
+  const plan: Plan = run.plan;
+  const start = BigInt(run.started_at_unix_ns);
   const windows = [
     { name: 'all', startNs: 0, endNs: Number.POSITIVE_INFINITY },
     ...(plan.windows ?? []).map((w) => ({ name: w.name, startNs: w.start_s * 1e9, endNs: w.end_s * 1e9 })),
@@ -101,25 +108,31 @@ export async function loadRun(dir: string): Promise<RunSample> {
     };
     const at = r.intended_ns ?? r.sent_ns;
     const s = slo.get(row.class);
+    const ok = r.status === 'ok';
+    const fromSend = {
+      content: ok ? nsToMs(metricNs(r, 'ttft')) : Number.POSITIVE_INFINITY,
+      output: ok ? nsToMs(metricNs(r, 'ttfo')) : Number.POSITIVE_INFINITY,
+    };
+    const uncertainty = ok && typeof row.first_content_uncertainty_ns === 'number' ? row.first_content_uncertainty_ns / 1e6 : null;
     for (const w of windows) {
       if (at < w.startNs || at >= w.endNs) continue;
       const a = byWindow.get(w.name)!;
-      const ok = r.status === 'ok';
       // A failed request ranks +∞: it met no latency bound, so it counts in every percentile as the slowest.
+      // TTFT is measured on the class's SLO basis: from the intended send with slo.basis intended.
       const m = Object.fromEntries(
         REQUEST_METRICS.map((k) => {
-          const v = ok ? metricNs(r, k) : Number.POSITIVE_INFINITY;
+          const v = ok ? metricNs(r, k === 'ttft' ? sloTtftMetric(s?.basis) : k) : Number.POSITIVE_INFINITY;
           return [k, v === null ? null : v / 1e6];
         }),
       ) as Point['m'];
       // Goodput as run.json counts it: good, and finished inside the window.
       const good = ok && !!s && meetsSlo(r, s) && r.done_ns !== null && r.done_ns >= w.startNs && r.done_ns < w.endNs;
       if (good) a.good++;
-      a.points.push({ at, m, ok, good });
+      a.points.push({ at, m, ok, good, fromSend, uncertainty });
     }
   }
   const classes: RunSample['classes'] = {};
-  const figures = run.classes as Record<string, { windows: Record<string, Record<string, unknown>> }>;
+  const figures = run.classes;
   for (const [cls, byWindow] of acc) {
     classes[cls] = {};
     for (const [w, a] of byWindow) {
@@ -130,6 +143,21 @@ export async function loadRun(dir: string): Promise<RunSample> {
       const seriesOf = (k: RequestMetric) => Float64Array.from(pts.map((p) => p.m[k]).filter((v): v is number => v !== null));
       const series = { ttft: seriesOf('ttft'), tpot: seriesOf('tpot'), e2e: seriesOf('e2e') };
       const successes = (x: Float64Array) => x.filter((v) => Number.isFinite(v)).sort();
+      const fromSend = (k: 'content' | 'output') => Float64Array.from(pts.map((p) => p.fromSend[k]).filter((v): v is number => v !== null));
+      // A success with a content token but no first-output stamp cannot be read as a first output of any kind.
+      const outputKnown = pts.every((p) => p.fromSend.content === null || p.fromSend.output !== null);
+      const uncertainties = Float64Array.from(pts.map((p) => p.uncertainty).filter((v): v is number => v !== null)).sort();
+      // Each request's stamp may be late by its own uncertainty: how far that can move each percentile.
+      const timingMarginMs: Record<string, number> = {};
+      for (const k of ['ttft', 'e2e'] as const) {
+        const measured = pts.filter((p) => p.m[k] !== null);
+        const observed = Float64Array.from(measured, (p) => p.m[k]!).sort();
+        const earliest = Float64Array.from(measured, (p) => p.m[k]! - (p.uncertainty ?? 0)).sort();
+        for (const q of COMPARED_QUANTILES) {
+          const shift = (nearestRank(observed, q) ?? 0) - (nearestRank(earliest, q) ?? 0);
+          timingMarginMs[quantileKey(k, q)] = Number.isFinite(shift) ? shift : 0;
+        }
+      }
       const sample: WindowSample = {
         values: { ttft: successes(series.ttft), tpot: successes(series.tpot), e2e: successes(series.e2e) },
         series,
@@ -140,12 +168,16 @@ export async function loadRun(dir: string): Promise<RunSample> {
         good: slo.get(cls) ? a.good : null,
         goodputRps: slo.get(cls) ? num('goodput_rps') : null,
         itl: Object.fromEntries(COMPARED_QUANTILES.map((q) => [`itl_p${Math.round(q * 100)}_ms`, num(`itl_p${Math.round(q * 100)}_ms`)])),
+        timingUncertaintyMs: nearestRank(uncertainties, 0.99),
+        timingMarginMs,
+        ttftBasis: slo.get(cls)?.basis ?? 'sent',
+        ttftFromSend: { first_content: fromSend('content'), first_output: outputKnown ? fromSend('output') : null },
       };
       classes[cls]![w] = sample;
     }
   }
   const sloFigures = Object.fromEntries(plan.classes.map((c) => [c.name, Object.keys(c.slo ?? {}).flatMap((k) => sloFigure(k) ?? [])]));
-  return { runId: String(run.run_id), planSha256: loadSha256(plan), scheduleSha256: String(run.schedule_sha256), sloFigures, classes };
+  return { runId: run.run_id, planSha256: loadSha256(plan), scheduleSha256: run.schedule_sha256, sloFigures, classes };
 }
 
 /**
@@ -171,4 +203,8 @@ function canonical(v: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
       .join(',')}}`;
   return typeof v === 'bigint' ? v.toString() : JSON.stringify(v);
+}
+
+function nsToMs(v: number | null): number | null {
+  return v === null ? null : v / 1e6;
 }

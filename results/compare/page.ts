@@ -8,7 +8,7 @@ import type { baselineSource } from './baselines/statement.js';
 import type { Comparison, FigureChange, RequestMetric, RunSample } from './figures.js';
 import { REQUEST_METRICS } from './figures.js';
 
-const TONE = { regressed: 'bad', improved: 'good', within_noise: 'none', not_evaluable: 'warn' } as const;
+const TONE = { regressed: 'bad', improved: 'good', within_noise: 'none', undecided: 'warn', not_evaluable: 'warn' } as const;
 /** Points per drawn CDF: enough to show a tail, few enough for a light page. */
 const CDF_POINTS = 200;
 
@@ -55,7 +55,7 @@ export function comparisonPage(
   labels: { baseline: string; candidate: string; source?: ReturnType<typeof baselineSource> | null },
 ): string {
   const limits = c.limits.map((l) => `<p class="definition">Note: ${esc(l)}</p>`).join('');
-  const head = `<h1>loadfleet compare</h1><p>baseline: ${esc(labels.baseline)}<br>candidate: ${esc(labels.candidate)}</p>${labels.source ? sourceSection(labels.source) : ''}<p class="definition">Method: ${esc(c.method)}; intervals at ${c.confidence * 100}% confidence. Gating figures (${c.gating.length}): ${c.regressed.length} regressed, ${c.improved.length} improved; other figures, reported and not gating: ${c.reported.regressed.length} regressed, ${c.reported.improved.length} improved.</p>${limits}`;
+  const head = `<h1>loadfleet compare</h1><p>baseline: ${esc(labels.baseline)}<br>candidate: ${esc(labels.candidate)}</p>${labels.source ? sourceSection(labels.source) : ''}<p class="definition">Method: ${esc(c.method)}; intervals at ${c.confidence * 100}% confidence. Gating figures (${c.gating.length}): ${c.regressed.length} regressed, ${c.improved.length} improved, ${c.undecided.length} undecided (beyond the interval, not beyond what one run a side cannot measure); other figures, reported and not gating: ${c.reported.regressed.length} regressed, ${c.reported.improved.length} improved.</p>${limits}`;
   const sections = Object.entries(c.classes).map(([cls, windows]) => {
     const tables = Object.entries(windows)
       .map(

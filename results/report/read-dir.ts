@@ -5,8 +5,7 @@ import { createReadStream } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
-import { parseExact } from '../../shared/json.js';
+import { readAnalysisJson, readRunFile } from '../../shared/run-read.js';
 import type { ExperimentReportInput } from './experiment-page.js';
 import type { Obj } from './fields.js';
 import { arr, bigOrNull, numOrNull, obj, strOrNull } from './fields.js';
@@ -19,7 +18,7 @@ import { TtftByIntended, ttftFields } from './ttft-intended-series.js';
 
 /** Reads a run directory's artifacts for its report. */
 export async function loadRunReportInput(runDir: string): Promise<RunReportInput> {
-  const run = await readJsonFile(join(runDir, 'run.json'));
+  const run: Obj = await readRunFile(runDir);
   const [hlog, traffic, server] = await Promise.all([
     readOptional(join(runDir, 'histograms.hlog')),
     readOptional(join(runDir, 'traffic.csv')),
@@ -37,7 +36,7 @@ export async function loadRunReportInput(runDir: string): Promise<RunReportInput
 
 /** Reads an experiment directory's analysis.json and finds each run's report. */
 export async function loadExperimentReportInput(expDir: string): Promise<ExperimentReportInput> {
-  const analysis = await readJsonFile(join(expDir, 'analysis.json'));
+  const analysis: Obj = await readAnalysisJson(expDir);
   const byArmRepeat = await runDirsByArmRepeat(expDir);
   const runLinks = await Promise.all(
     arr(analysis.runs).map(async (r) => {
@@ -61,11 +60,10 @@ async function runDirsByArmRepeat(expDir: string): Promise<Map<string, string>> 
     return out;
   }
   for (const name of names) {
-    const text = await readOptional(join(expDir, 'runs', name, 'run.json'));
-    if (text === null) continue;
+    if (!(await exists(join(expDir, 'runs', name, 'run.json')))) continue;
     try {
-      const exp = obj(obj(parseExact(text)).experiment);
-      out.set(`${strOrNull(exp.arm)}\u0000${numOrNull(exp.repeat)}`, join('runs', name));
+      const run = await readRunFile(join(expDir, 'runs', name));
+      if (run.status !== 'failed' && run.experiment) out.set(`${run.experiment.arm}\u0000${run.experiment.repeat}`, join('runs', name));
     } catch {
       // An unreadable run.json only costs that run its link.
     }
@@ -87,24 +85,6 @@ async function readRequestSeries(path: string, startNs: bigint): Promise<Pick<Ru
     ttft.add(t.cls, t.ok, f.intendedNs, f.sentNs, t.firstContentNs);
   }
   return { lag: acc.p99PerSecond(), ttftByIntended: ttft.percentiles() };
-}
-
-async function readJsonFile(path: string): Promise<Obj> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new LoadfleetError(ErrorCode.REPORT_INPUT, `cannot read ${path}: ${(err as Error).message}`, {
-      exitCode: ExitCode.INVALID_INPUT,
-    });
-  }
-  try {
-    return obj(parseExact(text));
-  } catch (err) {
-    throw new LoadfleetError(ErrorCode.REPORT_INPUT, `${path} is not valid JSON: ${(err as Error).message}`, {
-      exitCode: ExitCode.INVALID_INPUT,
-    });
-  }
 }
 
 async function readOptional(path: string): Promise<string | null> {

@@ -52,7 +52,10 @@ export interface ApiDescriptor {
   readonly order: number;
   /** One phrase for the plan schema: the path and what the API is. */
   readonly summary: string;
-  /** Path below the base URL, e.g. `/chat/completions`. */
+  /**
+   * Path below the base URL, e.g. `/chat/completions`; `{model}` in it stands for the target's
+   * model (an API that names the model in its path: `/models/{model}:streamGenerateContent`), see pathFor.
+   */
   readonly path: string;
   /** Which metrics a request of this API can have. */
   readonly metrics: ApiMetrics;
@@ -72,7 +75,7 @@ export interface ApiDescriptor {
   readonly tools: boolean;
   /** It takes `prompt.images` (image parts beside the text). */
   readonly images: boolean;
-  /** `loadfleet doctor` sends it one short probe request (its reader reads OpenAI-style chunk streams). */
+  /** `loadfleet doctor` sends it one short probe request, built and read by this API's own adapter. */
   readonly doctorProbe: boolean;
   /** The headers that carry the API key (`undefined` without one) and any version the API requires. */
   authHeaders(key: string | undefined): Record<string, string>;
@@ -184,6 +187,11 @@ export interface UsageCounts {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   cached_tokens: number | null;
+}
+
+/** An API's path for a model: `{model}` replaced by the model's name, URL-encoded (a path without it is unchanged). */
+export function pathFor(path: string, model: string): string {
+  return path.replaceAll('{model}', encodeURIComponent(model));
 }
 
 /** `Authorization: Bearer <key>`, the OpenAI-compatible servers' key header. */

@@ -24,7 +24,7 @@ async function load(): Promise<ApiModule[]> {
   return modules.sort((a, b) => a.descriptor.order - b.descriptor.order || a.descriptor.name.localeCompare(b.descriptor.name));
 }
 
-const MODULES: readonly ApiModule[] = await load();
+const MODULES: ApiModule[] = await load();
 const BY_NAME = new Map(MODULES.map((m) => [m.descriptor.name, m]));
 
 /** Every API's plan name, in order (the plan schema's enum). */
@@ -32,6 +32,29 @@ export const API_NAMES: readonly string[] = MODULES.map((m) => m.descriptor.name
 
 /** Every API's descriptor, in order. */
 export const API_DESCRIPTORS: readonly ApiDescriptor[] = MODULES.map((m) => m.descriptor);
+
+/**
+ * Every API's descriptor now, in order: the modules of this folder and any registered since
+ * (registerApi). What reads the list when it acts (the doctor's probes) reads it here.
+ */
+export function apiDescriptors(): readonly ApiDescriptor[] {
+  return MODULES.map((m) => m.descriptor);
+}
+
+/**
+ * Adds an API module found elsewhere than this folder (a test's own API); returns its removal.
+ * The plan schema's enum (API_NAMES) was read at load and stays the folder's.
+ */
+export function registerApi(module: ApiModule): () => void {
+  if (BY_NAME.has(module.descriptor.name)) throw new Error(`two API modules are named "${module.descriptor.name}"`);
+  MODULES.push(module);
+  MODULES.sort((a, b) => a.descriptor.order - b.descriptor.order || a.descriptor.name.localeCompare(b.descriptor.name));
+  BY_NAME.set(module.descriptor.name, module);
+  return () => {
+    MODULES.splice(MODULES.indexOf(module), 1);
+    BY_NAME.delete(module.descriptor.name);
+  };
+}
 
 /** The module of a plan's API name; throws for a name no module has (plan validation refuses those first). */
 export function apiModule(name: string): ApiModule {

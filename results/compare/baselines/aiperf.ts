@@ -132,6 +132,7 @@ export function readAiperfRecords(lines: unknown[]): ForeignBaseline | { problem
   requests.sort((x, y) => (x.at ?? 0) - (y.at ?? 0));
   return {
     format: 'aiperf',
+    ttftEnds: 'first_output',
     tool: 'AIPerf',
     version: null,
     data: 'per-request',
@@ -178,6 +179,7 @@ export function readAiperfAggregate(doc: Record<string, unknown>): ForeignBaseli
   const cfg = isObj(doc.input_config) ? doc.input_config : {};
   return {
     format: 'aiperf',
+    ttftEnds: 'first_output',
     tool: 'AIPerf',
     // Newer exports state their own schema version (schema_version), not AIPerf's.
     version:

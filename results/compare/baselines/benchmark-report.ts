@@ -104,6 +104,7 @@ export function readBenchmarkReport(doc: Record<string, unknown>): ForeignBaseli
   const tool = typeof std.tool === 'string' ? std.tool : 'the producing tool';
   return {
     format: 'benchmark-report',
+    ttftEnds: reportTtftEnds(tool),
     tool: `llm-d Benchmark Report ${String(doc.version)} (from ${tool})`,
     version: typeof std.tool_version === 'string' ? `${tool} ${std.tool_version}` : null,
     data: 'aggregate',
@@ -129,4 +130,10 @@ export function readBenchmarkReport(doc: Record<string, unknown>): ForeignBaseli
           ]
         : [],
   };
+}
+
+/** Which token ends TTFT in a report converted from `tool`: known for the tools whose definitions loadfleet reads; null otherwise. */
+export function reportTtftEnds(tool: string): 'first_output' | 'first_content' | null {
+  if (/^loadfleet$/i.test(tool)) return 'first_content';
+  return /^(vllm|aiperf|guidellm)\b/i.test(tool) ? 'first_output' : null;
 }

@@ -163,6 +163,7 @@ export function readGuidellm(doc: Record<string, unknown>, index: number | undef
   const md = (doc.metadata ?? {}) as Record<string, unknown>;
   return {
     format: 'guidellm',
+    ttftEnds: ttftField === 'time_to_first_output_token_ms' ? 'first_content' : 'first_output',
     tool: 'GuideLLM',
     version: typeof md.guidellm_version === 'string' ? md.guidellm_version : null,
     data: requests ? 'per-request' : 'aggregate',

@@ -54,6 +54,12 @@ export interface ForeignBaseline {
   /** Requests the file lists but the comparison leaves out (warm-up, cancelled, cut by the end), with why. */
   excluded: { count: number; why: string } | null;
   figures: FigureSource[];
+  /**
+   * Which token ends the tool's TTFT: the first output of any kind, reasoning included (vLLM bench
+   * serve, AIPerf, GuideLLM's time_to_first_token_ms), or the first content token as loadfleet's;
+   * null when the file does not tell (the candidate's TTFT is then not compared).
+   */
+  ttftEnds: 'first_output' | 'first_content' | null;
   /** The load the tool offered, as the file states it (rate, concurrency, prompts, lengths). */
   load: Record<string, unknown>;
   /** What this baseline cannot tell, in sentences. */

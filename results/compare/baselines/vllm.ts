@@ -135,6 +135,7 @@ export function readVllm(doc: Record<string, unknown>): ForeignBaseline | { prob
   const perRequest = requests !== null;
   return {
     format: 'vllm',
+    ttftEnds: 'first_output',
     tool: 'vLLM bench serve',
     version: typeof doc.vllm_version === 'string' ? doc.vllm_version : null,
     data: perRequest ? 'per-request' : 'aggregate',
