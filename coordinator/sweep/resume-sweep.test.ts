@@ -64,9 +64,10 @@ function sweepDir(out: string, name: string, doc: Record<string, unknown>): stri
 
 describe('taking a sweep up', () => {
   it('takes up only a running sweep of the same file and definition whose coordinator is gone', async () => {
+    // A live coordinator: another process of this host, running since before the sweep.json (this very process would read as a restarted one).
     const out = mkdtempSync(join(tmpdir(), 'lf-sweep-resume-'));
     sweepDir(out, 'a-done', { status: 'completed' });
-    sweepDir(out, 'b-live', { coordinator: { host: hostname(), pid: process.pid } });
+    sweepDir(out, 'b-live', { coordinator: { host: hostname(), pid: process.ppid } });
     sweepDir(out, 'c-other', { sweep: { ...sweep, stage_duration_s: 7 } });
     sweepDir(out, 'd-elsewhere', { coordinator: { host: 'another-host', pid: deadPid } });
     expect(await unfinishedSweep(out, loaded, '/x/sweep.json')).toBeNull();
