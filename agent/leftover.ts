@@ -3,13 +3,14 @@
 // sequence space of its own, as an upload (run-phase.ts: uploading → handed-over | given-up).
 import { rename } from 'node:fs/promises';
 import { CLOSE_CODE } from '../shared/protocol.js';
+import { auditAck } from './ack-audit.js';
 import { awaitFinalAck } from './hand-over.js';
 import { connectLink } from './link.js';
 import { Outbox } from './outbox.js';
 import type { RunPhase } from './run-phase.js';
 import { runStep } from './run-phase.js';
 import type { SessionOptions } from './session-options.js';
-import { helloOf, probeReply } from './session-options.js';
+import { EPOCH, helloOf, probeReply } from './session-options.js';
 import { readSpool, spoolDamage } from './spool.js';
 import { uploadSpool } from './upload.js';
 
@@ -46,9 +47,13 @@ export async function offerSpool(opts: SessionOptions, paths: readonly string[])
       settle(code === CLOSE_CODE.UNKNOWN_RUN ? CLOSE_CODE.UNKNOWN_RUN : 1);
     },
     onMessage: (m) => {
-      if (m.type === 'ack') outbox.ack(m.seq);
+      if (m.type === 'ack') {
+        auditAck(opts.agentId, header.run_id, EPOCH, m.seq);
+        outbox.ack(m.seq);
+      }
       if (m.type === 'probe') link.send(probeReply(m, opts.clock));
       if (m.type !== 'resume') return;
+      if (m.acked !== undefined) auditAck(opts.agentId, header.run_id, EPOCH, m.acked);
       outbox.up(link, m.acked);
       uploadSpool(header, entries, outbox);
       void awaitFinalAck(outbox.allAcked(), closed).then(async (acked) => {

@@ -7,7 +7,7 @@ import { PROTOCOL_VERSION } from '../shared/protocol.js';
 import type { SelfTestFigures } from '../shared/self-test.js';
 
 /** This process: a coordinator tells a live resume (same epoch) from a restarted process by it. */
-const EPOCH = randomBytes(8).toString('hex');
+export const EPOCH = randomBytes(8).toString('hex');
 
 /** How an agent identifies itself and reaches the coordinator. */
 export interface SessionOptions {

@@ -12,6 +12,7 @@ import { clockFromAnchor } from '../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
 import type { AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
+import { auditAck } from './ack-audit.js';
 import type { CurrentRun } from './current-run.js';
 import { newRun } from './current-run.js';
 import { awaitFinalAck } from './hand-over.js';
@@ -24,7 +25,7 @@ import type { RunEvent } from './run-phase.js';
 import { holdsLoad, runNext } from './run-phase.js';
 import { createRunner } from './runner.js';
 import type { SessionOptions } from './session-options.js';
-import { helloOf, probeReply } from './session-options.js';
+import { EPOCH, helloOf, probeReply } from './session-options.js';
 import { findSpools, keepSpools, removeSpools, setAside } from './spool.js';
 import { trackRun } from './terminate.js';
 
@@ -148,6 +149,7 @@ class Member {
         return;
       case 'ack':
         if (this.run) {
+          auditAck(opts.agentId, this.run.runId, EPOCH, m.seq);
           const a = this.run.acks;
           a.heard++;
           if (m.seq <= a.mark) a.repeated++;
@@ -156,6 +158,7 @@ class Member {
         this.outbox.ack(m.seq);
         return;
       case 'resume': {
+        if (m.acked !== undefined) auditAck(opts.agentId, m.run_id, EPOCH, m.acked);
         const { resent, queued } = this.outbox.up(this.link!, m.acked);
         this.reconnecting = false;
         opts.log(`resumed run ${m.run_id}: resent ${resent} unacknowledged messages and ${queued} held ones`);

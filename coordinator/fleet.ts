@@ -78,7 +78,7 @@ const REMEMBERED_RUNS = 8;
 /** A set of agents that outlives any one run. */
 export class Fleet {
   /** The coordinator's one clock: every run of the fleet shares its anchor with the agents. */
-  readonly clock: Clock = anchoredClock();
+  readonly clock: Clock;
   readonly fleetId = randomBytes(4).toString('hex');
   private readonly slots = new Map<string, Slot>();
   /** run id → agent id → its hand-over, for the last few runs. */
@@ -98,12 +98,17 @@ export class Fleet {
   private constructor(
     readonly opts: FleetOptions,
     private readonly server: AgentServer,
+    clock: Clock | undefined,
   ) {
+    this.clock = clock ?? anchoredClock();
     server.onHello = (conn) => this.hello(conn);
   }
 
-  /** Listens (and spawns the local agents); the agents join in the background. */
-  static async open(opts: FleetOptions): Promise<Fleet> {
+  /**
+   * Listens (and spawns the local agents); the agents join in the background. `recovered`: a run
+   * taken up from its journal, in place before the first agent can say hello (and its clock).
+   */
+  static async open(opts: FleetOptions, recovered?: { clock: Clock; run: RunHandle }): Promise<Fleet> {
     const server = new AgentServer({
       host: opts.listenHost,
       port: opts.listenPort,
@@ -111,7 +116,8 @@ export class Fleet {
       log: opts.log,
       ...(opts.tls ? { tls: opts.tls } : {}),
     });
-    const fleet = new Fleet(opts, server);
+    const fleet = new Fleet(opts, server, recovered?.clock);
+    if (recovered) fleet.setRun(recovered.run);
     const port = await server.listen();
     const host = opts.listenHost.includes(':') ? `[${opts.listenHost}]` : opts.listenHost;
     fleet.url = `${opts.tls ? 'wss' : 'ws'}://${host}:${port}`;

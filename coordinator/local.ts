@@ -22,11 +22,16 @@ export interface LocalSim {
   stop(): Promise<void>;
 }
 
-/** Starts engine-sim on a free loopback port and waits for its listening line. */
-export function startLocalSim(args: readonly string[], log: (line: string) => void, env: Record<string, string> = {}): Promise<LocalSim> {
+/** Starts engine-sim on a loopback port (0: a free one) and waits for its listening line. */
+export function startLocalSim(
+  args: readonly string[],
+  log: (line: string) => void,
+  env: Record<string, string> = {},
+  port = 0,
+): Promise<LocalSim> {
   // Its own process group (Ctrl-C reaches only the coordinator), but its stdin is ours: if the
   // coordinator dies, even by SIGKILL, the pipe closes and engine-sim exits instead of lingering.
-  const child = spawn(process.execPath, [SIM_MAIN, '--host', '127.0.0.1', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [SIM_MAIN, '--host', '127.0.0.1', '--port', String(port), ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
     env: { ...process.env, ...env, ENGINE_SIM_EXIT_WITH_STDIN: '1' },

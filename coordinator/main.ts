@@ -36,20 +36,27 @@ async function start(o: StartOptions): Promise<number> {
   const plan = withCostFlags(await loadPlanFile(o.plan ?? DEFAULT_PLAN_FILE, o.records === undefined ? {} : { records: o.records }), o);
   // A coordinator restarted with the same command (a container restart) completes the run it had
   // not finished, instead of starting another beside it.
-  const { here, elsewhere, otherPlan } = await unfinishedRuns(o.out, plan);
+  const { here, elsewhere, otherPlan, noHeader } = await unfinishedRuns(o.out, plan);
+  const say = (line: string): void => void process.stderr.write(`[coordinator] ${line}\n`);
   for (const dir of elsewhere)
-    process.stderr.write(
-      `[coordinator] ${dir} holds the journal of a run written on another host: \`coordinator resume ${dir}\` recovers it if it is over\n`,
-    );
+    say(`${dir} holds the journal of a run written on another host: \`coordinator resume ${dir}\` recovers it if it is over`);
   for (const dir of otherPlan)
-    process.stderr.write(
-      `[coordinator] ${dir} was not finished, but it ran another plan: left as it is (\`coordinator resume ${dir}\` completes it); starting a new run\n`,
-    );
-  if (here.length > 0) {
-    process.stderr.write(
-      `[coordinator] ${here.at(-1)} was not finished (its journal is there): recovering it instead of starting a new run\n`,
-    );
-    return resume(here.at(-1)!, o);
+    say(`${dir} was not finished, but it ran another plan: left as it is (\`coordinator resume ${dir}\` completes it); starting a new run`);
+  for (const dir of noHeader) say(`${dir} holds a journal without a readable header: its run never started its load, nothing to recover`);
+  // The newest is the one this command was running; older ones of the same plan are named, each with its command.
+  for (const dir of here.slice(0, -1))
+    say(`${dir} was not finished either (an older run of this plan): \`coordinator resume ${dir}\` completes it`);
+  const newest = here.at(-1);
+  if (newest) {
+    say(`${newest} was not finished (its journal is there): recovering it instead of starting a new run`);
+    try {
+      return await resume(newest, o);
+    } catch (err) {
+      // A journal that cannot be recovered (set aside when damaged) must not stop every restart the same way.
+      if (!(err instanceof LoadfleetError && err.code === ErrorCode.JOURNAL_UNREADABLE)) throw err;
+      say(formatError(err));
+      say(`${newest} cannot be recovered: starting a new run`);
+    }
   }
   const flags = await runOptionsFromFlags(o);
   const result = await executeRun({ ...flags.options, plan, outDir: o.out }).finally(() => flags.close());

@@ -103,6 +103,7 @@ async function runAttempt(fleet: Fleet, opts: RunOnFleetOptions): Promise<RunRes
     session.traces = setup.traces;
     session.localLayout = fleet.localLayout;
     session.listenUrl = fleet.listenUrl;
+    session.embeddedSim = setup.embeddedSim;
     fleet.setRun(session);
     cleanups.unshift(async () => fleet.setRun(null));
     return await session.run();

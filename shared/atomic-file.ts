@@ -2,12 +2,16 @@
 // reader never sees half a file and an interrupted run leaves either the old file or the new one.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
+import { failpoint } from './failpoints.js';
 
 /** Writes `data` to `path` through a temporary file and a rename. */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
+  failpoint('rundir.write');
   await writeFile(tmp, data);
+  failpoint('rundir.rename.before');
   await rename(tmp, path);
+  failpoint('rundir.rename.after');
 }
 
 /** A line-oriented file streamed to a temporary name, renamed into place on close. */
@@ -31,6 +35,8 @@ export class AtomicLineStream {
   /** Flushes, closes and renames into place. */
   async close(): Promise<void> {
     await Promise.race([new Promise<void>((r) => this.out.end(() => r())), this.failed]);
+    failpoint('rundir.rename.before');
     await rename(this.tmp, this.path);
+    failpoint('rundir.rename.after');
   }
 }

@@ -78,41 +78,84 @@ export function eventFrame(event: JournalEvent): Buffer {
 /** What a journal's bytes held: its frames, and where and why reading stopped early. */
 export interface ParsedJournal {
   frames: JournalFrame[];
-  /** Bytes of whole, checked frames. */
+  /** Bytes of whole, checked frames: the end of the last valid frame. */
   goodBytes: number;
-  /** A last frame cut short (the process died while writing it; never acknowledged), in bytes. */
+  /**
+   * Bytes after the last valid frame when no valid frame follows them: the log's end (a frame cut
+   * short, or zeros where a write had not reached the disk). Never acknowledged: cut off on reopen.
+   */
   tornTailBytes: number;
-  /** Set when a whole frame failed its checksum or did not decode, with its offset: damage, not a torn tail. */
+  /** Of the tail, how many bytes are zeros (a file grown before its data blocks were written, or preallocated). */
+  zeroTailBytes: number;
+  /**
+   * Set when an unreadable frame is followed by a valid one: damage before the log's end, not a
+   * tail, with its offset. Nothing past it is read.
+   */
   damage: string | null;
+  /** Where the valid frame after the damage begins (null without damage). */
+  resumesAt: number | null;
 }
 
-/** Parses a journal's bytes. A torn tail is dropped and counted; damage stops the read and is named. */
+type FrameAt = { frame: JournalFrame; end: number } | { why: string; checked: boolean };
+
+// The frame starting at `at`, or why there is none. `checked`: its checksum held (so it was written
+// whole) but it did not decode.
+function frameAt(b: Buffer, at: number): FrameAt {
+  if (b.length - at < FRAME_HEAD) return { why: `${b.length - at} bytes, less than a frame's head`, checked: false };
+  const len = b.readUInt32LE(at);
+  if (len === 0 || len > MAX_PAYLOAD) return { why: `a frame of length ${len}`, checked: false };
+  if (b.length - at - FRAME_HEAD < len) return { why: `a frame of ${len} bytes cut short`, checked: false };
+  const payload = b.subarray(at + FRAME_HEAD, at + FRAME_HEAD + len);
+  if (crc32(payload) !== b.readUInt32LE(at + 4)) return { why: 'a frame failing its checksum', checked: false };
+  try {
+    return { frame: decodePayload(payload), end: at + FRAME_HEAD + len };
+  } catch (err) {
+    return { why: `an undecodable frame (${(err as Error).message})`, checked: true };
+  }
+}
+
+// The first offset after `from` where a whole, checked frame starts, or -1. A length field is
+// checked before the checksum, so zeros and random bytes are passed over cheaply.
+function nextValidFrame(b: Buffer, from: number): number {
+  for (let p = from; p + FRAME_HEAD < b.length; p++) {
+    const len = b.readUInt32LE(p);
+    if (len === 0 || len > b.length - p - FRAME_HEAD) continue;
+    const kind = b[p + FRAME_HEAD]!;
+    if (kind !== FrameKind.HEADER && kind !== FrameKind.MESSAGE && kind !== FrameKind.EVENT) continue;
+    if (crc32(b.subarray(p + FRAME_HEAD, p + FRAME_HEAD + len)) === b.readUInt32LE(p + 4)) return p;
+  }
+  return -1;
+}
+
+function zerosFrom(b: Buffer, at: number): number {
+  let n = 0;
+  for (let i = b.length - 1; i >= at && b[i] === 0; i--) n++;
+  return n;
+}
+
+/**
+ * Parses a journal's bytes up to its last valid frame. What follows it, when no valid frame comes
+ * after, is the log's end — a torn frame or zeros, as PostgreSQL and SQLite read a WAL's tail — and
+ * is counted, not an error. An unreadable frame followed by a valid one is damage: named, with
+ * the frames before it, and nothing after it is read.
+ */
 export function parseJournal(buf: Uint8Array): ParsedJournal {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const frames: JournalFrame[] = [];
   let at = 0;
   while (at < b.length) {
-    if (b.length - at < FRAME_HEAD) return { frames, goodBytes: at, tornTailBytes: b.length - at, damage: null };
-    const len = b.readUInt32LE(at);
-    if (len === 0 || len > MAX_PAYLOAD)
-      return { frames, goodBytes: at, tornTailBytes: 0, damage: `a frame of length ${len} at byte ${at}` };
-    if (b.length - at - FRAME_HEAD < len) return { frames, goodBytes: at, tornTailBytes: b.length - at, damage: null };
-    const payload = b.subarray(at + FRAME_HEAD, at + FRAME_HEAD + len);
-    // A torn write can leave the file's length ahead of its data (zeros): the checksum tells.
-    if (crc32(payload) !== b.readUInt32LE(at + 4)) {
-      const last = at + FRAME_HEAD + len === b.length;
-      return last
-        ? { frames, goodBytes: at, tornTailBytes: b.length - at, damage: null }
-        : { frames, goodBytes: at, tornTailBytes: 0, damage: `a frame failing its checksum at byte ${at}` };
+    const f = frameAt(b, at);
+    if ('frame' in f) {
+      frames.push(f.frame);
+      at = f.end;
+      continue;
     }
-    try {
-      frames.push(decodePayload(payload));
-    } catch (err) {
-      return { frames, goodBytes: at, tornTailBytes: 0, damage: `an undecodable frame at byte ${at}: ${(err as Error).message}` };
-    }
-    at += FRAME_HEAD + len;
+    const next = f.checked ? at : nextValidFrame(b, at + 1);
+    if (next === -1)
+      return { frames, goodBytes: at, tornTailBytes: b.length - at, zeroTailBytes: zerosFrom(b, at), damage: null, resumesAt: null };
+    return { frames, goodBytes: at, tornTailBytes: 0, zeroTailBytes: 0, damage: `${f.why} at byte ${at}`, resumesAt: next };
   }
-  return { frames, goodBytes: at, tornTailBytes: 0, damage: null };
+  return { frames, goodBytes: at, tornTailBytes: 0, zeroTailBytes: 0, damage: null, resumesAt: null };
 }
 
 function decodePayload(p: Buffer): JournalFrame {

@@ -43,14 +43,15 @@ describe('journal frames', () => {
     expect(parseJournal(zeroed)).toMatchObject({ tornTailBytes: bytes.length - lastStart, damage: null });
   });
 
-  it('a damaged frame in the middle is named, never skipped', () => {
-    const bad = Buffer.from(bytes);
-    bad.writeUInt8(bad.readUInt8(bytes.length - 30) ^ 0xff, bytes.length - 30); // inside the message frame, which is not the last
+  it('a damaged frame followed by a valid one is damage: named with its offset, nothing after it read', () => {
     const second = headerFrame({ run_id: 'r', start_ns: 123n }).length;
-    bad.writeUInt8(bad.readUInt8(second + 12) ^ 0xff, second + 12);
+    const bad = Buffer.from(bytes);
+    bad.writeUInt8(bad.readUInt8(second + 12) ^ 0xff, second + 12); // inside the message frame, which is not the last
     const p = parseJournal(bad);
     expect(p.frames).toHaveLength(1);
-    expect(p.damage).toContain(`at byte ${second}`);
+    expect(p.damage).toBe(`a frame failing its checksum at byte ${second}`);
+    expect(p.resumesAt).toBe(bytes.length - eventFrame({ type: 'stop', reason: 'why' }).length);
+    expect(p.tornTailBytes).toBe(0);
   });
 });
 

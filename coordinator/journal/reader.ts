@@ -1,9 +1,11 @@
 // Reading a run directory's journal for a recovery: its header and every frame that was made
 // durable, a torn last frame cut off (it was never acknowledged, so its agent still holds it), and
 // the instant of its last write (the latest moment the coordinator is known to have been alive).
-// A journal that is missing or damaged cannot be recovered from: the error says where the agents'
-// own copies are and how to collect them.
-import { open, readFile, stat, truncate } from 'node:fs/promises';
+// A zero or torn tail is the log's end (counted here, cut off when the journal is reopened). A
+// journal that is missing, has no header, or is damaged before its last valid frame cannot be
+// recovered from: a damaged one is set aside (renamed, with a reason file) so that the next start
+// does not meet it again, and the error says where the agents' own copies are.
+import { open, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
@@ -16,17 +18,22 @@ export interface ReadJournal {
   header: unknown;
   /** Every frame after the header, in the order it was written. */
   frames: JournalFrame[];
-  /** Bytes of a torn last frame that were cut off the file. */
+  /** The end of the last valid frame: the journal is cut there when it is reopened. */
+  goodBytes: number;
+  /** Bytes past the last valid frame (a torn frame, zeros): the log's end, never acknowledged. */
   tornTailBytes: number;
+  /** Of those, the zeros at the very end (a file grown before its data reached the disk). */
+  zeroTailBytes: number;
   /** When the file was last written (ms since the Unix epoch). */
   lastWriteMs: number;
 }
 
 /** Where each agent keeps a run's records when no coordinator took them, for the error's advice. */
-export function spoolAdvice(runId: string): string[] {
+export function spoolAdvice(runId: string, agents: readonly { agent_id: string; host: string }[] = []): string[] {
   return [
     `every agent keeps what it measured in run ${runId} in its spool until a coordinator acknowledges it:`,
     `  on each agent host: <--spool-dir>/<agent id>.${runId}*.spool.ndjson (default --spool-dir ${join(tmpdir(), 'loadfleet-spool')}; set aside as .unsent once no coordinator holds the run)`,
+    ...agents.map((a) => `  agent ${a.agent_id} on ${a.host}: <--spool-dir>/${a.agent_id}.${runId}*.spool.ndjson`),
     '  copy those files to keep the records: each line after the first is one request record (the first names the run and the agent)',
   ];
 }
@@ -49,17 +56,38 @@ export async function readJournalHeader(runDir: string): Promise<unknown | null>
   }
 }
 
+/** Why a journal was set aside: damaged before its end, or its run never began its load. */
+export type SetAsideWhy = 'damaged' | 'not-started';
+
+/** Where a journal set aside goes, and its reason file. */
+export function setAsidePaths(runDir: string, why: SetAsideWhy = 'damaged'): { journal: string; reason: string } {
+  return { journal: `${journalPath(runDir)}.${why}`, reason: `${journalPath(runDir)}.${why}.reason.txt` };
+}
+
 /**
- * Reads `runDir`'s journal and cuts a torn tail off the file (so appending goes on after the last
- * whole frame). Throws LF_JOURNAL_UNREADABLE, with the spool advice, when it is missing, has no
- * header, or is damaged before its end.
+ * Renames a journal that cannot be recovered out of the way (the run directory no longer holds an
+ * unfinished run, so a restarted `start` goes on), with the reason and the spools beside it.
+ */
+export async function setAside(runDir: string, why: SetAsideWhy, lines: readonly string[]): Promise<string> {
+  const to = setAsidePaths(runDir, why);
+  await writeFile(to.reason, `${lines.join('\n')}\n`);
+  await rename(journalPath(runDir), to.journal);
+  const dir = await open(join(runDir, 'journal'), 'r');
+  await dir.sync().finally(() => dir.close());
+  return to.journal;
+}
+
+/**
+ * Reads `runDir`'s journal up to its last valid frame (changing nothing: the tail is cut when it
+ * is reopened). Throws LF_JOURNAL_UNREADABLE, with the spool advice, when it is missing, has no
+ * header, or is damaged before its end — then it is first set aside with a reason file.
  */
 export async function readJournal(runDir: string, runIdGuess: string): Promise<ReadJournal> {
   const path = journalPath(runDir);
-  const unreadable = (why: string): LoadfleetError =>
+  const unreadable = (why: string, details = spoolAdvice(runIdGuess)): LoadfleetError =>
     new LoadfleetError(ErrorCode.JOURNAL_UNREADABLE, `cannot recover ${runDir}: its journal ${path} ${why}`, {
       exitCode: ExitCode.INVALID_INPUT,
-      details: spoolAdvice(runIdGuess),
+      details,
     });
   let bytes: Buffer;
   let lastWriteMs: number;
@@ -67,12 +95,34 @@ export async function readJournal(runDir: string, runIdGuess: string): Promise<R
     bytes = await readFile(path);
     lastWriteMs = (await stat(path)).mtimeMs;
   } catch (err) {
+    for (const why of ['damaged', 'not-started'] as const) {
+      const aside = setAsidePaths(runDir, why);
+      const reason = await readFile(aside.reason, 'utf8').catch(() => null);
+      if (reason !== null) throw unreadable(`was set aside as ${why}: ${aside.journal} (the reason in ${aside.reason})`);
+    }
     throw unreadable(`could not be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   const parsed = parseJournal(bytes);
-  if (parsed.damage) throw unreadable(`is damaged: ${parsed.damage}`);
   const [first, ...frames] = parsed.frames;
-  if (first?.kind !== 'header') throw unreadable('has no header (the run had not started its load)');
-  if (parsed.tornTailBytes > 0) await truncate(path, parsed.goodBytes);
-  return { header: first.header, frames, tornTailBytes: parsed.tornTailBytes, lastWriteMs };
+  const header = first?.kind === 'header' ? (first.header as { run_id?: string; agents?: { agent_id: string; host: string }[] }) : null;
+  if (parsed.damage) {
+    const runId = header?.run_id ?? runIdGuess;
+    const advice = spoolAdvice(runId, header?.agents ?? []);
+    const what = `is damaged before its end: ${parsed.damage}, and a valid frame follows at byte ${parsed.resumesAt} (${parsed.frames.length} frames before it read, ${bytes.length} bytes in all)`;
+    const aside = await setAside(runDir, 'damaged', [
+      `run ${runId}: its journal ${what}.`,
+      "Damage before the last valid frame is not a crash's tail: the run cannot be recovered from it, and was set aside so that a restarted coordinator goes on.",
+      ...advice,
+    ]);
+    throw unreadable(`${what}; set aside as ${aside} (the reason beside it)`, advice);
+  }
+  if (!header) throw unreadable('has no header (the run had not started its load)');
+  return {
+    header,
+    frames,
+    goodBytes: parsed.goodBytes,
+    tornTailBytes: parsed.tornTailBytes,
+    zeroTailBytes: parsed.zeroTailBytes,
+    lastWriteMs,
+  };
 }

@@ -7,6 +7,7 @@ export interface Recovery {
   restarted_at_s: number;
   replayed_messages: number;
   torn_tail_bytes: number;
+  zero_tail_bytes: number;
   during_load: boolean;
 }
 
@@ -20,7 +21,9 @@ export const RECOVERY_DEFINITIONS: Record<string, string> = {
     'seconds after the start at which the restarted coordinator had read the journal and listened for the agents again',
   'recovered.replayed_messages': 'agent messages read back from the journal and taken again, in the order they first arrived',
   'recovered.torn_tail_bytes':
-    'bytes of a last journal frame cut short by the stop and dropped: it was never acknowledged, so its agent still held it and sent it again',
+    "bytes past the journal's last valid frame (a frame cut short by the stop, or zeros), dropped as its end: never acknowledged, so its agent still held it and sent it again",
+  'recovered.zero_tail_bytes':
+    "of torn_tail_bytes, the zeros the journal ended in (the file had grown before its data reached the disk, or was preallocated): read as the log's end, as PostgreSQL and SQLite read a WAL's",
   'recovered.during_load':
     'true when the outage began inside the load window (0 to duration_s): the agents kept their load going and resent what was not durable, but the server was not scraped and no agent clock was steered during the outage',
 };

@@ -6,6 +6,7 @@
 import { open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadfleetError } from '../../shared/errors.js';
+import { failpoint } from '../../shared/failpoints.js';
 import type { JournalEvent } from './frame.js';
 import { eventFrame, headerFrame, messageFrame } from './frame.js';
 import type { GroupCommit, JournalStats } from './writer.js';
@@ -32,8 +33,24 @@ export class RunJournal {
   static async open(runDir: string, header: unknown, onFault: (err: LoadfleetError) => void, commit?: GroupCommit): Promise<RunJournal> {
     const writer = await JournalWriter.open(journalPath(runDir), onFault, commit ?? DEFAULT_GROUP_COMMIT);
     const journal = new RunJournal(writer);
-    if (header !== undefined) await writer.append(headerFrame(header));
+    if (header !== undefined) {
+      await writer.append(headerFrame(header));
+      failpoint('journal.header.synced');
+    }
     return journal;
+  }
+
+  /**
+   * Reopens the journal a recovery read, cut to `goodBytes` (its last valid frame's end) and
+   * synced whole: what it replays is durable before anything is acknowledged from it.
+   */
+  static async reopen(
+    runDir: string,
+    goodBytes: number,
+    onFault: (err: LoadfleetError) => void,
+    commit?: GroupCommit,
+  ): Promise<RunJournal> {
+    return new RunJournal(await JournalWriter.reopen(journalPath(runDir), goodBytes, onFault, commit ?? DEFAULT_GROUP_COMMIT));
   }
 
   get path(): string {
@@ -75,8 +92,13 @@ export class RunJournal {
    */
   async retire(runDir: string): Promise<void> {
     await this.close();
+    failpoint('rundir.sync.before');
     await syncTree(runDir, join(runDir, JOURNAL_DIR));
+    failpoint('journal.remove.before');
     await rm(join(runDir, JOURNAL_DIR), { recursive: true, force: true });
+    // The removal itself made durable: a crash now must not find the journal again.
+    await syncFile(runDir);
+    failpoint('journal.remove.after');
   }
 }
 

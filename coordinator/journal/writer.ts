@@ -9,6 +9,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { failpoint } from '../../shared/failpoints.js';
 
 /** When a group is flushed: after `maxDelayMs` from its first frame, or once it holds `maxFrames` or `maxBytes`. */
 export interface GroupCommit {
@@ -96,8 +97,42 @@ export class JournalWriter {
     }
   }
 
+  /**
+   * Reopens a journal a recovery read: cuts it to `goodBytes` (the end of its last valid frame; a
+   * zero or torn tail goes) and fsyncs the whole file before anything in it is acknowledged again —
+   * the stopped process may have written frames it never synced, and only now are they durable.
+   */
+  static async reopen(
+    path: string,
+    goodBytes: number,
+    onFault: (err: LoadfleetError) => void,
+    commit = DEFAULT_GROUP_COMMIT,
+  ): Promise<JournalWriter> {
+    let fh: FileHandle | undefined;
+    try {
+      fh = await open(path, 'r+');
+      if ((await fh.stat()).size !== goodBytes) {
+        failpoint('recover.truncate');
+        await fh.truncate(goodBytes);
+      }
+      await fh.close();
+      fh = await open(path, 'a');
+      failpoint('recover.reopen');
+      await fh.sync();
+      return new JournalWriter(path, fh, commit, onFault);
+    } catch (err) {
+      await fh?.close().catch(() => {});
+      throw journalError(path, err);
+    }
+  }
+
   /** Appends one frame; resolves once it is on disk (with its whole group), rejects if it never will be. */
   append(frame: Buffer): Promise<void> {
+    try {
+      failpoint('journal.append');
+    } catch (err) {
+      this.fail(err);
+    }
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) return Promise.reject(new Error(`the journal ${this.path} is closed`));
     this.group ??= newGroup();
@@ -145,14 +180,13 @@ export class JournalWriter {
       }
       const t0 = performance.now();
       try {
+        failpoint('journal.flush.before-write');
         await this.writeAll(g.frames);
+        failpoint('journal.flush.before-sync');
         await this.fh.datasync();
+        failpoint('journal.flush.after-sync');
       } catch (err) {
-        this.failure = journalError(this.path, err);
-        g.reject(this.failure);
-        (this.group as Group | null)?.reject(this.failure);
-        this.group = null;
-        this.onFault(this.failure);
+        g.reject(this.fail(err));
         return;
       }
       this.stats.flushMs += performance.now() - t0;
@@ -162,6 +196,16 @@ export class JournalWriter {
       if (g.frames.length > this.stats.maxGroupFrames) this.stats.maxGroupFrames = g.frames.length;
       g.resolve();
     }
+  }
+
+  // The journal fails for good: the groups waiting are refused, and the fault is heard once.
+  private fail(err: unknown): LoadfleetError {
+    if (this.failure) return this.failure;
+    this.failure = journalError(this.path, err);
+    this.group?.reject(this.failure);
+    this.group = null;
+    this.onFault(this.failure);
+    return this.failure;
   }
 
   // A vectored write may be short (a full disk part-way): what is left is written again, so the

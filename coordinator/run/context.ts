@@ -21,6 +21,7 @@ import { runMayMove } from '../phases.js';
 import type { Scraper } from '../scrape/scraper.js';
 import type { AgentConn } from '../server.js';
 import type { RunTraces } from '../traces/run-traces.js';
+import type { EmbeddedSim } from './embedded-sim.js';
 import type { RunOnFleetOptions } from './options.js';
 
 /** One run's state after its agents are known. */
@@ -58,6 +59,8 @@ export class RunState {
   fault: Error | null = null;
   /** Where the agents connect (the fleet's address), kept in the journal for a recovery. */
   listenUrl: string | null = null;
+  /** The embedded engine-sim's flags and environment, when the run started one: a recovery starts it again at its address. */
+  embeddedSim: EmbeddedSim | null = null;
   /** Set when this run was recovered from its journal by a restarted coordinator (run.json `recovered`). */
   recovery: Recovery | null = null;
 

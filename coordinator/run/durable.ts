@@ -26,12 +26,14 @@ export function durabilityHooks(run: RunState): Pick<ChannelHooks, 'durable' | '
   };
 }
 
-/**
- * Opens the run's journal and makes its header durable (before the agents are armed); `resumed`:
- * a recovery appends to the journal it read, whose header is there.
- */
-export async function openJournal(run: RunState, resumed = false): Promise<void> {
-  run.journal = await RunJournal.open(run.dir, resumed ? undefined : journalHeader(run), (err) => journalFailed(run, err));
+/** Opens the run's journal and makes its header durable (before the agents are armed). */
+export async function openJournal(run: RunState): Promise<void> {
+  run.journal = await RunJournal.open(run.dir, journalHeader(run), (err) => journalFailed(run, err));
+}
+
+/** A recovery's journal: the one it read, cut to its last valid frame (`goodBytes`) and synced whole. */
+export async function reopenJournal(run: RunState, goodBytes: number): Promise<void> {
+  run.journal = await RunJournal.reopen(run.dir, goodBytes, (err) => journalFailed(run, err));
 }
 
 // The journal cannot be written: nothing more is acknowledged; every agent still holding data is

@@ -6,8 +6,10 @@ import { hostname } from 'node:os';
 import type { OffsetEstimate } from '../../shared/clock.js';
 import type { Plan } from '../../shared/plan.js';
 import type { ClockDecision } from '../clock/policy.js';
+import { planSha256 } from '../plan-hash.js';
 import type { Hello } from '../server.js';
 import type { RunState } from './context.js';
+import type { EmbeddedSim } from './embedded-sim.js';
 
 /** The header's format name. */
 export const JOURNAL_FORMAT = 'loadfleet.journal/v1';
@@ -30,6 +32,10 @@ export interface JournalHeader {
   format: typeof JOURNAL_FORMAT;
   run_id: string;
   plan: Plan;
+  /** The hash of the plan as the command gave it (before its target was resolved): the same command restarted finds its run by it. Absent in journals written before it was kept. */
+  plan_sha256?: string;
+  /** The embedded engine-sim the run started (null: the plan named its target). Absent in older journals. */
+  embedded_sim?: EmbeddedSim | null;
   /** The global schedule's hash: a recovery rebuilds the schedule from the plan and must find the same one. */
   schedule_sha256: string;
   start_ns: bigint;
@@ -60,6 +66,8 @@ export function journalHeader(run: RunState): JournalHeader {
     format: JOURNAL_FORMAT,
     run_id: run.runId,
     plan: run.plan,
+    plan_sha256: planSha256(run.opts.plan),
+    embedded_sim: run.embeddedSim,
     schedule_sha256: run.schedule.sha256,
     start_ns: run.startNs,
     decision: run.decision!,

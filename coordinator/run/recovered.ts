@@ -7,17 +7,19 @@
 // ends as any run does: the finals awaited, the directory written, the journal retired.
 import type { Clock } from '../../shared/clock.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
+import { failpoint } from '../../shared/failpoints.js';
 import { decodeAgentMessage } from '../../shared/protocol.js';
 import { AgentChannel } from '../channel.js';
 import { ClockSteering } from '../clock/steering.js';
 import type { ReadJournal } from '../journal/reader.js';
 import { spoolAdvice } from '../journal/reader.js';
+import type { LiveMonitor } from '../live/monitor.js';
 import type { Scraper } from '../scrape/scraper.js';
 import type { Hello } from '../server.js';
 import { AgentConn } from '../server.js';
 import { onStopSignal, stopReason } from '../stop-signals.js';
 import { onAgentMessage } from './dispatch.js';
-import { openJournal, waitForUploads } from './durable.js';
+import { reopenJournal, waitForUploads } from './durable.js';
 import type { JournalHeader } from './journal-header.js';
 import { agentLost } from './losses.js';
 import type { RunOnFleetOptions, RunResult } from './options.js';
@@ -57,14 +59,22 @@ export class RecoveredSession extends RunSession {
     this.listenUrl = header.options.listen_url;
   }
 
-  override async run(): Promise<RunResult> {
+  private live: LiveMonitor | null = null;
+
+  /**
+   * Takes the run up from its journal before any agent can come back: the journal reopened, cut
+   * to its last valid frame and synced (what the stopped process wrote but never synced is durable
+   * only now), every durable message replayed, and every agent not final held as reconnecting.
+   * Only then may the fleet listen: an agent back earlier would be told a mark not yet on disk.
+   */
+  async recover(): Promise<void> {
     const { header } = this;
     // The schedule is rebuilt from the plan: a build that would schedule differently cannot take the run up.
     if (this.schedule.sha256 !== header.schedule_sha256)
       throw new LoadfleetError(
         ErrorCode.JOURNAL_UNREADABLE,
         `cannot recover run ${this.runId}: its plan rebuilds a different schedule here (${this.schedule.sha256.slice(0, 12)}…, the run had ${header.schedule_sha256.slice(0, 12)}…); recover it with the version that ran it`,
-        { exitCode: ExitCode.INVALID_INPUT, details: spoolAdvice(this.runId) },
+        { exitCode: ExitCode.INVALID_INPUT, details: spoolAdvice(this.runId, header.agents) },
       );
     this.decision = header.decision;
     this.startNs = header.start_ns;
@@ -83,11 +93,15 @@ export class RecoveredSession extends RunSession {
       return ch;
     });
     this.states.push(...this.channels);
-    const live = this.collect();
+    this.live = this.collect();
     for (const s of this.states) s.onMessage((m) => onAgentMessage(this, s, m));
+    await reopenJournal(this, this.journalRead.goodBytes);
     const replayed = this.replay();
-    await openJournal(this, true);
     this.holdForReconnects(replayed);
+  }
+
+  override async run(): Promise<RunResult> {
+    const live = this.live!;
     this.scraper.setRunStart(this.startNs, this.runStartNs() - this.startNs);
     const watchdog = new Watchdog(this);
     const ticker = setInterval(() => watchdog.tick(), EVERY_SECOND_MS);
@@ -104,17 +118,24 @@ export class RecoveredSession extends RunSession {
       offStop();
       clearInterval(ticker);
       live.stop();
-      this.moveRun('closing');
-      this.moveRun('closed');
-      for (const ch of this.channels) ch.dispose();
-      await this.journal?.close();
+      await this.close();
     }
+  }
+
+  /** Ends the session's run state and closes its journal (also when recover() failed). */
+  async close(): Promise<void> {
+    this.moveRun('closing');
+    this.moveRun('closed');
+    for (const ch of this.channels) ch.dispose();
+    await this.journal?.close();
   }
 
   // Every durable frame, in the order it was written, through the channels and the dispatch.
   private replay(): number {
     let replayed = 0;
-    for (const f of this.journalRead.frames) {
+    const half = Math.floor(this.journalRead.frames.length / 2);
+    for (const [i, f] of this.journalRead.frames.entries()) {
+      if (i === half) failpoint('recover.replay');
       if (f.kind === 'message') {
         const ch = this.channels[f.message.agent];
         if (!ch) continue;
@@ -146,6 +167,7 @@ export class RecoveredSession extends RunSession {
       restarted_at_s: restartedS,
       replayed_messages: replayed,
       torn_tail_bytes: this.journalRead.tornTailBytes,
+      zero_tail_bytes: this.journalRead.zeroTailBytes,
       during_load: duringLoad,
     };
     for (const s of this.states) {
@@ -155,8 +177,9 @@ export class RecoveredSession extends RunSession {
       s.lastHeardMs = Date.now();
     }
     const torn = this.journalRead.tornTailBytes;
+    const zeros = this.journalRead.zeroTailBytes;
     this.runEvents.unshift(
-      `the coordinator stopped (its journal was last written at t=${downFromS.toFixed(1)} s) and was restarted at t=${restartedS.toFixed(1)} s; the run was recovered from its journal (${replayed} agent messages replayed${torn > 0 ? `, a torn last frame of ${torn} bytes dropped: never acknowledged, so resent` : ''})${duringLoad ? '; the outage fell in the load window: the agents kept their load going and resent what was not durable, but the server was not scraped and no clock was steered meanwhile' : ''}`,
+      `the coordinator stopped (its journal was last written at t=${downFromS.toFixed(1)} s) and was restarted at t=${restartedS.toFixed(1)} s; the run was recovered from its journal (${replayed} agent messages replayed${torn > 0 ? `, ${torn} bytes past its last valid frame dropped as its end (${zeros > 0 ? `${zeros} of them zeros, ` : ''}never acknowledged, so resent)` : ''})${duringLoad ? '; the outage fell in the load window: the agents kept their load going and resent what was not durable, but the server was not scraped and no clock was steered meanwhile' : ''}`,
     );
     const waiting = this.states.filter((s) => !s.done).map((s) => s.id);
     this.opts.log(

@@ -5,6 +5,7 @@
 // in a sequence space of its own (its records and rebuilt run histograms; it sends no load); one
 // that claims the id of an agent whose link is alive is refused.
 import { ErrorCode } from '../../shared/errors.js';
+import { failpoint } from '../../shared/failpoints.js';
 import { CLOSE_CODE } from '../../shared/protocol.js';
 import type { AgentChannel } from '../channel.js';
 import type { AgentConn } from '../server.js';
@@ -79,6 +80,7 @@ function rejoin(run: RunState, s: AgentChannel, conn: AgentConn): boolean {
   const downS = outage.to_s - outage.from_s;
   s.step('rejoin');
   s.lastHeardMs = Date.now();
+  if (run.recovery) failpoint('recover.rejoin');
   conn.index = s.index;
   s.attach(conn);
   conn.send({ type: 'resume', run_id: run.runId, acked: s.hwm });

@@ -13,6 +13,7 @@ import { embeddedSimArgs, planAsRun } from '../plan.js';
 import { Scraper } from '../scrape/scraper.js';
 import { scrapeTargets } from '../scrape/targets.js';
 import { RunTraces } from '../traces/run-traces.js';
+import type { EmbeddedSim } from './embedded-sim.js';
 
 /** What setUpTarget made; `cleanups` run last to first whatever happens after. */
 export interface RunSetup {
@@ -21,6 +22,8 @@ export interface RunSetup {
   scraper: Scraper;
   /** plan.traces: the run's span receiver. */
   traces: RunTraces | undefined;
+  /** The embedded engine-sim's flags and environment (null: the plan names its target). */
+  embeddedSim: EmbeddedSim | null;
 }
 
 /**
@@ -41,6 +44,7 @@ export async function setUpTarget(
 ): Promise<RunSetup> {
   let sim: LocalSim | undefined;
   let traces: RunTraces | undefined;
+  let embeddedSim: EmbeddedSim | null = null;
   if (original.traces) {
     const started = await RunTraces.start(original.traces, runId, original, dir);
     traces = started;
@@ -51,7 +55,8 @@ export async function setUpTarget(
   if (!original.target) {
     // The embedded engine-sim sends its spans to the receiver over OTLP/HTTP protobuf.
     const env: Record<string, string> = traces ? { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' } : {};
-    sim = await startLocalSim(embeddedSimArgs(original, simArgs, traces?.localHttpEndpoint), log, env);
+    embeddedSim = { args: embeddedSimArgs(original, simArgs, traces?.localHttpEndpoint), env };
+    sim = await startLocalSim(embeddedSim.args, log, env);
     const started = sim;
     cleanups.push(() => started.stop());
     log(`engine-sim listening at ${sim.baseUrl}`);
@@ -61,5 +66,5 @@ export async function setUpTarget(
   const cacheReset = await resetServerCache(original.target, log);
   const scraper = new Scraper(scrapeTargets(original, sim), dir, clock, { plan });
   cleanups.unshift(() => scraper.close());
-  return { plan, cacheReset, scraper, traces };
+  return { plan, cacheReset, scraper, traces, embeddedSim };
 }
