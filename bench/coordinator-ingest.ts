@@ -4,7 +4,12 @@
 // Rates are counted from acknowledgements (processed, not merely sent), per wall second and per
 // second of the coordinator's own CPU (from /proc). Before those, the fleet is paced as real
 // agents are (pacedPhase): each second's interval and records at its end, all the fleet's
-// records or a sample of them, and the merge lag measured from each second's end.
+// records or a sample of them, and the merge lag measured from each second's end. At the first
+// size the same build runs again without its journal (acknowledgements volatile: taken, not yet on
+// disk), so the price of durable acknowledgements is read in one invocation: `durable_vs_volatile`,
+// and the record batches' wait for their acknowledgements (p50, p99) on both sides.
+
+import { VOLATILE_ACKS_ENV } from '../coordinator/run/durable.js';
 import type { Plan } from '../shared/plan.js';
 import type { Fleet } from './fleet-driver.js';
 import { readRun, startFleetRun, stopFleetRun } from './fleet-driver.js';
@@ -37,6 +42,8 @@ interface Mark {
   cpuMs: number;
   records: number;
   intervals: number;
+  /** Each record batch's wait for its acknowledgement (ms) since the previous mark, all fleets. */
+  ackWaitsMs: number[];
 }
 
 async function mark(coordPid: number, fleets: readonly Fleet[]): Promise<Mark> {
@@ -46,6 +53,16 @@ async function mark(coordPid: number, fleets: readonly Fleet[]): Promise<Mark> {
     cpuMs: processCpuMs(coordPid) ?? Number.NaN,
     records: reports.reduce((n, r) => n + r.records_acked, 0),
     intervals: reports.reduce((n, r) => n + r.intervals_acked, 0),
+    ackWaitsMs: reports.flatMap((r) => r.ack_waits_ms),
+  };
+}
+
+/** p50 and p99 of the record batches' acknowledgement waits between two marks (the later one's). */
+function ackWait(b: Mark) {
+  return {
+    batches: b.ackWaitsMs.length,
+    p50: round3(quantile(b.ackWaitsMs, 0.5) ?? Number.NaN),
+    p99: round3(quantile(b.ackWaitsMs, 0.99) ?? Number.NaN),
   };
 }
 
@@ -158,8 +175,8 @@ async function exitedWithin(coord: { exited: Promise<unknown> }, ms: number): Pr
  * behind), and at the first size only the flooded phases (throughput per CPU-second: past the
  * limit a flood only measures the backlog, and takes minutes to drain).
  */
-async function measure(agents: number, phaseS: number, pacedS: number, flood: boolean) {
-  const r = await startFleetRun('loadfleet-bench-ingest-', PLAN, agents);
+async function measure(agents: number, phaseS: number, pacedS: number, flood: boolean, volatile = false) {
+  const r = await startFleetRun('loadfleet-bench-ingest-', PLAN, agents, volatile ? { [VOLATILE_ACKS_ENV]: '1' } : {});
   const { coord, fleets } = r;
   try {
     // The fleet runs at the coordinator's priority: niced 5 more, on this shared machine a fleet
@@ -173,6 +190,7 @@ async function measure(agents: number, phaseS: number, pacedS: number, flood: bo
     const paced = sampled.merge_lag_held ? await pacedPhase(coord.pid, fleets, agents, pacedS, pacedS, 1) : null;
     let records: ReturnType<typeof rates> | null = null;
     let intervals: ReturnType<typeof rates> | null = null;
+    let recordsAckWait: ReturnType<typeof ackWait> | null = null;
     if (flood) {
       // Intervals flooded before records: a records flood can leave the coordinator seconds behind
       // its links (their pongs queue behind the data), drop an agent as silent and end the run.
@@ -187,6 +205,7 @@ async function measure(agents: number, phaseS: number, pacedS: number, flood: bo
       const r1 = await mark(coord.pid, fleets);
       intervals = rates(i0, i1, 'intervals');
       records = rates(r0, r1, 'records');
+      recordsAckWait = ackWait(r1);
     }
     clearInterval(rssTimer);
     for (const f of fleets) f.command({ cmd: 'final' });
@@ -194,11 +213,13 @@ async function measure(agents: number, phaseS: number, pacedS: number, flood: bo
     const run = finished ? readRun<{ status: string; status_reason: string | null }>(r.out) : null;
     return {
       agents,
+      acknowledgements: volatile ? 'volatile (no journal)' : 'durable (journal fdatasync)',
       fleet_processes: fleets.length,
       join_and_arm_s: round3(r.joinS),
       paced_sampled_records: sampled,
       paced_all_records: paced ?? 'skipped: the sampled phase already fell behind',
       records,
+      records_ack_wait_ms: recordsAckWait,
       intervals: intervals && { ...intervals, histogram_merges_per_s: intervals.per_s * INTERVAL_METRICS.length },
       histograms_per_interval: INTERVAL_METRICS.length,
       coordinator_peak_rss_mib: round3(peakRss / 1024),
@@ -242,6 +263,22 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
     ctx.log(`coordinator_ingest: ${n} agents: ${JSON.stringify(o)}`);
     out.push(o);
   }
+  // The same build and size without the journal: what durable acknowledgements cost.
+  ctx.log(`coordinator_ingest: ${sizes[0]} synthetic agents, acknowledgements volatile (no journal)`);
+  const volatile: SizeResult = await measure(sizes[0]!, phaseS, pacedS, true, true).catch((err: Error) => ({
+    agents: sizes[0]!,
+    error: err.message.slice(0, 1500),
+  }));
+  ctx.log(`coordinator_ingest: ${sizes[0]} agents, volatile: ${JSON.stringify(volatile)}`);
+  const durableFirst = out[0] && measured(out[0]) ? out[0] : null;
+  const volatileFirst = measured(volatile) ? volatile : null;
+  const ratio = (f: (o: Measured) => number | undefined): number | null => {
+    const d = durableFirst && f(durableFirst);
+    const v = volatileFirst && f(volatileFirst);
+    return d && v ? round3(d / v) : null;
+  };
+  const durableVsVolatile = ratio((o) => o.records?.per_s);
+  const durableVsVolatileCpu = ratio((o) => o.records?.per_coordinator_cpu_s);
   const lagP99 = (p: Measured['paced_all_records']): string => (typeof p === 'object' ? fmt(p.merge_lag_ms.p99) : 'skipped');
   const table: TableRow[] = out.flatMap((o): TableRow[] =>
     measured(o)
@@ -263,6 +300,17 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
       : [{ figure: `${o.agents} agents`, value: `error: ${o.error.split('\n')[0]!.slice(0, 80)}` }],
   );
   const first = out.find(measured);
+  const waitRow = (o: Measured | null): string =>
+    o?.records_ack_wait_ms ? `${fmt(o.records_ack_wait_ms.p50, 1)} / ${fmt(o.records_ack_wait_ms.p99, 1)} ms` : 'n/a';
+  table.push(
+    {
+      figure: `${sizes[0]} agents: records/s flooded, durable vs volatile acks`,
+      value: `${fmt(durableVsVolatile, 2)}× (${fmt(durableFirst?.records?.per_s)} vs ${fmt(volatileFirst?.records?.per_s)}; per CPU-s ${fmt(durableVsVolatileCpu, 2)}×)`,
+      goal: '≥ 0.9×',
+    },
+    { figure: `${sizes[0]} agents: record batch ack wait p50 / p99, durable`, value: waitRow(durableFirst) },
+    { figure: `${sizes[0]} agents: … volatile`, value: waitRow(volatileFirst) },
+  );
   const limitAll = limit(out, 'paced_all_records');
   const limitSampled = limit(out, 'paced_sampled_records');
   const largest = Math.max(...sizes);
@@ -284,17 +332,24 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
           'agents whose paced seconds one core would merge in real time at that cost (1000 / coordinator_cpu_ms_per_agent_second): an upper bound on the limit on a machine with a free core, as each second arrives in one burst',
         limit_agents: `the largest fleet size measured whose paced phase kept merge_lag_held (null: none did); sizes are ${sizes.join(', ')}`,
         coordinator_peak_rss_mib: 'largest resident set of the coordinator process sampled every 200 ms over the paced and flooded phases',
+        records_ack_wait_ms: `per record batch of the flooded records phase, milliseconds from its send (synthetic agent) to the arrival of the first acknowledgement covering it, p50 and p99 over every batch of every agent; flooded, each agent keeps its window of batches unacknowledged, so it includes the wait behind the batches before it`,
+        durable_vs_volatile: `records/s acknowledged while flooded at ${sizes[0]} agents with the journal (each ack after the fdatasync of its group) over the same build without it (${VOLATILE_ACKS_ENV}=1: acknowledged once taken), run one after the other in this invocation; _per_cpu_s the same ratio per second of coordinator CPU`,
       },
       phase_s: phaseS,
       paced_s: pacedS,
       merge_lag_bound_ms: MERGE_LAG_BOUND_MS,
       sample_every: SAMPLE_EVERY,
       fleets: out,
+      volatile,
+      durable_vs_volatile: durableVsVolatile,
+      durable_vs_volatile_per_cpu_s: durableVsVolatileCpu,
+      ack_wait_ms: { durable: durableFirst?.records_ack_wait_ms ?? null, volatile: volatileFirst?.records_ack_wait_ms ?? null },
       limit_agents: { all_records: limitAll, sampled_records: limitSampled },
       goal: {
         records_per_s_min: 200000,
         interval_merges_per_s_min: 5000,
         basis: 'per coordinator CPU-second (one core), at the smallest size',
+        durable_vs_volatile_min: 0.9,
         fleet_agents: `${largest} agents held by one coordinator (merge lag p99 ≤ ${MERGE_LAG_BOUND_MS} ms) with sampled records`,
       },
       goals_met: first
@@ -302,6 +357,7 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
             records: first.records ? first.records.per_coordinator_cpu_s >= 200000 : null,
             interval_merges: first.intervals ? first.intervals.per_coordinator_cpu_s >= 5000 : null,
             fleet_agents: ctx.quick ? null : limitSampled === largest,
+            durable_vs_volatile: durableVsVolatile === null ? null : durableVsVolatile >= 0.9,
           }
         : null,
     },

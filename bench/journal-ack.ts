@@ -1,8 +1,11 @@
 // journal_ack: what durable acknowledgements cost the coordinator. Record batches (100 rows each,
 // encoded as agents send them) are fed, one per event-loop turn as socket reads arrive, through a
-// real AgentChannel and Collector — first with no journal (acknowledged once taken), then with
-// the run journal under a few group-commit settings (acknowledged once fdatasync'ed). Records/s
-// counts acknowledged records only; the journal's own counters give the flushes and group sizes.
+// real AgentChannel and Collector (which writes requests.ndjson beside the journal) — first with no
+// journal (acknowledged once taken), then with the run journal under a few settings (acknowledged
+// once fdatasync'ed): appended with a 2 ms group deadline (the journal before preallocated
+// segments), the same in preallocated segments, and the default (preallocated, each group what
+// arrived during the previous flush). Records/s counts acknowledged records only; the journal's own
+// counters give the flushes and group sizes; each batch's wait for its ack gives p50 and p99.
 // Not a suite: `node dist/bench/journal-ack.js [--dir DIR] [--records N]` prints one JSON document.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,6 +81,8 @@ interface Result {
   journal: string;
   records_per_s: number;
   ack_wait_ms_mean: number | null;
+  ack_wait_ms_p50: number;
+  ack_wait_ms_p99: number;
   flushes: number | null;
   frames_per_flush_mean: number | null;
   frames_per_flush_max: number | null;
@@ -95,6 +100,7 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   let lastAck!: () => void;
   const allAcked = new Promise<void>((r) => (lastAck = r));
   const sentAt: number[] = [];
+  const waits: number[] = [];
   let waitMs = 0;
   const ws = { readyState: 1, send() {}, close() {}, terminate() {} };
   const conn = new AgentConn(HELLO, 'bench', ws as never);
@@ -102,7 +108,11 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   const send = conn.send.bind(conn);
   conn.send = (m) => {
     if (m.type !== 'ack') return send(m);
-    while (acked < m.seq) waitMs += performance.now() - sentAt[acked++]!;
+    while (acked < m.seq) {
+      const w = performance.now() - sentAt[acked++]!;
+      waits.push(w);
+      waitMs += w;
+    }
     if (acked === frames.length) lastAck();
   };
   const ch = new AgentChannel(conn, 0, {
@@ -125,10 +135,16 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   await collector.close();
   rmSync(runDir, { recursive: true, force: true });
   const st = journal?.stats;
+  waits.sort((a, b) => a - b);
+  const q = (p: number): number => Math.round(waits[Math.min(waits.length - 1, Math.ceil(p * waits.length) - 1)]! * 1000) / 1000;
   return {
-    journal: commit ? `group commit ${commit.maxDelayMs} ms / ${commit.maxFrames} frames` : 'none',
+    journal: commit
+      ? `${commit.segmentBytes ? 'preallocated segments' : 'appended'}, group deadline ${commit.maxDelayMs ? `${commit.maxDelayMs} ms` : 'none (what arrived during the previous flush)'}, ≤ ${commit.maxFrames} frames`
+      : 'none',
     records_per_s: Math.round(records / s),
     ack_wait_ms_mean: Math.round((waitMs / frames.length) * 1000) / 1000,
+    ack_wait_ms_p50: q(0.5),
+    ack_wait_ms_p99: q(0.99),
     flushes: st ? st.groups : null,
     frames_per_flush_mean: st ? Math.round(((st.frames - 1) / st.groups) * 10) / 10 : null,
     frames_per_flush_max: st ? st.maxGroupFrames : null,
@@ -145,11 +161,13 @@ async function main(): Promise<void> {
   const dir = arg('--dir') ?? process.cwd();
   const records = Number(arg('--records') ?? 200_000);
   const work = mkdtempSync(join(dir, 'lf-bench-journal-'));
+  const appended: GroupCommit = { maxDelayMs: 2, maxFrames: 256, maxBytes: 4 * 1024 * 1024, segmentBytes: 0 };
   const settings: (GroupCommit | null)[] = [
     null,
+    appended,
+    { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 2 },
+    { ...appended, maxDelayMs: 0 },
     DEFAULT_GROUP_COMMIT,
-    { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 0 },
-    { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 10 },
   ];
   const results: Result[] = [];
   try {

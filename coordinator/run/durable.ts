@@ -26,8 +26,18 @@ export function durabilityHooks(run: RunState): Pick<ChannelHooks, 'durable' | '
   };
 }
 
+/**
+ * Set to 1 in the coordinator's environment by `npm run bench` alone: no journal, every message
+ * acknowledged once taken (volatile), so the same build is measured with and without durability.
+ */
+export const VOLATILE_ACKS_ENV = 'LOADFLEET_BENCH_VOLATILE_ACKS';
+
 /** Opens the run's journal and makes its header durable (before the agents are armed). */
 export async function openJournal(run: RunState): Promise<void> {
+  if (process.env[VOLATILE_ACKS_ENV] === '1') {
+    run.opts.log(`${VOLATILE_ACKS_ENV}=1: no journal, acknowledgements are not durable (a benchmark's comparison)`);
+    return;
+  }
   run.journal = await RunJournal.open(run.dir, journalHeader(run), (err) => journalFailed(run, err));
 }
 
