@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `coordinator`: runs a plan across a fleet of N agents and writes one merged, aligned run
 // directory; runs sweeps and experiments (arms × repeats) over one fleet and rebuilds their analysis.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { analyzeCommand } from '../results/analysis/command.js';
 import { runDirsUnder, writeBenchmarkReports } from '../results/benchmark-report-write.js';
@@ -17,6 +19,7 @@ import { addFailOnSloOption, addRunFlags, recordsMode, runOptionsFromFlags } fro
 import { withCostFlags } from './cost/flags.js';
 import { DEFAULT_PLAN_FILE } from './default-plan.js';
 import { runExperiment } from './experiment/run-experiment.js';
+import { journalPath } from './journal/run-journal.js';
 import { planCommand } from './plan-dry-run/command.js';
 import { resumeRun, unfinishedRuns } from './recover.js';
 import type { RunResult } from './run.js';
@@ -64,6 +67,12 @@ async function start(o: StartOptions): Promise<number> {
 }
 
 async function resume(dir: string, o: RunFlags & Pick<StartOptions, 'failOnSlo' | 'failOnNotEvaluable'>): Promise<number> {
+  // Finished before it was killed (its run.json written, its journal removed): nothing to do, and a
+  // restarted `resume` must not fail on it over and over.
+  if (existsSync(join(dir, 'run.json')) && !existsSync(journalPath(dir))) {
+    process.stderr.write(`[coordinator] ${dir} is finished (its run.json is written and its journal removed): nothing to recover\n`);
+    return ExitCode.OK;
+  }
   const flags = await runOptionsFromFlags(o);
   const result = await resumeRun(dir, { ...flags.options, plan: undefined as never, outDir: dir }).finally(() => flags.close());
   return report(result, o);

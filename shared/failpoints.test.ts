@@ -10,7 +10,10 @@ describe('failpoints', () => {
       ]),
     );
     expect(() => parseFailpoints('journal.apend=kill')).toThrow('no failpoint named journal.apend');
-    expect(() => parseFailpoints('journal.append=panic')).toThrow('is not name=kill|throw[@N]');
+    expect(() => parseFailpoints('journal.append=panic')).toThrow('is not name[:detail]=kill|throw[@N]');
+    expect(parseFailpoints('rundir.rename.before:run.json=kill@2')).toEqual(
+      new Map([['rundir.rename.before:run.json', { action: 'kill', at: 2 }]]),
+    );
     expect(new Set(FAILPOINTS).size).toBe(FAILPOINTS.length);
   });
 
@@ -36,6 +39,20 @@ describe('failpoints', () => {
     fp.pass('recover.reopen');
     fp.pass('journal.flush.before-sync');
     expect(events).toEqual(['[failpoint] recover.reopen (throw, pass 2)']);
+  });
+
+  it('armed for one detail: only its passes count', () => {
+    const events: string[] = [];
+    const fp = new ArmedFailpoints(
+      parseFailpoints('rundir.rename.before:run.json=kill'),
+      () => void events.push('killed'),
+      () => {},
+    );
+    fp.pass('rundir.rename.before', 'server-metrics.csv');
+    fp.pass('rundir.rename.before');
+    expect(events).toEqual([]);
+    expect(() => fp.pass('rundir.rename.before', 'run.json')).toThrow('failpoint rundir.rename.before:run.json');
+    expect(events).toEqual(['killed']);
   });
 
   it('unset (as in this process): every failpoint passes', () => {

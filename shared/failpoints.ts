@@ -3,8 +3,10 @@
 // switches some on for one process with LOADFLEET_FAILPOINTS, e.g.
 //   LOADFLEET_FAILPOINTS='journal.flush.before-sync=kill@40|recover.reopen=throw'
 // `kill`: SIGKILL this process there (nothing after it runs: no handler, no flush); `throw`: an I/O
-// error (code EIO) thrown there; `@N`: at the Nth pass only (default the first). Unset, a
-// failpoint is one comparison with null (bench/failpoints.ts measures it).
+// error (code EIO) thrown there; `@N`: at the Nth pass only (default the first). A failpoint that
+// passes a detail (the run directory's: the file's name) can be armed for that detail alone:
+// `rundir.rename.before:run.json=kill`. Unset, a failpoint is one comparison with null
+// (bench/failpoints.ts measures it).
 
 /** Every failpoint, in the order a run reaches them; an unknown name in the variable is an error. */
 export const FAILPOINTS = [
@@ -53,16 +55,16 @@ export interface FailpointAction {
   at: number;
 }
 
-/** Parses LOADFLEET_FAILPOINTS (`name=action[@N]`, separated by `|`); throws on an unknown name or action. */
+/** Parses LOADFLEET_FAILPOINTS (`name[:detail]=action[@N]`, separated by `|`); throws on an unknown name or action. */
 export function parseFailpoints(spec: string): Map<string, FailpointAction> {
   const armed = new Map<string, FailpointAction>();
   for (const term of spec.split('|').map((t) => t.trim())) {
     if (term === '') continue;
-    const m = /^([\w.-]+)=(kill|throw)(?:@(\d+))?$/.exec(term);
-    if (!m) throw new Error(`LOADFLEET_FAILPOINTS: "${term}" is not name=kill|throw[@N]`);
+    const m = /^([\w.-]+)(:[^=|]+)?=(kill|throw)(?:@(\d+))?$/.exec(term);
+    if (!m) throw new Error(`LOADFLEET_FAILPOINTS: "${term}" is not name[:detail]=kill|throw[@N]`);
     if (!(FAILPOINTS as readonly string[]).includes(m[1]!))
       throw new Error(`LOADFLEET_FAILPOINTS: no failpoint named ${m[1]} (known: ${FAILPOINTS.join(', ')})`);
-    armed.set(m[1]!, { action: m[2] as FailpointAction['action'], at: Math.max(1, Number(m[3] ?? 1)) });
+    armed.set(`${m[1]}${m[2] ?? ''}`, { action: m[3] as FailpointAction['action'], at: Math.max(1, Number(m[4] ?? 1)) });
   }
   return armed;
 }
@@ -77,8 +79,9 @@ export class ArmedFailpoints {
     private readonly say: (line: string) => void = (line) => void process.stderr.write(line),
   ) {}
 
-  /** One pass of `name`: kills or throws when it is armed for this pass. */
-  pass(name: string): void {
+  /** One pass of `name` (with `detail`): kills or throws when it is armed for this pass. */
+  pass(name: string, detail?: string): void {
+    if (detail !== undefined && this.armed.has(`${name}:${detail}`)) name = `${name}:${detail}`;
     const a = this.armed.get(name);
     if (!a) return;
     const n = (this.passes.get(name) ?? 0) + 1;
@@ -95,8 +98,8 @@ const spec = process.env.LOADFLEET_FAILPOINTS;
 // Built once: null when nothing is armed, so an unarmed failpoint costs one comparison.
 const armed: ArmedFailpoints | null = spec ? new ArmedFailpoints(parseFailpoints(spec)) : null;
 
-/** Marks a crash point: does nothing unless LOADFLEET_FAILPOINTS armed `name`. */
-export function failpoint(name: FailpointName): void {
+/** Marks a crash point: does nothing unless LOADFLEET_FAILPOINTS armed `name` (or `name:detail`). */
+export function failpoint(name: FailpointName, detail?: string): void {
   if (armed === null) return;
-  armed.pass(name);
+  armed.pass(name, detail);
 }

@@ -9,7 +9,7 @@
 // The normal suite runs a short seeded round; LOADFLEET_SOAK=1 runs every failpoint, both restarts,
 // and more random instants.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,8 +30,8 @@ const GRACE_S = 20;
 
 /** How a coordinator process of a case dies, or ends. */
 type Kill =
-  /** LOADFLEET_FAILPOINTS=name=kill@N in that process. */
-  | { failpoint: FailpointName; at: number }
+  /** LOADFLEET_FAILPOINTS=name[:detail]=kill@N in that process (a run-directory failpoint's detail: the file). */
+  | { failpoint: FailpointName; at: number; detail?: string }
   /** SIGKILL to its process group, `randomMs` after its load's first second (`armed`: after its agents are armed; a restart: after it says it recovered). */
   | { randomMs: number; armed?: true };
 
@@ -86,15 +86,18 @@ const SHORT: Case[] = [
 
 // Every failpoint a run passes, each restarted both ways, and random instants (also while recovering).
 function soakCases(): Case[] {
-  const inRun: [FailpointName, number][] = [
+  const inRun: [FailpointName, number, string?][] = [
     ['journal.header.synced', 1],
     ['journal.append', 20],
     ['journal.flush.before-write', 25],
     ['journal.flush.before-sync', 35],
     ['journal.flush.after-sync', 50],
+    // The first atomic write is the server's metrics before the load, before the journal exists.
     ['rundir.write', 1],
-    ['rundir.rename.before', 1],
-    ['rundir.rename.after', 2],
+    ['rundir.rename.before', 1, 'requests.ndjson'],
+    ['rundir.write', 1, 'run.json'],
+    ['rundir.rename.before', 1, 'run.json'],
+    ['rundir.rename.after', 1, 'run.json'],
     ['rundir.sync.before', 1],
     ['journal.remove.before', 1],
     ['journal.remove.after', 1],
@@ -145,6 +148,10 @@ function soakCases(): Case[] {
     });
   return cases;
 }
+
+const armed = (k: { failpoint: FailpointName; at: number; detail?: string }): Record<string, string> => ({
+  LOADFLEET_FAILPOINTS: `${k.failpoint}${k.detail ? `:${k.detail}` : ''}=kill@${k.at}`,
+});
 
 /** A coordinator in its own process group, so a kill can take the group. */
 function coordinator(
@@ -198,6 +205,15 @@ function auditedAcks(auditDir: string, runId: string): Map<string, number> {
     }
   }
   return acked;
+}
+
+/** When `runDir`'s journal was last written, in seconds after its run's start (null without one). */
+function journalWrittenS(runDir: string): number | null {
+  const path = join(runDir, 'journal', 'run.journal');
+  if (!existsSync(path)) return null;
+  const first = parseJournal(readFileSync(path)).frames[0];
+  if (first?.kind !== 'header') return null;
+  return (statSync(path).mtimeMs * 1e6 - Number((first.header as JournalHeader).start_ns)) / 1e9;
 }
 
 /** Every sequence number the journal on disk holds, by (agent, epoch); null when the journal is gone. */
@@ -257,7 +273,7 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
 
   // Starts a coordinator process, kills it as `kill` says (or lets it finish), and returns how it ended.
   async function runOnce(args: string[], kill: Kill | null, armedLine: RegExp) {
-    const env: Record<string, string> = kill && 'failpoint' in kill ? { LOADFLEET_FAILPOINTS: `${kill.failpoint}=kill@${kill.at}` } : {};
+    const env: Record<string, string> = kill && 'failpoint' in kill ? armed(kill) : {};
     const c = coordinator(args, env);
     if (kill && 'randomMs' in kill) {
       const armed = await Promise.race([waitFor(c.child.stderr!, armedLine, 90_000).then(() => true), c.done.then(() => false)]);
@@ -288,7 +304,7 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
       '--out',
       out,
     ];
-    const c0 = coordinator(startArgs, 'failpoint' in k.first ? { LOADFLEET_FAILPOINTS: `${k.first.failpoint}=kill@${k.first.at}` } : {});
+    const c0 = coordinator(startArgs, 'failpoint' in k.first ? armed(k.first) : {});
     await waitFor(c0.child.stderr!, /waiting for 2 agent\(s\)/, 60_000);
     ensureAgents();
     if ('randomMs' in k.first) {
@@ -312,11 +328,14 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
     const runId = runDirs()[0]!;
     const deaths: string[] = [];
     let ended = first;
+    /** When the first coordinator last wrote its journal (s after the start): its outage began then. */
+    let firstDownS: number | null = null;
     // After every death: every sequence number an agent heard acknowledged is in the journal on disk.
     const checkAcks = (): void => {
       const held = journaled(runDir);
       if (held === null) {
-        expect(existsSync(join(runDir, 'run.json')), `${runDir}: no journal and no run.json`).toBe(true);
+        // Finished, or killed before its journal existed (then no agent heard any acknowledgement).
+        if (!existsSync(join(runDir, 'run.json'))) expect(auditedAcks(auditDir, runId).size, `${runDir}: acks heard, no journal`).toBe(0);
         return;
       }
       for (const [key, acked] of auditedAcks(auditDir, runId)) {
@@ -333,6 +352,7 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
       );
       if ('failpoint' in k.first) expect(first.stderr).toContain(`[failpoint] ${k.first.failpoint} (kill`);
       checkAcks();
+      firstDownS = journalWrittenS(runDir) ?? firstDownS;
       // The embedded target died with its coordinator (its stdin closed).
       const simUrl = /engine-sim listening at (http:\/\/[\d.:]+)/.exec(first.stderr)?.[1];
       if (simUrl) expect(await portClosed(Number(new URL(simUrl).port), 10_000)).toBe(true);
@@ -365,7 +385,16 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
     }
     // Killed before any agent's message reached the journal: nothing to recover; `resume` says so
     // (exit 2), the same `start` starts the run anew.
-    const notStarted = ended.stderr.includes('holds no agent message') || existsSync(join(runDir, 'journal', 'run.journal.not-started'));
+    const neverJournaled = !existsSync(join(runDir, 'journal')) && !existsSync(join(runDir, 'run.json'));
+    const notStarted =
+      ended.stderr.includes('holds no agent message') || existsSync(join(runDir, 'journal', 'run.journal.not-started')) || neverJournaled;
+    if (neverJournaled && k.restart === 'resume') {
+      // Killed before its journal existed: `resume` has nothing to read.
+      expect(ended.code).toBe(2);
+      expect(ended.stderr).toContain('could not be read (ENOENT)');
+      outcomes.push(`| ${k.name} | ${deaths.join('; ')} | resume | killed before the journal existed: nothing to recover, exit 2 |`);
+      return;
+    }
     if (k.damage) {
       expect(existsSync(join(runDir, 'journal', 'run.journal.damaged.reason.txt'))).toBe(true);
       expect(readFileSync(join(runDir, 'journal', 'run.journal.damaged.reason.txt'), 'utf8')).toContain('agent c1 on');
@@ -400,7 +429,7 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
         summary.push('the damaged journal set aside with its reason, a new run started');
         continue;
       }
-      if (existsSync(join(dir, 'journal', 'run.journal.not-started'))) {
+      if (existsSync(join(dir, 'journal', 'run.journal.not-started')) || (name === runId && neverJournaled)) {
         summary.push('the first run never began its load: its journal set aside, a new run started');
         continue;
       }
@@ -412,8 +441,10 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
       const failed = rows.filter((r) => r.status !== 'ok').length;
       if (run.recovered) {
         // The target was started again at its address: failures only while it was down (plus the timeouts in flight).
-        const outageS = run.recovered.restarted_at_s - run.recovered.down_from_s;
-        const inWindow = Math.max(0, Math.min(run.recovered.restarted_at_s, DURATION_S) - Math.min(run.recovered.down_from_s, DURATION_S));
+        // From the first outage's start (a recovery killed again adds to it) to the last restart.
+        const downS = Math.min(firstDownS ?? run.recovered.down_from_s, run.recovered.down_from_s);
+        const outageS = run.recovered.restarted_at_s - downS;
+        const inWindow = Math.max(0, Math.min(run.recovered.restarted_at_s, DURATION_S) - Math.min(downS, DURATION_S));
         expect(failed, `${dir}: ${failed} failed, outage ${outageS.toFixed(1)} s`).toBeLessThanOrEqual(Math.ceil((inWindow + 1) * RATE));
         // Request i is due at i / RATE s: those due a second after the restart found the target at its address.
         const late = rows.filter((r) => Number(r.request_index) / RATE > run.recovered.restarted_at_s + 1);
