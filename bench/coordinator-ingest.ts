@@ -9,7 +9,7 @@
 // disk), so the price of durable acknowledgements is read in one invocation: `durable_vs_volatile`,
 // and the record batches' wait for their acknowledgements (p50, p99) on both sides.
 
-import { VOLATILE_ACKS_ENV } from '../coordinator/run/durable.js';
+import { APPENDED_JOURNAL_ENV, VOLATILE_ACKS_ENV } from '../coordinator/run/durable.js';
 import type { Plan } from '../shared/plan.js';
 import type { Fleet } from './fleet-driver.js';
 import { readRun, startFleetRun, stopFleetRun } from './fleet-driver.js';
@@ -175,8 +175,21 @@ async function exitedWithin(coord: { exited: Promise<unknown> }, ms: number): Pr
  * behind), and at the first size only the flooded phases (throughput per CPU-second: past the
  * limit a flood only measures the backlog, and takes minutes to drain).
  */
-async function measure(agents: number, phaseS: number, pacedS: number, flood: boolean, volatile = false) {
-  const r = await startFleetRun('loadfleet-bench-ingest-', PLAN, agents, volatile ? { [VOLATILE_ACKS_ENV]: '1' } : {});
+/** How the coordinator acknowledges: its journal (preallocated segments), the journal appended as before them, or no journal. */
+type Acks = 'durable' | 'appended' | 'volatile';
+const ACKS_ENV: Record<Acks, Record<string, string>> = {
+  durable: {},
+  appended: { [APPENDED_JOURNAL_ENV]: '1' },
+  volatile: { [VOLATILE_ACKS_ENV]: '1' },
+};
+const ACKS_SAID: Record<Acks, string> = {
+  durable: 'durable (journal in preallocated segments, fdatasync)',
+  appended: 'durable, the journal appended to one file with a 2 ms group deadline (as before its preallocated segments)',
+  volatile: 'volatile (no journal)',
+};
+
+async function measure(agents: number, phaseS: number, pacedS: number, flood: boolean, acks: Acks = 'durable') {
+  const r = await startFleetRun('loadfleet-bench-ingest-', PLAN, agents, ACKS_ENV[acks]);
   const { coord, fleets } = r;
   try {
     // The fleet runs at the coordinator's priority: niced 5 more, on this shared machine a fleet
@@ -213,7 +226,7 @@ async function measure(agents: number, phaseS: number, pacedS: number, flood: bo
     const run = finished ? readRun<{ status: string; status_reason: string | null }>(r.out) : null;
     return {
       agents,
-      acknowledgements: volatile ? 'volatile (no journal)' : 'durable (journal fdatasync)',
+      acknowledgements: ACKS_SAID[acks],
       fleet_processes: fleets.length,
       join_and_arm_s: round3(r.joinS),
       paced_sampled_records: sampled,
@@ -265,20 +278,28 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
   }
   // The same build and size without the journal: what durable acknowledgements cost.
   ctx.log(`coordinator_ingest: ${sizes[0]} synthetic agents, acknowledgements volatile (no journal)`);
-  const volatile: SizeResult = await measure(sizes[0]!, phaseS, pacedS, true, true).catch((err: Error) => ({
-    agents: sizes[0]!,
-    error: err.message.slice(0, 1500),
-  }));
-  ctx.log(`coordinator_ingest: ${sizes[0]} agents, volatile: ${JSON.stringify(volatile)}`);
+  const other = async (acks: Acks): Promise<SizeResult> => {
+    const o = await measure(sizes[0]!, phaseS, pacedS, true, acks).catch((err: Error) => ({
+      agents: sizes[0]!,
+      error: err.message.slice(0, 1500),
+    }));
+    ctx.log(`coordinator_ingest: ${sizes[0]} agents, ${acks}: ${JSON.stringify(o)}`);
+    return o;
+  };
+  const volatile = await other('volatile');
+  // And as the journal was written before its preallocated segments: the before, in the same run.
+  const appended = await other('appended');
   const durableFirst = out[0] && measured(out[0]) ? out[0] : null;
   const volatileFirst = measured(volatile) ? volatile : null;
-  const ratio = (f: (o: Measured) => number | undefined): number | null => {
-    const d = durableFirst && f(durableFirst);
+  const appendedFirst = measured(appended) ? appended : null;
+  const ratio = (over: Measured | null, f: (o: Measured) => number | undefined): number | null => {
+    const d = over && f(over);
     const v = volatileFirst && f(volatileFirst);
     return d && v ? round3(d / v) : null;
   };
-  const durableVsVolatile = ratio((o) => o.records?.per_s);
-  const durableVsVolatileCpu = ratio((o) => o.records?.per_coordinator_cpu_s);
+  const durableVsVolatile = ratio(durableFirst, (o) => o.records?.per_s);
+  const durableVsVolatileCpu = ratio(durableFirst, (o) => o.records?.per_coordinator_cpu_s);
+  const appendedVsVolatile = ratio(appendedFirst, (o) => o.records?.per_s);
   const lagP99 = (p: Measured['paced_all_records']): string => (typeof p === 'object' ? fmt(p.merge_lag_ms.p99) : 'skipped');
   const table: TableRow[] = out.flatMap((o): TableRow[] =>
     measured(o)
@@ -308,7 +329,12 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
       value: `${fmt(durableVsVolatile, 2)}× (${fmt(durableFirst?.records?.per_s)} vs ${fmt(volatileFirst?.records?.per_s)}; per CPU-s ${fmt(durableVsVolatileCpu, 2)}×)`,
       goal: '≥ 0.9×',
     },
+    {
+      figure: `${sizes[0]} agents: … the journal appended, as before its segments`,
+      value: `${fmt(appendedVsVolatile, 2)}× (${fmt(appendedFirst?.records?.per_s)})`,
+    },
     { figure: `${sizes[0]} agents: record batch ack wait p50 / p99, durable`, value: waitRow(durableFirst) },
+    { figure: `${sizes[0]} agents: … appended`, value: waitRow(appendedFirst) },
     { figure: `${sizes[0]} agents: … volatile`, value: waitRow(volatileFirst) },
   );
   const limitAll = limit(out, 'paced_all_records');
@@ -334,6 +360,7 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
         coordinator_peak_rss_mib: 'largest resident set of the coordinator process sampled every 200 ms over the paced and flooded phases',
         records_ack_wait_ms: `per record batch of the flooded records phase, milliseconds from its send (synthetic agent) to the arrival of the first acknowledgement covering it, p50 and p99 over every batch of every agent; flooded, each agent keeps its window of batches unacknowledged, so it includes the wait behind the batches before it`,
         durable_vs_volatile: `records/s acknowledged while flooded at ${sizes[0]} agents with the journal (each ack after the fdatasync of its group) over the same build without it (${VOLATILE_ACKS_ENV}=1: acknowledged once taken), run one after the other in this invocation; _per_cpu_s the same ratio per second of coordinator CPU`,
+        appended_vs_volatile: `the same ratio for the journal appended to one file with a 2 ms group deadline (${APPENDED_JOURNAL_ENV}=1), as it was written before its preallocated segments: the before, measured in the same invocation`,
       },
       phase_s: phaseS,
       paced_s: pacedS,
@@ -341,9 +368,15 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
       sample_every: SAMPLE_EVERY,
       fleets: out,
       volatile,
+      appended,
       durable_vs_volatile: durableVsVolatile,
       durable_vs_volatile_per_cpu_s: durableVsVolatileCpu,
-      ack_wait_ms: { durable: durableFirst?.records_ack_wait_ms ?? null, volatile: volatileFirst?.records_ack_wait_ms ?? null },
+      appended_vs_volatile: appendedVsVolatile,
+      ack_wait_ms: {
+        durable: durableFirst?.records_ack_wait_ms ?? null,
+        appended: appendedFirst?.records_ack_wait_ms ?? null,
+        volatile: volatileFirst?.records_ack_wait_ms ?? null,
+      },
       limit_agents: { all_records: limitAll, sampled_records: limitSampled },
       goal: {
         records_per_s_min: 200000,

@@ -80,6 +80,8 @@ function row(i: number): RequestRecord {
 interface Result {
   journal: string;
   records_per_s: number;
+  /** Records per second of this process's CPU (user + system, every thread: the journal's writes and flushes run on libuv's pool). */
+  records_per_cpu_s: number;
   ack_wait_ms_mean: number | null;
   ack_wait_ms_p50: number;
   ack_wait_ms_p99: number;
@@ -124,6 +126,7 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   // Decoded beforehand: the server's decoding costs the same with or without the journal.
   const decoded = frames.map((f) => decodeAgentMessage(f));
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   for (const [i, f] of frames.entries()) {
     sentAt[i] = performance.now();
     conn.deliver(decoded[i]!, f);
@@ -131,6 +134,8 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   }
   await allAcked;
   const s = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
+  const cpuS = (cpu.user + cpu.system) / 1e6;
   await journal?.close();
   await collector.close();
   rmSync(runDir, { recursive: true, force: true });
@@ -142,6 +147,7 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
       ? `${commit.segmentBytes ? 'preallocated segments' : 'appended'}, group deadline ${commit.maxDelayMs ? `${commit.maxDelayMs} ms` : 'none (what arrived during the previous flush)'}, ≤ ${commit.maxFrames} frames`
       : 'none',
     records_per_s: Math.round(records / s),
+    records_per_cpu_s: Math.round(records / cpuS),
     ack_wait_ms_mean: Math.round((waitMs / frames.length) * 1000) / 1000,
     ack_wait_ms_p50: q(0.5),
     ack_wait_ms_p99: q(0.99),
