@@ -59,6 +59,8 @@ export interface JournalStats {
   segments: number;
   /** Segments that could not be prepared (a disk too small): the journal went on by appends. */
   unpreparedSegments: number;
+  /** Times a segment grew past its prepared end because the next one was not ready yet. */
+  grownFlushes: number;
 }
 
 interface Group {
@@ -161,6 +163,7 @@ export class JournalWriter {
     flushMs: 0,
     segments: 1,
     unpreparedSegments: 0,
+    grownFlushes: 0,
   };
   /** Set once a write or flush failed; every append after it is refused with it. */
   failure: LoadfleetError | null = null;
@@ -171,6 +174,10 @@ export class JournalWriter {
   private closed = false;
   /** The next segment, being prepared while this one fills (null: none is, or none can be). */
   private next: Promise<Segment | null> | null = null;
+  /** Whether `next` has settled (prepared, or failed to be). */
+  private nextSettled = false;
+  /** The current segment has grown past its prepared end while the next one was still being prepared. */
+  private growing = false;
 
   private constructor(
     readonly path: string,
@@ -349,6 +356,11 @@ export class JournalWriter {
   // cross its prepared end. What went into the full segment is synced before the next one is
   // written, so a later segment's frames are never on disk ahead of an earlier one's.
   private async writeGroup(frames: Buffer[]): Promise<void> {
+    // The segment that outgrew its end while the next was prepared moves on as soon as it can.
+    if (this.growing && this.nextSettled) {
+      this.growing = false;
+      this.seg.end = this.seg.at;
+    }
     let rest = frames;
     while (rest.length > 0) {
       let n = 0;
@@ -366,8 +378,16 @@ export class JournalWriter {
   }
 
   // The current segment is full: synced and closed, and the one prepared ahead takes its place; the
-  // one after it begins to be prepared. None prepared (a disk too small): the current one grows.
+  // one after it begins to be prepared. None prepared (a disk too small): the current one grows. The
+  // next one still being prepared (a slow disk): the current one grows meanwhile — a flush is never
+  // held behind 16 MiB of zeros; those few groups commit metadata as an appended journal did.
   private async nextSegment(): Promise<void> {
+    if (this.next && !this.nextSettled) {
+      this.growing = true;
+      this.seg.end = Number.POSITIVE_INFINITY;
+      this.stats.grownFlushes++;
+      return;
+    }
     const next = await this.next;
     this.next = null;
     if (!next) {
@@ -384,7 +404,9 @@ export class JournalWriter {
   private prepareNext(): void {
     const bytes = this.commit.segmentBytes ?? 0;
     if (bytes <= 0 || !Number.isFinite(this.seg.end)) return;
+    this.nextSettled = false;
     this.next = prepareSegment(this.path, this.seg.index + 1, bytes).then((s) => {
+      this.nextSettled = true;
       if (!s) this.stats.unpreparedSegments++;
       return s;
     });
