@@ -165,6 +165,71 @@ async function pacedPhase(
   };
 }
 
+/** Fleet size and rounds of the durable / volatile / appended comparison. */
+const COMPARE_AGENTS = 10;
+const COMPARE_ROUNDS = 3;
+
+interface FloodRun {
+  acks: Acks;
+  round: number;
+  per_s: number;
+  per_coordinator_cpu_s: number;
+  ack_p50: number;
+  ack_p99: number;
+}
+
+/** One coordinator of the given kind, flooded with records for `seconds` after 1 s of warm-up. */
+async function floodOnce(agents: number, seconds: number, acks: Acks, round: number): Promise<FloodRun> {
+  const r = await startFleetRun('loadfleet-bench-acks-', PLAN, agents, ACKS_ENV[acks]);
+  try {
+    await sleep(500);
+    for (const f of r.fleets) f.command({ cmd: 'records' });
+    await sleep(1000);
+    const a = await mark(r.coord.pid, r.fleets);
+    await sleep(seconds * 1000);
+    const b = await mark(r.coord.pid, r.fleets);
+    const rt = rates(a, b, 'records');
+    const w = ackWait(b);
+    return { acks, round, per_s: rt.per_s, per_coordinator_cpu_s: rt.per_coordinator_cpu_s, ack_p50: w.p50, ack_p99: w.p99 };
+  } finally {
+    await stopFleetRun(r);
+  }
+}
+
+/**
+ * The same build with its journal, with the journal appended as before its segments, and without
+ * one, `rounds` times in a rotated order (a noisy machine drifts between runs; medians compared).
+ */
+async function compareAcks(ctx: BenchContext, agents: number, seconds: number, rounds: number) {
+  const kinds: Acks[] = ['durable', 'volatile', 'appended'];
+  const runs: (FloodRun | { acks: Acks; round: number; error: string })[] = [];
+  for (let round = 0; round < rounds; round++)
+    for (let k = 0; k < kinds.length; k++) {
+      const acks = kinds[(k + round) % kinds.length]!;
+      const o = await floodOnce(agents, seconds, acks, round).catch((err: Error) => ({ acks, round, error: err.message.slice(0, 500) }));
+      ctx.log(`coordinator_ingest: acks compared, ${JSON.stringify(o)}`);
+      runs.push(o);
+    }
+  const ok = (acks: Acks): FloodRun[] => runs.filter((o): o is FloodRun => o.acks === acks && !('error' in o));
+  const med = (xs: number[]): number => quantile(xs, 0.5) ?? Number.NaN;
+  const median = (acks: Acks) => {
+    const rs = ok(acks);
+    if (rs.length === 0) return null;
+    return {
+      per_s: med(rs.map((o) => o.per_s)),
+      per_coordinator_cpu_s: med(rs.map((o) => o.per_coordinator_cpu_s)),
+      ack_p50: med(rs.map((o) => o.ack_p50)),
+      ack_p99: med(rs.map((o) => o.ack_p99)),
+    };
+  };
+  const ratio = (acks: Acks, field: 'per_s' | 'per_coordinator_cpu_s'): number | null => {
+    const d = median(acks)?.[field];
+    const v = median('volatile')?.[field];
+    return d && v ? round3(d / v) : null;
+  };
+  return { runs, median, ratio };
+}
+
 /** Waits for the coordinator to exit, at most `ms`; false when it did not. */
 async function exitedWithin(coord: { exited: Promise<unknown> }, ms: number): Promise<boolean> {
   return Promise.race([coord.exited.then(() => true), sleep(ms).then(() => false)]);
@@ -264,6 +329,7 @@ function limit(out: readonly SizeResult[], phase: 'paced_all_records' | 'paced_s
 async function run(ctx: BenchContext): Promise<SuiteResult> {
   const sizes = ctx.quick ? [10, 40] : [1000, 5000, 10000];
   const phaseS = ctx.quick ? 1 : 3;
+  const compareS = ctx.quick ? 2 : 4;
   const pacedS = ctx.quick ? 2 : 8;
   const out: SizeResult[] = [];
   for (const n of sizes) {
@@ -276,30 +342,16 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
     ctx.log(`coordinator_ingest: ${n} agents: ${JSON.stringify(o)}`);
     out.push(o);
   }
-  // The same build and size without the journal: what durable acknowledgements cost.
-  ctx.log(`coordinator_ingest: ${sizes[0]} synthetic agents, acknowledgements volatile (no journal)`);
-  const other = async (acks: Acks): Promise<SizeResult> => {
-    const o = await measure(sizes[0]!, phaseS, pacedS, true, acks).catch((err: Error) => ({
-      agents: sizes[0]!,
-      error: err.message.slice(0, 1500),
-    }));
-    ctx.log(`coordinator_ingest: ${sizes[0]} agents, ${acks}: ${JSON.stringify(o)}`);
-    return o;
+  // The same build without the journal, and with it appended as before its segments: what durable
+  // acknowledgements cost, and what the segments changed.
+  const cmp = await compareAcks(ctx, COMPARE_AGENTS, compareS, COMPARE_ROUNDS);
+  const durableVsVolatile = cmp.ratio('durable', 'per_s');
+  const durableVsVolatileCpu = cmp.ratio('durable', 'per_coordinator_cpu_s');
+  const appendedVsVolatile = cmp.ratio('appended', 'per_s');
+  const waitRow = (acks: Acks): string => {
+    const w = cmp.median(acks);
+    return w ? `${fmt(w.ack_p50, 1)} / ${fmt(w.ack_p99, 1)} ms` : 'n/a';
   };
-  const volatile = await other('volatile');
-  // And as the journal was written before its preallocated segments: the before, in the same run.
-  const appended = await other('appended');
-  const durableFirst = out[0] && measured(out[0]) ? out[0] : null;
-  const volatileFirst = measured(volatile) ? volatile : null;
-  const appendedFirst = measured(appended) ? appended : null;
-  const ratio = (over: Measured | null, f: (o: Measured) => number | undefined): number | null => {
-    const d = over && f(over);
-    const v = volatileFirst && f(volatileFirst);
-    return d && v ? round3(d / v) : null;
-  };
-  const durableVsVolatile = ratio(durableFirst, (o) => o.records?.per_s);
-  const durableVsVolatileCpu = ratio(durableFirst, (o) => o.records?.per_coordinator_cpu_s);
-  const appendedVsVolatile = ratio(appendedFirst, (o) => o.records?.per_s);
   const lagP99 = (p: Measured['paced_all_records']): string => (typeof p === 'object' ? fmt(p.merge_lag_ms.p99) : 'skipped');
   const table: TableRow[] = out.flatMap((o): TableRow[] =>
     measured(o)
@@ -321,21 +373,19 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
       : [{ figure: `${o.agents} agents`, value: `error: ${o.error.split('\n')[0]!.slice(0, 80)}` }],
   );
   const first = out.find(measured);
-  const waitRow = (o: Measured | null): string =>
-    o?.records_ack_wait_ms ? `${fmt(o.records_ack_wait_ms.p50, 1)} / ${fmt(o.records_ack_wait_ms.p99, 1)} ms` : 'n/a';
   table.push(
     {
-      figure: `${sizes[0]} agents: records/s flooded, durable vs volatile acks`,
-      value: `${fmt(durableVsVolatile, 2)}× (${fmt(durableFirst?.records?.per_s)} vs ${fmt(volatileFirst?.records?.per_s)}; per CPU-s ${fmt(durableVsVolatileCpu, 2)}×)`,
+      figure: `${COMPARE_AGENTS} agents: records/s flooded, durable vs volatile acks (medians of ${COMPARE_ROUNDS})`,
+      value: `${fmt(durableVsVolatile, 2)}× (${fmt(cmp.median('durable')?.per_s)} vs ${fmt(cmp.median('volatile')?.per_s)}; per CPU-s ${fmt(durableVsVolatileCpu, 2)}×)`,
       goal: '≥ 0.9×',
     },
     {
-      figure: `${sizes[0]} agents: … the journal appended, as before its segments`,
-      value: `${fmt(appendedVsVolatile, 2)}× (${fmt(appendedFirst?.records?.per_s)})`,
+      figure: `${COMPARE_AGENTS} agents: … the journal appended, as before its segments`,
+      value: `${fmt(appendedVsVolatile, 2)}× (${fmt(cmp.median('appended')?.per_s)})`,
     },
-    { figure: `${sizes[0]} agents: record batch ack wait p50 / p99, durable`, value: waitRow(durableFirst) },
-    { figure: `${sizes[0]} agents: … appended`, value: waitRow(appendedFirst) },
-    { figure: `${sizes[0]} agents: … volatile`, value: waitRow(volatileFirst) },
+    { figure: `${COMPARE_AGENTS} agents: record batch ack wait p50 / p99, durable`, value: waitRow('durable') },
+    { figure: `${COMPARE_AGENTS} agents: … appended`, value: waitRow('appended') },
+    { figure: `${COMPARE_AGENTS} agents: … volatile`, value: waitRow('volatile') },
   );
   const limitAll = limit(out, 'paced_all_records');
   const limitSampled = limit(out, 'paced_sampled_records');
@@ -359,7 +409,7 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
         limit_agents: `the largest fleet size measured whose paced phase kept merge_lag_held (null: none did); sizes are ${sizes.join(', ')}`,
         coordinator_peak_rss_mib: 'largest resident set of the coordinator process sampled every 200 ms over the paced and flooded phases',
         records_ack_wait_ms: `per record batch of the flooded records phase, milliseconds from its send (synthetic agent) to the arrival of the first acknowledgement covering it, p50 and p99 over every batch of every agent; flooded, each agent keeps its window of batches unacknowledged, so it includes the wait behind the batches before it`,
-        durable_vs_volatile: `records/s acknowledged while flooded at ${sizes[0]} agents with the journal (each ack after the fdatasync of its group) over the same build without it (${VOLATILE_ACKS_ENV}=1: acknowledged once taken), run one after the other in this invocation; _per_cpu_s the same ratio per second of coordinator CPU`,
+        durable_vs_volatile: `median records/s acknowledged while flooded (records alone, after 1 s of warm-up) by ${COMPARE_AGENTS} agents with the journal (each ack after the fdatasync of its group) over the median of the same build without it (${VOLATILE_ACKS_ENV}=1: acknowledged once taken): ${COMPARE_ROUNDS} rounds in this invocation, each starting one coordinator of each kind, in an order rotated each round (acks_compared lists every run); _per_cpu_s the same ratio per second of coordinator CPU`,
         appended_vs_volatile: `the same ratio for the journal appended to one file with a 2 ms group deadline (${APPENDED_JOURNAL_ENV}=1), as it was written before its preallocated segments: the before, measured in the same invocation`,
       },
       phase_s: phaseS,
@@ -367,16 +417,16 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
       merge_lag_bound_ms: MERGE_LAG_BOUND_MS,
       sample_every: SAMPLE_EVERY,
       fleets: out,
-      volatile,
-      appended,
+      acks_compared: cmp.runs,
       durable_vs_volatile: durableVsVolatile,
       durable_vs_volatile_per_cpu_s: durableVsVolatileCpu,
       appended_vs_volatile: appendedVsVolatile,
-      ack_wait_ms: {
-        durable: durableFirst?.records_ack_wait_ms ?? null,
-        appended: appendedFirst?.records_ack_wait_ms ?? null,
-        volatile: volatileFirst?.records_ack_wait_ms ?? null,
-      },
+      ack_wait_ms: Object.fromEntries(
+        (['durable', 'appended', 'volatile'] as const).map((k) => {
+          const m = cmp.median(k);
+          return [k, m && { p50: m.ack_p50, p99: m.ack_p99 }];
+        }),
+      ),
       limit_agents: { all_records: limitAll, sampled_records: limitSampled },
       goal: {
         records_per_s_min: 200000,
