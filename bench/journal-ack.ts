@@ -3,8 +3,9 @@
 // real AgentChannel and Collector (which writes requests.ndjson beside the journal) — first with no
 // journal (acknowledged once taken), then with the run journal under a few settings (acknowledged
 // once fdatasync'ed): appended with a 2 ms group deadline (the journal before preallocated
-// segments), the same in preallocated segments, and the default (preallocated, each group what
-// arrived during the previous flush). Records/s counts acknowledged records only; the journal's own
+// segments), the same in preallocated segments, preallocated with no deadline (each group what
+// arrived during the previous flush), and the default (preallocated, the 2 ms deadline only while
+// frames come faster than that). Records/s counts acknowledged records only; the journal's own
 // counters give the flushes and group sizes; each batch's wait for its ack gives p50 and p99.
 // Not a suite: `node dist/bench/journal-ack.js [--dir DIR] [--records N]` prints one JSON document.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -144,7 +145,7 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   const q = (p: number): number => Math.round(waits[Math.min(waits.length - 1, Math.ceil(p * waits.length) - 1)]! * 1000) / 1000;
   return {
     journal: commit
-      ? `${commit.segmentBytes ? 'preallocated segments' : 'appended'}, group deadline ${commit.maxDelayMs ? `${commit.maxDelayMs} ms` : 'none (what arrived during the previous flush)'}, ≤ ${commit.maxFrames} frames`
+      ? `${commit.segmentBytes ? 'preallocated segments' : 'appended'}, group deadline ${commit.maxDelayMs ? `${commit.maxDelayMs} ms${commit.adaptive ? ' while frames come faster' : ''}` : 'none (what arrived during the previous flush)'}, ≤ ${commit.maxFrames} frames`
       : 'none',
     records_per_s: Math.round(records / s),
     records_per_cpu_s: Math.round(records / cpuS),
@@ -167,12 +168,12 @@ async function main(): Promise<void> {
   const dir = arg('--dir') ?? process.cwd();
   const records = Number(arg('--records') ?? 200_000);
   const work = mkdtempSync(join(dir, 'lf-bench-journal-'));
-  const appended: GroupCommit = { maxDelayMs: 2, maxFrames: 256, maxBytes: 4 * 1024 * 1024, segmentBytes: 0 };
+  const appended: GroupCommit = { maxDelayMs: 2, adaptive: false, maxFrames: 256, maxBytes: 4 * 1024 * 1024, segmentBytes: 0 };
   const settings: (GroupCommit | null)[] = [
     null,
     appended,
-    { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 2 },
-    { ...appended, maxDelayMs: 0 },
+    { ...DEFAULT_GROUP_COMMIT, adaptive: false },
+    { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 0 },
     DEFAULT_GROUP_COMMIT,
   ];
   const results: Result[] = [];

@@ -38,7 +38,7 @@ export const VOLATILE_ACKS_ENV = 'LOADFLEET_BENCH_VOLATILE_ACKS';
  * as it was written before its preallocated segments, measured beside them in the same build.
  */
 export const APPENDED_JOURNAL_ENV = 'LOADFLEET_BENCH_APPENDED_JOURNAL';
-const APPENDED: GroupCommit = { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 2, segmentBytes: 0, firstSegmentBytes: 0 };
+const APPENDED: GroupCommit = { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 2, adaptive: false, segmentBytes: 0, firstSegmentBytes: 0 };
 
 /** Opens the run's journal and makes its header durable (before the agents are armed). */
 export async function openJournal(run: RunState): Promise<void> {
