@@ -12,7 +12,7 @@ import { loraPicker } from '../shared/lora.js';
 import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan, Target, TrafficClass } from '../shared/plan.js';
 import { PLAN_DEFAULTS } from '../shared/plan.js';
-import type { AgentHealth, AgentMessage } from '../shared/protocol.js';
+import type { AgentHealth, AgentMessage, WarmUp } from '../shared/protocol.js';
 import { variesPerRequest } from '../shared/request-shape.js';
 import { buildSchedule } from '../shared/schedule.js';
 import type { ClassStripe, Share } from '../shared/shares.js';
@@ -49,6 +49,17 @@ function lateness(sampleNs: number): number {
   return nsToMs(Math.max(0, (sampleNs || 0) - EVENT_LOOP_RESOLUTION_MS * 1e6));
 }
 const RECORD_FLUSH_MS = 250;
+/** The warm-up's bound: a target that has not answered /models in this long is not reachable from here. */
+const WARM_UP_TIMEOUT_MS = 15_000;
+
+/** A network error in the words that name its cause (undici wraps the system's: ECONNREFUSED, ENOTFOUND, a certificate). */
+export function describeNetError(err: unknown): string {
+  const e = err as Error & { code?: string; cause?: Error & { code?: string } };
+  if (e?.name === 'TimeoutError') return `no answer within ${WARM_UP_TIMEOUT_MS / 1000} s`;
+  const cause = e?.cause;
+  const inner = cause?.message && cause.message !== e.message ? `: ${cause.message}` : '';
+  return `${e?.message ?? String(err)}${inner}`;
+}
 
 /** What a class's requests are built from: an id for x-request-id, a body, and a canary marker (or null). */
 type RequestPrompts = Pick<PromptBuilder, 'requestId' | 'body' | 'marker'>;
@@ -122,6 +133,7 @@ export class AgentRun implements ShareRunner {
   private readonly sample: RecordSample | null;
   /** With plan.traces: the run's trace tag, so each request carries a traceparent naming it; null otherwise. */
   private readonly traceTag: string | null;
+  private warmUpResult: WarmUp | undefined;
 
   constructor(
     runId: string,
@@ -184,21 +196,34 @@ export class AgentRun implements ShareRunner {
   /**
    * Touches the target once before the start (GET {base}/models, read-only): undici compiles its
    * HTTP parser on the first connection, which otherwise stalls the first scheduled sends by
-   * ~100 ms. Its outcome is only logged; an unreachable target shows up per request instead.
+   * ~100 ms. Its outcome goes to the coordinator in `prepared`, which stops the run before any
+   * load when too many agents got no answer (coordinator/run/reachability.ts).
    */
-  private async warmUp(): Promise<string> {
+  private async touchTarget(): Promise<string> {
+    const url = `${this.origin}${this.modelsPath}`;
+    const t0 = performance.now();
+    const took = (): number => Math.round((performance.now() - t0) * 10) / 10;
     try {
       const res = await this.dispatcher.request({
         origin: this.origin,
         path: this.modelsPath,
         method: 'GET',
         headers: this.commonHeadersValue,
+        signal: AbortSignal.timeout(WARM_UP_TIMEOUT_MS),
       });
+      this.warmUpResult = { url, status: res.statusCode, error: null, latency_ms: took() };
       await res.body.dump();
       return `warm-up GET ${this.modelsPath}: HTTP ${res.statusCode}`;
     } catch (err) {
-      return `warm-up GET ${this.modelsPath} failed: ${(err as Error).message}`;
+      const error = describeNetError(err);
+      this.warmUpResult = { url, status: null, error, latency_ms: took() };
+      return `warm-up GET ${this.modelsPath} failed: ${error}`;
     }
+  }
+
+  /** The warm-up's outcome, once prepare() has run. */
+  warmUp(): WarmUp | undefined {
+    return this.warmUpResult;
   }
 
   /** Requests this agent will send on the open-loop classes (closed loop is open-ended). */
@@ -261,7 +286,7 @@ export class AgentRun implements ShareRunner {
     // the link as usual, and `final` says why the share is short (the coordinator records it).
     // (The session logs the reason when `final` carries it.)
     this.spool = await Spool.open(spool.dir, spool.header, part, (err) => this.terminate(`error ${err.code}: ${err.message}`));
-    return [await this.warmUp(), await this.loadTokenizer()].filter(Boolean).join('; ');
+    return [await this.touchTarget(), await this.loadTokenizer()].filter(Boolean).join('; ');
   }
 
   // The tokenizer file is optional on an agent: without it, output without usage is counted in chunks.

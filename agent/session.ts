@@ -249,7 +249,13 @@ class Member {
     runner.prepare(spool).then(
       (note) => {
         opts.log(note);
-        this.outbox.send({ type: 'prepared', prep_ms: performance.now() - t0, planned_requests: runner.plannedRequests() });
+        const warmUp = runner.warmUp();
+        this.outbox.send({
+          type: 'prepared',
+          prep_ms: performance.now() - t0,
+          planned_requests: runner.plannedRequests(),
+          ...(warmUp && { warm_up: warmUp }),
+        });
         this.step(run, 'prepared');
       },
       (err: Error) => {

@@ -1,5 +1,6 @@
 // What the session drives for one run, whichever runner runs it (AgentRun on the main thread or
 // WorkerPool over threads). Types only, so the runners and the session share them without a cycle.
+import type { WarmUp } from '../shared/protocol.js';
 import type { SpoolHeader } from './spool.js';
 
 /** Where a run spools its finished requests. */
@@ -12,6 +13,8 @@ export interface SpoolTarget {
 export interface ShareRunner {
   /** Opens the spool and warms the connection pool up; resolves with a line for the log. */
   prepare(spool: SpoolTarget): Promise<string>;
+  /** The warm-up's outcome once prepare() resolved (undefined before). */
+  warmUp(): WarmUp | undefined;
   /** Requests the open-loop classes will send. */
   plannedRequests(): number;
   /** Waits for the start instant (this agent's wall clock), runs, hands over `final`. */

@@ -18,7 +18,11 @@ export interface SseSink {
   onEvent(data: string): void;
 }
 
-/** Splits a byte stream into SSE events and hands each event's data (lines joined by \n) to its sink. */
+/**
+ * Splits a byte stream into SSE events and hands each event's data (lines joined by \n) to its
+ * sink. Lines end in LF, CRLF or a lone CR, and a leading byte-order mark is ignored, as the SSE
+ * specification (WHATWG HTML §9.2.6) says.
+ */
 export class SseParser {
   /** The bytes of an unfinished line (only they are copied, so a split line is whole when decoded). */
   private partialLine: Buffer = EMPTY;
@@ -26,6 +30,10 @@ export class SseParser {
   private data: string | undefined;
   /** Whether the event being read has any line yet (a stream cut there was cut mid-event). */
   private inEvent = false;
+  /** The last chunk ended in a CR: an LF starting the next one is the rest of that CRLF. */
+  private skipLf = false;
+  /** No line has been read yet (only the first may start with a byte-order mark). */
+  private firstLine = true;
 
   private readonly sink: SseSink;
 
@@ -35,31 +43,51 @@ export class SseParser {
 
   /** Feeds one chunk; complete events are delivered synchronously, a partial one is kept. */
   push(chunk: Uint8Array): void {
+    if (chunk.byteLength === 0) return;
     let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (this.partialLine.length > 0) {
       buf = Buffer.concat([this.partialLine, buf]);
       this.partialLine = EMPTY;
     }
     let pos = 0;
+    if (this.skipLf) {
+      this.skipLf = false;
+      if (buf[0] === LF) pos = 1;
+    }
+    // The next LF and the next CR, each searched again only once passed (a stream without CRs
+    // costs one scan of the chunk for them, not one per line).
+    let lf = buf.indexOf(LF, pos);
+    let cr = buf.indexOf(CR, pos);
     while (pos < buf.length) {
-      const lf = buf.indexOf(LF, pos);
-      if (lf === -1) break;
-      // CRLF streams: the CR before an LF is not part of the line (a CR at a chunk's end stays
-      // with the unfinished line and meets its LF on the next push).
-      this.line(buf, pos, lf > pos && buf[lf - 1] === CR ? lf - 1 : lf);
-      pos = lf + 1;
+      if (lf !== -1 && lf < pos) lf = buf.indexOf(LF, pos);
+      if (cr !== -1 && cr < pos) cr = buf.indexOf(CR, pos);
+      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (end === -1) break;
+      this.line(buf, pos, end);
+      pos = end + 1;
+      if (buf[end] === CR) {
+        // A CR at the chunk's end has ended its line; an LF opening the next chunk belongs to it.
+        if (pos === buf.length) this.skipLf = true;
+        else if (buf[pos] === LF) pos++;
+      }
     }
     if (pos < buf.length) this.partialLine = Buffer.from(buf.subarray(pos));
   }
 
   /** Whether bytes of an unfinished event are buffered (a stream ending here was cut mid-event). */
   hasPartial(): boolean {
-    return this.inEvent || this.partialLine.toString('latin1').trim().length > 0;
+    if (this.inEvent) return true;
+    const rest = this.partialLine.toString('latin1');
+    return (this.firstLine ? rest.replace(/^\xef\xbb\xbf/, '') : rest).trim().length > 0; // a lone byte-order mark is no event
   }
 
-  // One line [start, end): a blank line ends the event; `data:` lines carry it; comments, event:,
-  // id: and retry: carry no tokens.
+  // One line [start, end): a blank line ends the event; `data:` lines carry it (a bare `data`
+  // line carries an empty one); comments, event:, id: and retry: carry no tokens.
   private line(buf: Buffer, start: number, end: number): void {
+    if (this.firstLine) {
+      this.firstLine = false;
+      if (end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3;
+    }
     if (start === end) {
       const data = this.data;
       this.data = undefined;
@@ -68,10 +96,13 @@ export class SseParser {
       return;
     }
     this.inEvent = true;
-    if (end - start < 5 || buf[start] !== 0x64 || buf[start + 1] !== 0x61 || buf[start + 2] !== 0x74 || buf[start + 3] !== 0x61) return;
-    if (buf[start + 4] !== 0x3a) return; // "data:"
-    const from = buf[start + 5] === SPACE && start + 5 < end ? start + 6 : start + 5;
-    const value = buf.toString('utf8', from, end);
+    if (end - start < 4 || buf[start] !== 0x64 || buf[start + 1] !== 0x61 || buf[start + 2] !== 0x74 || buf[start + 3] !== 0x61) return;
+    let value = '';
+    if (end - start > 4) {
+      if (buf[start + 4] !== 0x3a) return; // "data:"
+      const from = buf[start + 5] === SPACE && start + 5 < end ? start + 6 : start + 5;
+      value = buf.toString('utf8', from, end);
+    }
     this.data = this.data === undefined ? value : `${this.data}\n${value}`;
   }
 }

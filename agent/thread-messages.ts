@@ -2,7 +2,7 @@
 // (worker-thread.ts), in a module of their own so neither side imports the other.
 import type { ClockAnchor } from '../shared/clock.js';
 import type { Plan } from '../shared/plan.js';
-import type { AgentMessage } from '../shared/protocol.js';
+import type { AgentMessage, WarmUp } from '../shared/protocol.js';
 import type { Share } from '../shared/shares.js';
 import type { SpoolTarget } from './share-runner.js';
 
@@ -28,7 +28,7 @@ export type ThreadCommand =
 
 /** Worker thread → main thread. */
 export type ThreadEvent =
-  | { kind: 'prepared'; note: string; planned: number }
+  | { kind: 'prepared'; note: string; planned: number; warmUp?: WarmUp | undefined }
   | { kind: 'msg'; msg: AgentMessage }
   | { kind: 'ended' }
   | { kind: 'failed'; message: string };

@@ -8,7 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { ErrorCode } from '../shared/errors.js';
 import { getOrCreate } from '../shared/maps.js';
 import type { Plan } from '../shared/plan.js';
-import type { AgentMessage, IntervalClass } from '../shared/protocol.js';
+import type { AgentMessage, IntervalClass, WarmUp } from '../shared/protocol.js';
 import { mergeTallies } from '../shared/record-tally.js';
 import type { Share } from '../shared/shares.js';
 import { subShare } from '../shared/shares.js';
@@ -35,6 +35,7 @@ export class WorkerPool implements ShareRunner {
   private readonly heartbeats: (Heartbeat | undefined)[];
   private readonly finals: (Final | undefined)[];
   private planned = 0;
+  private warmUpResult: WarmUp | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private failed = false;
   /**
@@ -71,11 +72,18 @@ export class WorkerPool implements ShareRunner {
   async prepare(spool: SpoolTarget): Promise<string> {
     const events = await this.each({ cmd: 'prepare', spool }, 'prepared');
     this.planned = events.reduce((n, e) => n + (e.kind === 'prepared' ? e.planned : 0), 0);
+    // One process, one network path: the target is reachable from here when any thread got an answer.
+    const warmUps = events.flatMap((e) => (e.kind === 'prepared' && e.warmUp ? [e.warmUp] : []));
+    this.warmUpResult = warmUps.find((w) => w.status !== null) ?? warmUps[0];
     return `${this.threads.length} worker threads; ${events.map((e) => (e.kind === 'prepared' ? e.note : '')).join('; ')}`;
   }
 
   plannedRequests(): number {
     return this.planned;
+  }
+
+  warmUp(): WarmUp | undefined {
+    return this.warmUpResult;
   }
 
   async start(startLocalNs: bigint): Promise<void> {

@@ -31,7 +31,7 @@ try {
 
 async function prepare(spool: SpoolTarget): Promise<void> {
   const note = await run!.prepare(spool, `.w${init.part}`);
-  post({ kind: 'prepared', note, planned: run!.plannedRequests() });
+  post({ kind: 'prepared', note, planned: run!.plannedRequests(), warmUp: run!.warmUp() });
 }
 
 async function start(startLocalNs: bigint): Promise<void> {

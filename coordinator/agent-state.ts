@@ -4,7 +4,7 @@
 
 import type { HeldOutResidual, OffsetLine } from '../figures/clock-types.js';
 import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
-import type { AgentHealth } from '../shared/protocol.js';
+import type { AgentHealth, WarmUp } from '../shared/protocol.js';
 import type { AgentPhase } from './phases.js';
 import type { AgentConn } from './server.js';
 
@@ -38,6 +38,8 @@ export interface AgentState {
   offset: OffsetEstimate;
   startLocalNs: bigint;
   prepMs: number;
+  /** Its warm-up against the target before the load (absent from old agents, and in a recovered run). */
+  warmUp?: WarmUp | undefined;
   firstSendErrorNs: number | null;
   health: AgentHealth | null;
   /** Its `final` is merged. */

@@ -16,7 +16,7 @@ import type { Clock, OffsetEstimate, ProbeSample } from '../shared/clock.js';
 import { fitOffset } from '../shared/clock.js';
 import { SEQUENCED_TYPES, SeqReceiver } from '../shared/delivery.js';
 import { ErrorCode, ExitCode, LoadfleetError } from '../shared/errors.js';
-import type { AgentHealth, AgentMessage, CoordinatorMessage } from '../shared/protocol.js';
+import type { AgentHealth, AgentMessage, CoordinatorMessage, WarmUp } from '../shared/protocol.js';
 import { CLOSE_CODE } from '../shared/protocol.js';
 import type { AgentState, Outage } from './agent-state.js';
 import type { Wait, WaitLimits, WaitMessage } from './channel-wait.js';
@@ -74,6 +74,8 @@ export class AgentChannel implements AgentState {
   offset: OffsetEstimate = { offset_ns: 0, uncertainty_ns: 0, rtt_ns: 0, probes: 0, used: 0 };
   startLocalNs = 0n;
   prepMs = 0;
+  /** The agent's warm-up against the target, from its `prepared` (undefined from old agents). */
+  warmUp: WarmUp | undefined;
   firstSendErrorNs: number | null = null;
   health: AgentHealth | null = null;
   terminated: string | null = null;
@@ -209,6 +211,7 @@ export class AgentChannel implements AgentState {
       (m, done) => {
         if (m.type === 'prepared') {
           this.prepMs = m.prep_ms;
+          this.warmUp = m.warm_up;
           done.resolve(m.prep_ms);
         } else if (m.type === 'failed') {
           this.fail(`${m.code}: ${m.message}`);

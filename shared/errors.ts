@@ -45,6 +45,8 @@ export const ErrorCode = {
   JOURNAL_UNREADABLE: 'LF_JOURNAL_UNREADABLE',
   /** The receiver of the server's spans could not listen on an address plan.traces names (taken, or not this machine's). */
   TRACES_LISTEN: 'LF_TRACES_LISTEN',
+  /** More agents than --max-agent-loss got no answer from the target at their warm-up: the run stopped before any load. */
+  TARGET_UNREACHABLE: 'LF_TARGET_UNREACHABLE',
 } as const;
 
 /** One of the stable codes above. */
@@ -60,6 +62,8 @@ export const ExitCode = {
   SLO_MISSED: 4,
   /** `compare --fail-on-regression` found a gating figure regressed beyond noise and threshold. */
   REGRESSED: 5,
+  /** loadfleet-k8s: the run completed degraded (an agent lost within --max-agent-loss, a clock fallback, …: run.json's status_reason). */
+  DEGRADED: 6,
   INTERRUPTED: 130,
 } as const;
 

@@ -3,13 +3,17 @@
 // rule users can look up beats a home-made one.
 import { isObj } from './validate-kit.js';
 
+const DATA = { enumerable: true, writable: true, configurable: true } as const;
+
 /** The target with `patch` applied; neither input is mutated. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObj(patch)) return structuredClone(patch);
   const out: Record<string, unknown> = isObj(target) ? structuredClone(target) : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
+    // Own properties only, read and written: `__proto__` is a key like any other in JSON, where an
+    // assignment would set the prototype instead and the override would vanish from the plan.
+    else Object.defineProperty(out, key, { value: mergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value), ...DATA });
   }
   return out;
 }

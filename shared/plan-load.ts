@@ -6,6 +6,8 @@ import { LineCounter, parseDocument } from 'yaml';
 import { ErrorCode, ExitCode, LoadfleetError, PlanInvalidError } from './errors.js';
 import type { Plan } from './plan.js';
 import { validatePlan } from './plan-validate.js';
+import type { Segment } from './validate-kit.js';
+import { pathOf } from './validate-kit.js';
 import { hasWorkloadFiles, readWorkloadInputs, resolveWorkloadPaths } from './workload-files.js';
 
 /**
@@ -93,10 +95,47 @@ function parseYaml(text: string): Parsed {
     });
     return { ok: false, problems };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: doc.toJS() };
+    value = doc.toJS();
   } catch (err) {
     // toJS refuses documents that expand aliases excessively ("billion laughs").
     return { ok: false, problems: [`$: invalid YAML: ${err instanceof Error ? err.message : String(err)}`] };
   }
+  const odd = nonJsonValue(value, []);
+  return odd
+    ? { ok: false, problems: [`${pathOf(odd.at)}: ${odd.what} (a YAML 1.1 type); only JSON values are allowed`] }
+    : { ok: true, value };
+}
+
+// A `%YAML 1.1` document has types JSON lacks; as objects they would pass for objects with odd keys
+// (binary data as `target` read as keys "0", "1", …), so the first one is refused where it is.
+function nonJsonValue(v: unknown, at: Segment[]): { at: Segment[]; what: string } | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) {
+      const found = nonJsonValue(x, [...at, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) {
+    const what =
+      v instanceof Date
+        ? 'a timestamp'
+        : v instanceof Uint8Array
+          ? 'binary data'
+          : v instanceof Set
+            ? 'a set'
+            : v instanceof Map
+              ? 'an ordered map'
+              : 'not plain data';
+    return { at, what: `is ${what}` };
+  }
+  for (const [k, x] of Object.entries(v)) {
+    const found = nonJsonValue(x, [...at, k]);
+    if (found) return found;
+  }
+  return undefined;
 }

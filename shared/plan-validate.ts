@@ -150,6 +150,36 @@ function loadRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined, durationS
   const spans: (Span | undefined)[] = [];
   eachObj(ctx, o, 'phases', (c, phase) => spans.push(phaseRules(c, phase, model, durationS)));
   noOverlap(child(ctx, 'phases'), spans);
+  if (model !== 'concurrency' && Array.isArray(phases)) scheduleSizeRule(child(ctx, 'phases'), phases);
+}
+
+/** The most open-loop arrivals one class may schedule: each is 8 bytes on the coordinator and on every agent. */
+export const MAX_CLASS_ARRIVALS = 1_000_000_000;
+
+// A schedule is built whole before the run (schedule.ts): past this size it cannot be held, and
+// counting it alone would take minutes to hours, so such a plan is refused here instead.
+function scheduleSizeRule(ctx: Ctx, phases: readonly unknown[]): void {
+  let arrivals = 0;
+  for (const phase of phases) {
+    const length = numAt(phase, 'duration_s');
+    const rate = numAt(phase, 'rate_per_s') ?? (isObj(phase) ? patternBound(phase['rate']) : undefined);
+    if (length !== undefined && rate !== undefined && length > 0 && rate > 0) arrivals += length * rate;
+  }
+  if (arrivals > MAX_CLASS_ARRIVALS)
+    report(
+      ctx,
+      `offer about ${arrivals.toPrecision(3)} requests (rate × duration); a class schedules at most ${MAX_CLASS_ARRIVALS.toExponential()}`,
+    );
+}
+
+// A rate pattern's highest value, near enough to size its schedule (the noise is left out).
+function patternBound(p: unknown): number | undefined {
+  if (!isObj(p)) return undefined;
+  const n = (k: string): number => numAt(p, k) ?? 0;
+  if (p['pattern'] === 'constant') return n('value');
+  if (p['pattern'] === 'ramp') return Math.max(n('from'), n('to'));
+  if (p['pattern'] === 'noisy-sinusoidal') return n('center') + Math.abs(n('amplitude'));
+  return undefined;
 }
 
 function phaseRules(ctx: Ctx, o: Obj, model: LoadModelName | undefined, durationS: number | undefined): Span | undefined {

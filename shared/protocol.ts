@@ -68,6 +68,18 @@ export interface AgentStall {
   gc_ms: number;
 }
 
+/**
+ * An agent's warm-up (`GET {base}/models` before any load): whether the target answered it from
+ * where the agent runs. `status` is the HTTP status, null when no answer came (`error` says why:
+ * refused, DNS, TLS, a timeout); `latency_ms` until the answer's headers or the error.
+ */
+export interface WarmUp {
+  url: string;
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
 /** Messages an agent sends. */
 export type AgentMessage =
   | {
@@ -109,7 +121,13 @@ export type AgentMessage =
        */
       clock_correction_ns?: number;
     }
-  | { type: 'prepared'; prep_ms: number; planned_requests: number }
+  | {
+      type: 'prepared';
+      prep_ms: number;
+      planned_requests: number;
+      /** The agent's read-only request to the target before any load (absent from old agents). */
+      warm_up?: WarmUp;
+    }
   | { type: 'armed'; start_local_ns: bigint }
   | { type: 'started'; first_send_error_ns: number; rseq?: number }
   | {
@@ -255,7 +273,8 @@ export function decodeMessage(frame: Uint8Array): Message {
   }
   if (typeOf(value) !== 'object') throw new LoadfleetError(ErrorCode.BAD_FRAME, 'frame is not a message object');
   const obj = value as Record<string, unknown>;
-  const shape = typeof obj.type === 'string' ? SHAPES[obj.type as Message['type']] : undefined;
+  // An own entry only: a type named `constructor` or `toString` must not find what every object inherits.
+  const shape = typeof obj.type === 'string' && Object.hasOwn(SHAPES, obj.type) ? SHAPES[obj.type as Message['type']] : undefined;
   if (shape === undefined) throw new LoadfleetError(ErrorCode.BAD_FRAME, `unknown message type ${JSON.stringify(obj.type)}`);
   if (SEQUENCED_TYPES.has(obj.type as string) && typeOf(obj.rseq) !== 'number')
     throw new LoadfleetError(ErrorCode.BAD_FRAME, `${String(obj.type)}.rseq: expected number, got ${typeOf(obj.rseq)}`);

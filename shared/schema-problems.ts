@@ -126,7 +126,9 @@ function wordFor(e: ValueError, at: readonly Segment[]): string {
       return 'is required';
     case E.ObjectAdditionalProperties: {
       const key = String(at.at(-1));
-      return say.unknown?.[key] ?? `unknown key${suggestion(key, Object.keys(s['properties'] ?? {}))}`;
+      // Own words only: a key such as `toString` must not read what every object inherits.
+      const words = say.unknown && Object.hasOwn(say.unknown, key) ? say.unknown[key] : undefined;
+      return words ?? `unknown key${suggestion(key, Object.keys(s['properties'] ?? {}))}`;
     }
     case E.Object:
       return say.type ?? 'must be an object';

@@ -137,9 +137,9 @@ function parseCsvTrace(text: string, format: Exclude<TraceFormat, 'mooncake'>, f
       problem(out, line, `has ${f.length} fields, the header ${header.length}`);
       continue;
     }
-    const input = Number(f[ii]);
-    const output = Number(f[oi]);
-    const t = format === 'azure' ? dateTimeMs(f[ti]!.trim()) : Number(f[ti]) * 1000;
+    const input = cellNumber(f[ii]!);
+    const output = cellNumber(f[oi]!);
+    const t = format === 'azure' ? dateTimeMs(f[ti]!.trim()) : cellNumber(f[ti]!) * 1000;
     const bad: string[] = [];
     if (t === undefined || !Number.isFinite(t))
       bad.push(`${JSON.stringify(cols.time)} is not a ${format === 'azure' ? 'date-time' : 'number of seconds'}`);
@@ -163,6 +163,14 @@ function parseCsvTrace(text: string, format: Exclude<TraceFormat, 'mooncake'>, f
     }
     out.rows.push({ t_ms: t! - (originMs ?? 0), input_tokens: input, output_tokens: output, hash_ids: [], line });
   }
+}
+
+const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+// A cell as a decimal number, NaN otherwise: Number() reads a blank cell as 0 (an empty response
+// count became a failed request, an empty time the trace's start) and "0x10" as 16.
+function cellNumber(cell: string): number {
+  return DECIMAL.test(cell) ? Number(cell) : Number.NaN;
 }
 
 function checkOrder(out: ParsedTrace): void {

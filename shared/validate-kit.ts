@@ -36,14 +36,14 @@ export function report(ctx: Ctx, message: string): void {
   ctx.problems.push({ at: ctx.at, message });
 }
 
-/** The path as users read it: `classes[0].load`, `$["odd key"]`, `$` for the root. */
+/** The path as users read it: `classes[0].load`, `$["odd key"]`, `$[0]` in a list at the root, `$` for the root. */
 export function pathOf(at: readonly Segment[]): string {
   return at.reduce<string>(joinPath, '') || '$';
 }
 
 // Keys that are not identifiers (header names, typos with spaces) are quoted so the path stays unambiguous.
 function joinPath(path: string, key: Segment): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
+  if (typeof key === 'number') return `${path || '$'}[${key}]`;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${path || '$'}[${JSON.stringify(key)}]`;
   return path === '' ? key : `${path}.${key}`;
 }

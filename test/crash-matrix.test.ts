@@ -111,9 +111,13 @@ function soakCases(): Case[] {
     'recover.rejoin',
   ];
   const cases: Case[] = [];
-  for (const [failpoint, at] of inRun)
+  for (const [failpoint, at, detail] of inRun)
     for (const restart of ['start', 'resume'] as const)
-      cases.push({ name: `${failpoint}@${at}, ${restart}`, first: { failpoint, at }, restart });
+      cases.push({
+        name: `${failpoint}${detail ? `:${detail}` : ''}@${at}, ${restart}`,
+        first: { failpoint, at, ...(detail && { detail }) },
+        restart,
+      });
   for (const failpoint of inRecovery)
     cases.push({
       name: `mid-load, then ${failpoint} while recovering`,
@@ -347,10 +351,11 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
     if (first.signal === 'SIGKILL') {
       deaths.push(
         'failpoint' in k.first
-          ? `killed at ${k.first.failpoint}`
+          ? `killed at ${k.first.failpoint}${k.first.detail ? `:${k.first.detail}` : ''}`
           : `killed ${k.first.randomMs} ms after ${k.first.armed ? 'its agents were armed' : "the load's first second"}`,
       );
-      if ('failpoint' in k.first) expect(first.stderr).toContain(`[failpoint] ${k.first.failpoint} (kill`);
+      if ('failpoint' in k.first)
+        expect(first.stderr).toContain(`[failpoint] ${k.first.failpoint}${k.first.detail ? `:${k.first.detail}` : ''} (kill`);
       checkAcks();
       firstDownS = journalWrittenS(runDir) ?? firstDownS;
       // The embedded target died with its coordinator (its stdin closed).

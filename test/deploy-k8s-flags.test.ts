@@ -7,6 +7,8 @@ import type { IJob } from 'kubernetes-models/batch/v1/Job';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { ExitCode } from '../shared/errors.js';
 import {
   allContainers,
   baseName,
@@ -98,6 +100,40 @@ describe.skipIf(skipFor('the wrapper render tests', HAS_KUBECTL ? null : 'kubect
     expect(service.spec.ports.map((p) => p.name)).toContain('metrics');
   });
 
+  it("the operator's knobs: service account (the coordinator's), pull secret and priority class (every pod), ServiceMonitor labels, --fail-on-slo, the listen address", () => {
+    const out = wrapper([
+      'render',
+      ...['--image', TEST_IMAGE, '--run', WRAPPED_RUN, '-n', 'lf', '--plan', join(DEPLOY, 'k8s/base/plan.json')],
+      ...['--target-cidr', '10.8.0.0/14', '--service-account', 'loadfleet-s3', '--image-pull-secret', 'regcred,mirror'],
+      ...['--priority-class', 'loadgen-high', '--service-monitor-labels', 'release=kube-prometheus-stack', '--fail-on-slo'],
+    ]);
+    expect(out.status, out.stderr).toBe(0);
+    const objects = parseAllDocuments(out.stdout).map((d) => d.toJS() as K8sObject);
+    const agents = agentsOf(objects).spec!.template.spec!;
+    const coordinator = coordinatorOf(objects).spec!.template.spec!;
+    expect(coordinator.serviceAccountName).toBe('loadfleet-s3');
+    expect(agents.serviceAccountName, 'agents need no cloud identity').toBeUndefined();
+    for (const spec of [agents, coordinator]) {
+      expect(spec.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'mirror' }]);
+      expect(spec.priorityClassName).toBe('loadgen-high');
+      expect(spec.automountServiceAccountToken, 'IRSA and Pod Identity project their own token').toBe(false);
+    }
+    const c = coordinator.containers[0]!;
+    expect(c.args?.at(-1)).toBe('--fail-on-slo');
+    expect([flag(c, 'listen'), flag(c, 'metrics-host')]).toEqual(['[::]:7000', '::']);
+    const monitor = objects.find((o) => o.kind === 'ServiceMonitor')!;
+    expect(monitor.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
+    // EKS Pod Identity's agent, for the coordinator only, on its port only.
+    const podIdentity = ofKind(objects, NetworkPolicy.is).find((p) => baseName(p.metadata?.name) === 'loadfleet-pod-identity')!;
+    expect(podIdentity.spec?.podSelector?.matchLabels?.['app.kubernetes.io/component']).toBe('coordinator');
+    expect(podIdentity.spec?.egress).toEqual([
+      {
+        to: [{ ipBlock: { cidr: '169.254.170.23/32' } }, { ipBlock: { cidr: 'fd00:ec2::23/128' } }],
+        ports: [{ port: 80, protocol: 'TCP' }],
+      },
+    ]);
+  });
+
   it('without a target flag no NetworkPolicy is rendered (opt-in)', () => {
     expect(ofKind(render('run:experiment'), NetworkPolicy.is)).toEqual([]);
   });
@@ -148,10 +184,25 @@ describe.skipIf(skipFor('the wrapper render tests', HAS_KUBECTL ? null : 'kubect
     ['a sweep whose plan is missing', [...image, '--sweep', orphanSweep], /nowhere\.json/],
     ['an unknown flag', [...image, '--plan', plan, '--agent', '3'], /unknown argument '--agent'/],
     ['a bad run name', [...image, '--plan', plan, '--run', 'Bad_Name'], /run name 'Bad_Name' must be/],
+    ['--fail-on-slo on a sweep', [...image, '--sweep', sweep, '--fail-on-slo'], /--fail-on-slo gates one plan's run/],
+    ['a listen address that is neither', [...image, '--plan', plan, '--listen-host', '10.0.0.1'], /--listen-host '10\.0\.0\.1' must be ::/],
+    ['a pull secret that is no name', [...image, '--plan', plan, '--image-pull-secret', 'Reg_Cred'], /--image-pull-secret 'Reg_Cred'/],
+    [
+      'a target selector whose port cannot be read (no --target-port, no cluster)',
+      [...image, '--plan', plan, '--target-selector', 'app=vllm'],
+      /--target-selector without --target-port: the policy must allow the server pods' port/,
+    ],
   ])('refuses %s (exit 2, nothing rendered)', (_what, args, message) => {
     const out = wrapper(['render', ...(args as string[])]);
     expect(out.stderr).toMatch(message as RegExp);
     expect(out.status).toBe(2);
     expect(out.stdout).toBe('');
+  });
+});
+
+describe("the wrapper's exit codes", () => {
+  it("are the coordinator's (shared/errors.ts ExitCode), which the plain module mirrors", async () => {
+    const { EXIT } = (await import('../deploy/k8s-run/outcome.mjs' as string)) as { EXIT: Record<string, number> };
+    for (const [name, code] of Object.entries(EXIT)) expect(ExitCode[name as keyof typeof ExitCode], name).toBe(code);
   });
 });

@@ -88,7 +88,10 @@ export const TEST_IMAGE = 'registry.example.com/loadfleet:0.1.0';
  * target, and a plan against a target by address with workload files and a ServiceMonitor.
  */
 export const WRAPPED: Record<string, string[]> = {
-  'run:engine-sim': ['--plan', 'k8s/overlays/engine-sim/plan.json', '--target-selector', 'app.kubernetes.io/component=engine-sim'],
+  'run:engine-sim': [
+    ...['--plan', 'k8s/overlays/engine-sim/plan.json', '--target-selector', 'app.kubernetes.io/component=engine-sim'],
+    ...['--target-port', '8000'],
+  ],
   'run:experiment': ['--experiment', 'k8s/overlays/experiment/experiment.json'],
   'run:sweep-16': [
     ...['--sweep', 'k8s/overlays/sweep/sweep.json', '--agents', '16', '--max-agent-loss', '1', '--cpus', '4', '--deadline', '30h'],

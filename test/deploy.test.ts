@@ -206,6 +206,39 @@ describe('deploy/bin/build-image', () => {
     spawnSync(join(DEPLOY, 'bin/build-image'), ['registry.example.com/loadfleet:0.1.0'], { env: { ...process.env, ...fakeDocker(dir) } });
     expect(readFileSync(join(dir, 'calls'), 'utf8')).not.toMatch(/^push/m);
   });
+
+  it('--local: podman with runc on the local base named for the Dockerfile’s Node.js, the CA bundle as the build secret npm-ca', () => {
+    const dir = tempDir('loadfleet-build-image-local-');
+    // A stand-in podman that has the base already (`image exists` succeeds), so local-base makes nothing.
+    writeFileSync(join(dir, 'podman'), `#!/bin/sh\necho "$*" >>"${dir}/calls"\nexit 0\n`, { mode: 0o755 });
+    const ca = join(dir, 'ca.pem');
+    writeFileSync(ca, '-----BEGIN CERTIFICATE-----\n');
+    const env = { ...process.env, PATH: `${dir}:/usr/bin:/bin`, LOADFLEET_CA_BUNDLE: ca };
+    const out = spawnSync(join(DEPLOY, 'bin/build-image'), ['--local'], { encoding: 'utf8', env });
+    expect(out.status, out.stderr).toBe(0);
+    const node = /^ARG NODE_IMAGE=node:([\d.]+)-bookworm-slim/m.exec(readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8'))![1];
+    const base = `localhost/loadfleet-base:node${node}-npm11.19.1-bookworm`;
+    const calls = readFileSync(join(dir, 'calls'), 'utf8').trim().split('\n');
+    expect(calls[0]).toBe(`image exists ${base}`);
+    expect(calls[1]).toMatch(
+      new RegExp(
+        `^--runtime runc build .*-f \\S+/deploy/Dockerfile --build-arg NODE_IMAGE=${base} --secret id=npm-ca,src=${ca} -t localhost/loadfleet:local `,
+      ),
+    );
+    // No CA bundle: no secret, and npm trusts what Node.js trusts.
+    writeFileSync(join(dir, 'calls'), '');
+    spawnSync(join(DEPLOY, 'bin/build-image'), ['--local', 'localhost/lf:t'], { env: { ...env, LOADFLEET_CA_BUNDLE: join(dir, 'none') } });
+    expect(readFileSync(join(dir, 'calls'), 'utf8')).toMatch(/build .*NODE_IMAGE=\S+ -t localhost\/lf:t /);
+    expect(readFileSync(join(dir, 'calls'), 'utf8')).not.toContain('--secret');
+  });
+
+  it('the Dockerfile mounts the CA secret for both npm ci steps and copies it into no layer', () => {
+    const dockerfile = readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
+    const npmCi = dockerfile.split('\n').filter((l) => /^RUN .*npm ci/.test(l));
+    expect(npmCi).toHaveLength(2);
+    for (const l of npmCi) expect(l).toMatch(/^RUN --mount=type=secret,id=npm-ca .*NODE_EXTRA_CA_CERTS=\/run\/secrets\/npm-ca/);
+    expect(dockerfile).not.toMatch(/^(COPY|ADD|ENV)\b.*(npm-ca|ca-certificates)/m);
+  });
 });
 
 describe('deploy/bin/loadfleet (the image entry point)', () => {

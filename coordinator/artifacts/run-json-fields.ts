@@ -43,6 +43,8 @@ export const FIELD_DEFINITIONS: Record<string, string> = {
   'agents[].share': 'the fraction of the global schedule the agent owned; segment is its (from, to] of [0, 1]',
   'agents[].first_send_error_ns': 'how long after the shared start instant, on its own clock, the agent began sending',
   'agents[].prep_ms': 'how long the agent took to compute its stripe, build its prompts and touch the target before it was ready',
+  'agents[].warm_up':
+    "the agent's read-only GET {base_url}/models before the load, from where it runs: url, status (HTTP status, null when no answer came), error (why not: refused, DNS, TLS, a timeout), latency_ms; null from an agent that did not report one",
   'agents[].cpu_ms':
     'user + system CPU the agent process used from its start to its last heartbeat or final message (the whole process: when it served several agents, see process_agents, each reports the same process)',
   'agents[].schedule_lag_p99_ms': 'the agent own p99 of sent − intended over its open-loop requests',

@@ -231,6 +231,7 @@ export async function writeRunJson(input: RunJsonInput): Promise<{ status: RunSt
         segment: shareSegment({ index: s.index, count: states.length }),
         first_send_error_ns: s.firstSendErrorNs,
         prep_ms: Math.round(s.prepMs * 1000) / 1000,
+        warm_up: s.warmUp ?? null,
         requests: t.requests,
         completed: t.completed,
         failed: t.failed,

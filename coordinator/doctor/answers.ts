@@ -129,8 +129,7 @@ function noFacts(): StreamFacts {
 // The payloads of a body's `data:` lines (none when it is not an event stream).
 function dataLinesOf(body: string): string[] {
   return body
-    .split('\n')
-    .map((l) => l.replace(/\r$/, ''))
+    .split(/\r\n|\r|\n/) // the line ends SSE allows, as the agent's parser reads them
     .filter((l) => l.startsWith('data:'))
     .map((l) => l.slice(5).trim());
 }

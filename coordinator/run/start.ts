@@ -14,6 +14,7 @@ import { shareFor } from '../plan.js';
 import { probeAll } from '../probe.js';
 import type { RunState } from './context.js';
 import { BEFORE_START, PREPARE_TIMEOUT_MS } from './options.js';
+import { reachability } from './reachability.js';
 
 /** Welcome, probes, alignment and preparation; returns the clock decision once every agent is prepared. */
 export async function prepareAgents(run: RunState): Promise<ClockDecision> {
@@ -58,6 +59,7 @@ export async function prepareAgents(run: RunState): Promise<ClockDecision> {
   await beforeStart(run, () => preparing);
   const preStartProbes = await preStart;
   for (const ch of run.channels) ch.runProbes = preStartProbes[ch.index]!;
+  checkReachable(run);
   run.states.push(...run.channels);
   return decision;
 }
@@ -70,6 +72,28 @@ export function chooseStart(run: RunState, decision: ClockDecision): void {
   run.steering!.placeStart(run.states, run.startNs);
   // Each agent hears the start instant in its own clock: the common domain's, or its measured one.
   for (const s of run.states) s.startLocalNs = run.startNs + BigInt(explicit ? decision.domainOffsetNs : s.startOffsetNs!);
+}
+
+/**
+ * The agents' warm-ups (reachability.ts): each said in the log; beyond the loss budget the agents
+ * are told to drop the run and LF_TARGET_UNREACHABLE ends it before any load, each agent's error in
+ * its details and in failed-run.json; within it the run goes on, and run.json says who could not.
+ */
+function checkReachable(run: RunState): void {
+  const r = reachability(
+    run.channels.map((ch) => ({ agentId: ch.id, host: ch.conn.hello.host, warmUp: ch.warmUp })),
+    run.lossBudget,
+  );
+  for (const line of r.lines) run.opts.log(line);
+  if (r.refusal) {
+    for (const u of r.unreachable) run.channels.find((ch) => ch.id === u.agentId)!.failure = `${ErrorCode.TARGET_UNREACHABLE}: ${u.error}`;
+    for (const a of run.agents) a.send({ type: 'abort', reason: r.refusal });
+    throw new LoadfleetError(ErrorCode.TARGET_UNREACHABLE, r.refusal, {
+      exitCode: ExitCode.ABORTED,
+      details: r.unreachable.map((u) => `${u.agentId} (${u.host}): ${u.error}`),
+    });
+  }
+  for (const u of r.unreachable) run.runEvents.push(`agent ${u.agentId} could not reach the target before the load: ${u.error}`);
 }
 
 /**

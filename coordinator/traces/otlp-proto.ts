@@ -2,7 +2,7 @@
 // per-request spans need (opentelemetry-proto trace/v1: resource, scope, span ids, name, times,
 // attributes, events). A hand-written wire reader keeps the receiver free of a protobuf runtime and
 // of generated code; anything malformed throws, so the receiver can refuse it and count it.
-import { type OtlpAttributes, OtlpDecodeError, type OtlpSpan } from './span.js';
+import { type OtlpAttributes, OtlpDecodeError, type OtlpSpan, setAttribute } from './span.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -90,6 +90,8 @@ class Wire {
   fields(on: (field: number, wireType: number) => boolean): void {
     while (!this.done) {
       const tag = this.small();
+      // A tag is a uint32 (field numbers end at 2^29 − 1): a longer one would wrap into another field.
+      if (tag > 0xffff_ffff) throw new OtlpDecodeError('field tag past 32 bits');
       const field = tag >>> 3;
       const wireType = tag & 7;
       if (field === 0) throw new OtlpDecodeError('field number 0');
@@ -124,7 +126,7 @@ function keyValue(w: Wire, into: OtlpAttributes): void {
     else return false;
     return true;
   });
-  if (key) into[key] = value;
+  if (key) setAttribute(into, key, value);
 }
 
 /** Attributes-only messages (Resource 1, InstrumentationScope 3). */

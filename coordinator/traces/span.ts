@@ -8,6 +8,14 @@ export class OtlpDecodeError extends Error {}
 /** A span's (or resource's) attributes: scalar values only; arrays and maps are kept as null. */
 export type OtlpAttributes = Record<string, string | number | boolean | null>;
 
+/**
+ * Sets one attribute as an own property: a plain assignment of the key `__proto__` would set the
+ * object's prototype instead (and drop the attribute), whatever key a server sends.
+ */
+export function setAttribute(into: OtlpAttributes, key: string, value: OtlpAttributes[string]): void {
+  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** One span: ids as lowercase hex, times in the server's own clock (Unix ns). */
 export interface OtlpSpan {
   traceId: string;
@@ -39,6 +47,12 @@ const u64 = (v: unknown, what: string): bigint => {
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
   throw new OtlpDecodeError(`${what} is not an unsigned 64-bit integer`);
 };
+// An int64 is a decimal string in OTLP/JSON (a number from some writers); anything else would read as NaN.
+const i64 = (v: unknown, what: string): number => {
+  if (typeof v === 'string' && /^-?\d{1,19}$/.test(v)) return Number(v);
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  throw new OtlpDecodeError(`${what} is not a 64-bit integer`);
+};
 const hexId = (v: unknown, bytes: number, what: string): string => {
   if (v === undefined || v === null || v === '') return '';
   if (typeof v !== 'string' || !new RegExp(`^[0-9a-fA-F]{${2 * bytes}}$`).test(v))
@@ -50,7 +64,7 @@ function anyValue(v: unknown): string | number | boolean | null {
   const a = obj(v, 'value');
   if (typeof a.stringValue === 'string') return a.stringValue;
   if (typeof a.boolValue === 'boolean') return a.boolValue;
-  if (a.intValue !== undefined) return Number(a.intValue);
+  if (a.intValue !== undefined) return i64(a.intValue, 'intValue');
   if (typeof a.doubleValue === 'number') return a.doubleValue;
   return null;
 }
@@ -59,7 +73,7 @@ function attributes(v: unknown, what: string): OtlpAttributes {
   const out: OtlpAttributes = {};
   for (const kv of list(v, what)) {
     const o = obj(kv, `${what}[]`);
-    if (typeof o.key === 'string' && o.key) out[o.key] = o.value === undefined ? null : anyValue(o.value);
+    if (typeof o.key === 'string' && o.key) setAttribute(out, o.key, o.value === undefined ? null : anyValue(o.value));
   }
   return out;
 }

@@ -87,9 +87,8 @@ export async function readInputs(o) {
     );
   const portOf = (u) => Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
   // The plan's scrape sources are reached through the same target rule (same server, other port).
-  const scrapePorts = (Array.isArray(plan.value?.scrape) ? plan.value.scrape : [])
+  const scrapeUrls = (Array.isArray(plan.value?.scrape) ? plan.value.scrape : [])
     .map((s) => URL.canParse?.(s?.url) && new URL(s.url))
-    .filter(Boolean)
-    .map(portOf);
-  return { files, target, targetPort: portOf(target), scrapePorts, planS, validated };
+    .filter(Boolean);
+  return { files, target, targetPort: portOf(target), scrapeUrls, scrapePorts: scrapeUrls.map(portOf), planS, validated };
 }

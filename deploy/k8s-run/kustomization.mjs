@@ -62,7 +62,14 @@ export function runKustomization(o, inputs, paths) {
   if (o.workloadClaim !== undefined) components.push(`${paths.components}/workload-volume`);
   if (o.serviceMonitor) components.push(`${paths.components}/service-monitor`);
 
+  // Knobs both pods take: pulling the image from a private registry, a priority class (so the
+  // run's pods are not the first preempted, or so an autoscaler's overprovisioning yields to them).
+  const shared = {
+    imagePullSecrets: o.imagePullSecrets.length > 0 ? o.imagePullSecrets.map((name) => ({ name })) : undefined,
+    priorityClassName: o.priorityClass,
+  };
   const agentSpec = {
+    ...shared,
     nodeSelector: Object.keys(o.nodeSelector).length > 0 ? o.nodeSelector : undefined,
     tolerations: [...BASE_AGENT_TOLERATIONS, ...o.tolerations],
     containers: [
@@ -76,6 +83,10 @@ export function runKustomization(o, inputs, paths) {
   // Off the agents' pool: not on a node that carries any of the agents' node labels.
   const offPool = Object.entries(o.nodeSelector).map(([key, v]) => ({ key, operator: 'NotIn', values: [v] }));
   const coordinatorSpec = {
+    ...shared,
+    // The coordinator's cloud identity (IRSA, EKS Pod Identity) for uploads: their webhooks project
+    // a token of their own, so the API token stays unmounted.
+    serviceAccountName: o.serviceAccount,
     nodeSelector: Object.keys(o.coordinatorNodeSelector).length > 0 ? o.coordinatorNodeSelector : undefined,
     tolerations: o.coordinatorTolerations.length > 0 ? o.coordinatorTolerations : undefined,
     affinity:
@@ -89,6 +100,7 @@ export function runKustomization(o, inputs, paths) {
         env: [
           { name: 'LOADFLEET_AGENTS', value: String(o.agents) },
           { name: 'LOADFLEET_MAX_AGENT_LOSS', value: String(o.maxAgentLoss) },
+          { name: 'LOADFLEET_LISTEN_HOST', value: o.listenHost },
         ],
       },
     ],
@@ -108,7 +120,10 @@ export function runKustomization(o, inputs, paths) {
     smp('PodDisruptionBudget', 'policy/v1', 'loadfleet-run', { spec: { minAvailable: o.agents + 1 } }),
   ];
   if (o.networkPolicy) {
-    const ports = [...new Set([...(o.targetPort.length > 0 ? o.targetPort : [inputs.targetPort]), ...(inputs.scrapePorts ?? [])])];
+    // policyPorts (target-port.mjs) read the pods' ports behind the Service; else --target-port or the URL's.
+    const ports = inputs.policyPorts ?? [
+      ...new Set([...(o.targetPort.length > 0 ? o.targetPort : [inputs.targetPort]), ...(inputs.scrapePorts ?? [])]),
+    ];
     patches.push(smp('NetworkPolicy', 'networking.k8s.io/v1', 'loadfleet-target', { spec: { egress: targetEgress(o, ports) } }));
   }
   if (o.workloadClaim !== undefined)
@@ -123,7 +138,20 @@ export function runKustomization(o, inputs, paths) {
   if (o.serviceMonitor)
     patches.push({
       target: { kind: 'ServiceMonitor' },
-      patch: JSON.stringify([{ op: 'add', path: '/spec/selector/matchLabels/loadfleet.io~1run', value: o.run }]),
+      patch: JSON.stringify([
+        { op: 'add', path: '/spec/selector/matchLabels/loadfleet.io~1run', value: o.run },
+        // kube-prometheus-stack's Prometheus selects ServiceMonitors by label (release: <its release>).
+        ...Object.entries(o.serviceMonitorLabels ?? {}).map(([key, value]) => ({
+          op: 'add',
+          path: `/metadata/labels/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+          value,
+        })),
+      ]),
+    });
+  if (o.failOnSlo)
+    patches.push({
+      target: { kind: 'Job', name: 'loadfleet-coordinator' },
+      patch: JSON.stringify([{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--fail-on-slo' }]),
     });
 
   return {

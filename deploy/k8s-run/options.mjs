@@ -47,7 +47,17 @@ const FLAGS = {
   '--cleanup': ['cleanup', 'str'],
   '--out': ['out', 'str'],
   '--no-preflight': ['noPreflight', 'bool'],
+  '--no-room-check': ['noRoomCheck', 'bool'],
+  '--autoscaled': ['autoscaled', 'bool'],
+  '--fail-on-slo': ['failOnSlo', 'bool'],
+  '--service-account': ['serviceAccount', 'str'],
+  '--image-pull-secret': ['imagePullSecret', 'list'],
+  '--priority-class': ['priorityClass', 'str'],
+  '--service-monitor-labels': ['serviceMonitorLabels', 'list'],
+  '--listen-host': ['listenHost', 'str'],
 };
+/** A DNS-1123 subdomain: the names of service accounts, Secrets and priority classes. */
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 /** Splits argv into raw option values; unknown flags and missing values are usage errors. */
 export function parseArgs(argv) {
@@ -185,6 +195,22 @@ export function runOptions(raw) {
   if (!networkPolicy && (targetPort.length > 0 || egressCidr.length > 0))
     throw new UsageError('--target-port and --egress-cidr shape the NetworkPolicies: add --target-selector or --target-cidr');
 
+  if (raw.failOnSlo === true && mode !== 'plan')
+    throw new UsageError(`--fail-on-slo gates one plan's run; a ${mode}'s verdicts are in its ${mode}.json`);
+  for (const [flag, v] of [
+    ['--service-account', raw.serviceAccount],
+    ['--priority-class', raw.priorityClass],
+    ...(raw.imagePullSecret ?? []).map((v) => ['--image-pull-secret', v]),
+  ])
+    if (v !== undefined && !OBJECT_NAME.test(v))
+      throw new UsageError(`${flag} '${v}' is not an object name (lowercase a-z, 0-9, '-', '.')`);
+  const listenHost = raw.listenHost ?? '::';
+  if (!['::', '0.0.0.0'].includes(listenHost))
+    throw new UsageError(
+      `--listen-host '${listenHost}' must be :: (IPv6 and IPv4, the default) or 0.0.0.0 (IPv4 only, for kernels without IPv6)`,
+    );
+  const serviceMonitorLabels = labels(raw.serviceMonitorLabels, '--service-monitor-labels');
+
   return {
     command: raw.command,
     mode,
@@ -212,9 +238,17 @@ export function runOptions(raw) {
     targetPort,
     egressCidr,
     workloadClaim: raw.workloadClaim,
-    serviceMonitor: raw.serviceMonitor === true,
+    serviceMonitor: raw.serviceMonitor === true || Object.keys(serviceMonitorLabels).length > 0,
+    serviceMonitorLabels,
     cleanup,
     out: raw.out ?? './runs',
     preflight: raw.noPreflight !== true,
+    roomCheck: raw.noRoomCheck !== true,
+    autoscaled: raw.autoscaled === true,
+    failOnSlo: raw.failOnSlo === true,
+    serviceAccount: raw.serviceAccount,
+    imagePullSecrets: raw.imagePullSecret ?? [],
+    priorityClass: raw.priorityClass,
+    listenHost,
   };
 }

@@ -14,6 +14,7 @@ export function readerPod(o, image) {
     },
     spec: {
       restartPolicy: 'Never',
+      ...(o.imagePullSecrets?.length > 0 && { imagePullSecrets: o.imagePullSecrets.map((name) => ({ name })) }),
       // A reader left behind by a killed wrapper goes by itself.
       activeDeadlineSeconds: 3600,
       enableServiceLinks: false,
