@@ -4,7 +4,12 @@
 // Rates are counted from acknowledgements (processed, not merely sent), per wall second and per
 // second of the coordinator's own CPU (from /proc). Before those, the fleet is paced as real
 // agents are (pacedPhase): each second's interval and records at its end, all the fleet's
-// records or a sample of them, and the merge lag measured from each second's end.
+// records or a sample of them, and the merge lag measured from each second's end. At the first
+// size the same build runs again without its journal (acknowledgements volatile: taken, not yet on
+// disk), so the price of durable acknowledgements is read in one invocation: `durable_vs_volatile`,
+// and the record batches' wait for their acknowledgements (p50, p99) on both sides.
+
+import { APPENDED_JOURNAL_ENV, VOLATILE_ACKS_ENV } from '../coordinator/run/durable.js';
 import type { Plan } from '../shared/plan.js';
 import type { Fleet } from './fleet-driver.js';
 import { readRun, startFleetRun, stopFleetRun } from './fleet-driver.js';
@@ -37,6 +42,8 @@ interface Mark {
   cpuMs: number;
   records: number;
   intervals: number;
+  /** Each record batch's wait for its acknowledgement (ms) since the previous mark, all fleets. */
+  ackWaitsMs: number[];
 }
 
 async function mark(coordPid: number, fleets: readonly Fleet[]): Promise<Mark> {
@@ -46,6 +53,16 @@ async function mark(coordPid: number, fleets: readonly Fleet[]): Promise<Mark> {
     cpuMs: processCpuMs(coordPid) ?? Number.NaN,
     records: reports.reduce((n, r) => n + r.records_acked, 0),
     intervals: reports.reduce((n, r) => n + r.intervals_acked, 0),
+    ackWaitsMs: reports.flatMap((r) => r.ack_waits_ms),
+  };
+}
+
+/** p50 and p99 of the record batches' acknowledgement waits between two marks (the later one's). */
+function ackWait(b: Mark) {
+  return {
+    batches: b.ackWaitsMs.length,
+    p50: round3(quantile(b.ackWaitsMs, 0.5) ?? Number.NaN),
+    p99: round3(quantile(b.ackWaitsMs, 0.99) ?? Number.NaN),
   };
 }
 
@@ -148,6 +165,71 @@ async function pacedPhase(
   };
 }
 
+/** Fleet size and rounds of the durable / volatile / appended comparison. */
+const COMPARE_AGENTS = 10;
+const COMPARE_ROUNDS = 3;
+
+interface FloodRun {
+  acks: Acks;
+  round: number;
+  per_s: number;
+  per_coordinator_cpu_s: number;
+  ack_p50: number;
+  ack_p99: number;
+}
+
+/** One coordinator of the given kind, flooded with records for `seconds` after 1 s of warm-up. */
+async function floodOnce(agents: number, seconds: number, acks: Acks, round: number): Promise<FloodRun> {
+  const r = await startFleetRun('loadfleet-bench-acks-', PLAN, agents, ACKS_ENV[acks]);
+  try {
+    await sleep(500);
+    for (const f of r.fleets) f.command({ cmd: 'records' });
+    await sleep(1000);
+    const a = await mark(r.coord.pid, r.fleets);
+    await sleep(seconds * 1000);
+    const b = await mark(r.coord.pid, r.fleets);
+    const rt = rates(a, b, 'records');
+    const w = ackWait(b);
+    return { acks, round, per_s: rt.per_s, per_coordinator_cpu_s: rt.per_coordinator_cpu_s, ack_p50: w.p50, ack_p99: w.p99 };
+  } finally {
+    await stopFleetRun(r);
+  }
+}
+
+/**
+ * The same build with its journal, with the journal appended as before its segments, and without
+ * one, `rounds` times in a rotated order (a noisy machine drifts between runs; medians compared).
+ */
+async function compareAcks(ctx: BenchContext, agents: number, seconds: number, rounds: number) {
+  const kinds: Acks[] = ['durable', 'volatile', 'appended'];
+  const runs: (FloodRun | { acks: Acks; round: number; error: string })[] = [];
+  for (let round = 0; round < rounds; round++)
+    for (let k = 0; k < kinds.length; k++) {
+      const acks = kinds[(k + round) % kinds.length]!;
+      const o = await floodOnce(agents, seconds, acks, round).catch((err: Error) => ({ acks, round, error: err.message.slice(0, 500) }));
+      ctx.log(`coordinator_ingest: acks compared, ${JSON.stringify(o)}`);
+      runs.push(o);
+    }
+  const ok = (acks: Acks): FloodRun[] => runs.filter((o): o is FloodRun => o.acks === acks && !('error' in o));
+  const med = (xs: number[]): number => quantile(xs, 0.5) ?? Number.NaN;
+  const median = (acks: Acks) => {
+    const rs = ok(acks);
+    if (rs.length === 0) return null;
+    return {
+      per_s: med(rs.map((o) => o.per_s)),
+      per_coordinator_cpu_s: med(rs.map((o) => o.per_coordinator_cpu_s)),
+      ack_p50: med(rs.map((o) => o.ack_p50)),
+      ack_p99: med(rs.map((o) => o.ack_p99)),
+    };
+  };
+  const ratio = (acks: Acks, field: 'per_s' | 'per_coordinator_cpu_s'): number | null => {
+    const d = median(acks)?.[field];
+    const v = median('volatile')?.[field];
+    return d && v ? round3(d / v) : null;
+  };
+  return { runs, median, ratio };
+}
+
 /** Waits for the coordinator to exit, at most `ms`; false when it did not. */
 async function exitedWithin(coord: { exited: Promise<unknown> }, ms: number): Promise<boolean> {
   return Promise.race([coord.exited.then(() => true), sleep(ms).then(() => false)]);
@@ -158,8 +240,21 @@ async function exitedWithin(coord: { exited: Promise<unknown> }, ms: number): Pr
  * behind), and at the first size only the flooded phases (throughput per CPU-second: past the
  * limit a flood only measures the backlog, and takes minutes to drain).
  */
-async function measure(agents: number, phaseS: number, pacedS: number, flood: boolean) {
-  const r = await startFleetRun('loadfleet-bench-ingest-', PLAN, agents);
+/** How the coordinator acknowledges: its journal (preallocated segments), the journal appended as before them, or no journal. */
+type Acks = 'durable' | 'appended' | 'volatile';
+const ACKS_ENV: Record<Acks, Record<string, string>> = {
+  durable: {},
+  appended: { [APPENDED_JOURNAL_ENV]: '1' },
+  volatile: { [VOLATILE_ACKS_ENV]: '1' },
+};
+const ACKS_SAID: Record<Acks, string> = {
+  durable: 'durable (journal in preallocated segments, fdatasync)',
+  appended: 'durable, the journal appended to one file with a 2 ms group deadline (as before its preallocated segments)',
+  volatile: 'volatile (no journal)',
+};
+
+async function measure(agents: number, phaseS: number, pacedS: number, flood: boolean, acks: Acks = 'durable') {
+  const r = await startFleetRun('loadfleet-bench-ingest-', PLAN, agents, ACKS_ENV[acks]);
   const { coord, fleets } = r;
   try {
     // The fleet runs at the coordinator's priority: niced 5 more, on this shared machine a fleet
@@ -173,6 +268,7 @@ async function measure(agents: number, phaseS: number, pacedS: number, flood: bo
     const paced = sampled.merge_lag_held ? await pacedPhase(coord.pid, fleets, agents, pacedS, pacedS, 1) : null;
     let records: ReturnType<typeof rates> | null = null;
     let intervals: ReturnType<typeof rates> | null = null;
+    let recordsAckWait: ReturnType<typeof ackWait> | null = null;
     if (flood) {
       // Intervals flooded before records: a records flood can leave the coordinator seconds behind
       // its links (their pongs queue behind the data), drop an agent as silent and end the run.
@@ -187,6 +283,7 @@ async function measure(agents: number, phaseS: number, pacedS: number, flood: bo
       const r1 = await mark(coord.pid, fleets);
       intervals = rates(i0, i1, 'intervals');
       records = rates(r0, r1, 'records');
+      recordsAckWait = ackWait(r1);
     }
     clearInterval(rssTimer);
     for (const f of fleets) f.command({ cmd: 'final' });
@@ -194,11 +291,13 @@ async function measure(agents: number, phaseS: number, pacedS: number, flood: bo
     const run = finished ? readRun<{ status: string; status_reason: string | null }>(r.out) : null;
     return {
       agents,
+      acknowledgements: ACKS_SAID[acks],
       fleet_processes: fleets.length,
       join_and_arm_s: round3(r.joinS),
       paced_sampled_records: sampled,
       paced_all_records: paced ?? 'skipped: the sampled phase already fell behind',
       records,
+      records_ack_wait_ms: recordsAckWait,
       intervals: intervals && { ...intervals, histogram_merges_per_s: intervals.per_s * INTERVAL_METRICS.length },
       histograms_per_interval: INTERVAL_METRICS.length,
       coordinator_peak_rss_mib: round3(peakRss / 1024),
@@ -230,6 +329,7 @@ function limit(out: readonly SizeResult[], phase: 'paced_all_records' | 'paced_s
 async function run(ctx: BenchContext): Promise<SuiteResult> {
   const sizes = ctx.quick ? [10, 40] : [1000, 5000, 10000];
   const phaseS = ctx.quick ? 1 : 3;
+  const compareS = ctx.quick ? 2 : 4;
   const pacedS = ctx.quick ? 2 : 8;
   const out: SizeResult[] = [];
   for (const n of sizes) {
@@ -242,6 +342,16 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
     ctx.log(`coordinator_ingest: ${n} agents: ${JSON.stringify(o)}`);
     out.push(o);
   }
+  // The same build without the journal, and with it appended as before its segments: what durable
+  // acknowledgements cost, and what the segments changed.
+  const cmp = await compareAcks(ctx, COMPARE_AGENTS, compareS, COMPARE_ROUNDS);
+  const durableVsVolatile = cmp.ratio('durable', 'per_s');
+  const durableVsVolatileCpu = cmp.ratio('durable', 'per_coordinator_cpu_s');
+  const appendedVsVolatile = cmp.ratio('appended', 'per_s');
+  const waitRow = (acks: Acks): string => {
+    const w = cmp.median(acks);
+    return w ? `${fmt(w.ack_p50, 1)} / ${fmt(w.ack_p99, 1)} ms` : 'n/a';
+  };
   const lagP99 = (p: Measured['paced_all_records']): string => (typeof p === 'object' ? fmt(p.merge_lag_ms.p99) : 'skipped');
   const table: TableRow[] = out.flatMap((o): TableRow[] =>
     measured(o)
@@ -263,6 +373,20 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
       : [{ figure: `${o.agents} agents`, value: `error: ${o.error.split('\n')[0]!.slice(0, 80)}` }],
   );
   const first = out.find(measured);
+  table.push(
+    {
+      figure: `${COMPARE_AGENTS} agents: records/s flooded, durable vs volatile acks (medians of ${COMPARE_ROUNDS})`,
+      value: `${fmt(durableVsVolatile, 2)}× (${fmt(cmp.median('durable')?.per_s)} vs ${fmt(cmp.median('volatile')?.per_s)}; per CPU-s ${fmt(durableVsVolatileCpu, 2)}×)`,
+      goal: '≥ 0.9×',
+    },
+    {
+      figure: `${COMPARE_AGENTS} agents: … the journal appended, as before its segments`,
+      value: `${fmt(appendedVsVolatile, 2)}× (${fmt(cmp.median('appended')?.per_s)})`,
+    },
+    { figure: `${COMPARE_AGENTS} agents: record batch ack wait p50 / p99, durable`, value: waitRow('durable') },
+    { figure: `${COMPARE_AGENTS} agents: … appended`, value: waitRow('appended') },
+    { figure: `${COMPARE_AGENTS} agents: … volatile`, value: waitRow('volatile') },
+  );
   const limitAll = limit(out, 'paced_all_records');
   const limitSampled = limit(out, 'paced_sampled_records');
   const largest = Math.max(...sizes);
@@ -284,17 +408,31 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
           'agents whose paced seconds one core would merge in real time at that cost (1000 / coordinator_cpu_ms_per_agent_second): an upper bound on the limit on a machine with a free core, as each second arrives in one burst',
         limit_agents: `the largest fleet size measured whose paced phase kept merge_lag_held (null: none did); sizes are ${sizes.join(', ')}`,
         coordinator_peak_rss_mib: 'largest resident set of the coordinator process sampled every 200 ms over the paced and flooded phases',
+        records_ack_wait_ms: `per record batch of the flooded records phase, milliseconds from its send (synthetic agent) to the arrival of the first acknowledgement covering it, p50 and p99 over every batch of every agent; flooded, each agent keeps its window of batches unacknowledged, so it includes the wait behind the batches before it`,
+        durable_vs_volatile: `median records/s acknowledged while flooded (records alone, after 1 s of warm-up) by ${COMPARE_AGENTS} agents with the journal (each ack after the fdatasync of its group) over the median of the same build without it (${VOLATILE_ACKS_ENV}=1: acknowledged once taken): ${COMPARE_ROUNDS} rounds in this invocation, each starting one coordinator of each kind, in an order rotated each round (acks_compared lists every run); _per_cpu_s the same ratio per second of coordinator CPU`,
+        appended_vs_volatile: `the same ratio for the journal appended to one file with a 2 ms group deadline (${APPENDED_JOURNAL_ENV}=1), as it was written before its preallocated segments: the before, measured in the same invocation`,
       },
       phase_s: phaseS,
       paced_s: pacedS,
       merge_lag_bound_ms: MERGE_LAG_BOUND_MS,
       sample_every: SAMPLE_EVERY,
       fleets: out,
+      acks_compared: cmp.runs,
+      durable_vs_volatile: durableVsVolatile,
+      durable_vs_volatile_per_cpu_s: durableVsVolatileCpu,
+      appended_vs_volatile: appendedVsVolatile,
+      ack_wait_ms: Object.fromEntries(
+        (['durable', 'appended', 'volatile'] as const).map((k) => {
+          const m = cmp.median(k);
+          return [k, m && { p50: m.ack_p50, p99: m.ack_p99 }];
+        }),
+      ),
       limit_agents: { all_records: limitAll, sampled_records: limitSampled },
       goal: {
         records_per_s_min: 200000,
         interval_merges_per_s_min: 5000,
         basis: 'per coordinator CPU-second (one core), at the smallest size',
+        durable_vs_volatile_min: 0.9,
         fleet_agents: `${largest} agents held by one coordinator (merge lag p99 ≤ ${MERGE_LAG_BOUND_MS} ms) with sampled records`,
       },
       goals_met: first
@@ -302,6 +440,7 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
             records: first.records ? first.records.per_coordinator_cpu_s >= 200000 : null,
             interval_merges: first.intervals ? first.intervals.per_coordinator_cpu_s >= 5000 : null,
             fleet_agents: ctx.quick ? null : limitSampled === largest,
+            durable_vs_volatile: durableVsVolatile === null ? null : durableVsVolatile >= 0.9,
           }
         : null,
     },

@@ -65,7 +65,8 @@ export type FleetCommand =
 /** What a fleet process tells the parent. */
 export type FleetEvent =
   | { type: 'started'; agents: number }
-  | { type: 'report'; records_acked: number; intervals_acked: number }
+  /** Totals so far, and each record batch's wait for its acknowledgement (ms) since the previous report. */
+  | { type: 'report'; records_acked: number; intervals_acked: number; ack_waits_ms: number[] }
   | { type: 'streamed'; agents: number; records: number }
   /** Paced seconds by their number (first_second + k). */
   | { type: 'paced'; seconds: Record<number, PacedSecondReport> }

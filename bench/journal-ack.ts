@@ -1,8 +1,12 @@
 // journal_ack: what durable acknowledgements cost the coordinator. Record batches (100 rows each,
 // encoded as agents send them) are fed, one per event-loop turn as socket reads arrive, through a
-// real AgentChannel and Collector — first with no journal (acknowledged once taken), then with
-// the run journal under a few group-commit settings (acknowledged once fdatasync'ed). Records/s
-// counts acknowledged records only; the journal's own counters give the flushes and group sizes.
+// real AgentChannel and Collector (which writes requests.ndjson beside the journal) — first with no
+// journal (acknowledged once taken), then with the run journal under a few settings (acknowledged
+// once fdatasync'ed): appended with a 2 ms group deadline (the journal before preallocated
+// segments), the same in preallocated segments, preallocated with no deadline (each group what
+// arrived during the previous flush), and the default (preallocated, the 2 ms deadline only while
+// frames come faster than that). Records/s counts acknowledged records only; the journal's own
+// counters give the flushes and group sizes; each batch's wait for its ack gives p50 and p99.
 // Not a suite: `node dist/bench/journal-ack.js [--dir DIR] [--records N]` prints one JSON document.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,7 +81,11 @@ function row(i: number): RequestRecord {
 interface Result {
   journal: string;
   records_per_s: number;
+  /** Records per second of this process's CPU (user + system, every thread: the journal's writes and flushes run on libuv's pool). */
+  records_per_cpu_s: number;
   ack_wait_ms_mean: number | null;
+  ack_wait_ms_p50: number;
+  ack_wait_ms_p99: number;
   flushes: number | null;
   frames_per_flush_mean: number | null;
   frames_per_flush_max: number | null;
@@ -95,6 +103,7 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   let lastAck!: () => void;
   const allAcked = new Promise<void>((r) => (lastAck = r));
   const sentAt: number[] = [];
+  const waits: number[] = [];
   let waitMs = 0;
   const ws = { readyState: 1, send() {}, close() {}, terminate() {} };
   const conn = new AgentConn(HELLO, 'bench', ws as never);
@@ -102,7 +111,11 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   const send = conn.send.bind(conn);
   conn.send = (m) => {
     if (m.type !== 'ack') return send(m);
-    while (acked < m.seq) waitMs += performance.now() - sentAt[acked++]!;
+    while (acked < m.seq) {
+      const w = performance.now() - sentAt[acked++]!;
+      waits.push(w);
+      waitMs += w;
+    }
     if (acked === frames.length) lastAck();
   };
   const ch = new AgentChannel(conn, 0, {
@@ -114,6 +127,7 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   // Decoded beforehand: the server's decoding costs the same with or without the journal.
   const decoded = frames.map((f) => decodeAgentMessage(f));
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   for (const [i, f] of frames.entries()) {
     sentAt[i] = performance.now();
     conn.deliver(decoded[i]!, f);
@@ -121,14 +135,23 @@ async function once(dir: string, records: number, commit: GroupCommit | null): P
   }
   await allAcked;
   const s = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
+  const cpuS = (cpu.user + cpu.system) / 1e6;
   await journal?.close();
   await collector.close();
   rmSync(runDir, { recursive: true, force: true });
   const st = journal?.stats;
+  waits.sort((a, b) => a - b);
+  const q = (p: number): number => Math.round(waits[Math.min(waits.length - 1, Math.ceil(p * waits.length) - 1)]! * 1000) / 1000;
   return {
-    journal: commit ? `group commit ${commit.maxDelayMs} ms / ${commit.maxFrames} frames` : 'none',
+    journal: commit
+      ? `${commit.segmentBytes ? 'preallocated segments' : 'appended'}, group deadline ${commit.maxDelayMs ? `${commit.maxDelayMs} ms${commit.adaptive ? ' while frames come faster' : ''}` : 'none (what arrived during the previous flush)'}, ≤ ${commit.maxFrames} frames`
+      : 'none',
     records_per_s: Math.round(records / s),
+    records_per_cpu_s: Math.round(records / cpuS),
     ack_wait_ms_mean: Math.round((waitMs / frames.length) * 1000) / 1000,
+    ack_wait_ms_p50: q(0.5),
+    ack_wait_ms_p99: q(0.99),
     flushes: st ? st.groups : null,
     frames_per_flush_mean: st ? Math.round(((st.frames - 1) / st.groups) * 10) / 10 : null,
     frames_per_flush_max: st ? st.maxGroupFrames : null,
@@ -145,11 +168,13 @@ async function main(): Promise<void> {
   const dir = arg('--dir') ?? process.cwd();
   const records = Number(arg('--records') ?? 200_000);
   const work = mkdtempSync(join(dir, 'lf-bench-journal-'));
+  const appended: GroupCommit = { maxDelayMs: 2, adaptive: false, maxFrames: 256, maxBytes: 4 * 1024 * 1024, segmentBytes: 0 };
   const settings: (GroupCommit | null)[] = [
     null,
-    DEFAULT_GROUP_COMMIT,
+    appended,
+    { ...DEFAULT_GROUP_COMMIT, adaptive: false },
     { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 0 },
-    { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 10 },
+    DEFAULT_GROUP_COMMIT,
   ];
   const results: Result[] = [];
   try {

@@ -149,6 +149,9 @@ function sequencedFrame(m: AgentMessage): Buffer {
 }
 const HEARTBEAT = encodeMessage({ type: 'heartbeat', in_flight: 0, sent: 0, done: 0, errors: 0, health });
 const totals = { records_acked: 0, intervals_acked: 0 };
+/** Milliseconds from each record batch's send to its acknowledgement since the last report (at most MAX_ACK_WAITS). */
+let ackWaits: number[] = [];
+const MAX_ACK_WAITS = 200_000;
 let mode: 'idle' | 'records' | 'intervals' | 'stream' = 'idle';
 let stream: StreamCommand | undefined;
 let streamedAgents = 0;
@@ -160,7 +163,7 @@ class SynthAgent {
   /** Resolves once the socket opened (or failed to): connectInChunks waits for it. */
   readonly opened: Promise<void>;
   /** What each unacknowledged batch stands for: rows it carries, or intervals it vouches for. */
-  private readonly unacked: { rseq: number; rows: number; intervals: number }[] = [];
+  private readonly unacked: { rseq: number; rows: number; intervals: number; sentMs: number }[] = [];
   /** The last sequence number used (every message that must arrive takes the next). */
   private rseq = 0;
   private second = 0;
@@ -236,6 +239,7 @@ class SynthAgent {
           const done = this.unacked.shift()!;
           totals.records_acked += done.rows;
           totals.intervals_acked += done.intervals;
+          if (done.intervals === 0 && ackWaits.length < MAX_ACK_WAITS) ackWaits.push(performance.now() - done.sentMs);
         }
         this.pump();
         return;
@@ -252,7 +256,7 @@ class SynthAgent {
   pump(): void {
     if (mode === 'records') {
       while (this.unacked.length < RECORD_WINDOW) {
-        this.unacked.push({ rseq: this.sendSeq(this.distinctBatch()), rows: BATCH_ROWS, intervals: 0 });
+        this.unacked.push({ rseq: this.sendSeq(this.distinctBatch()), rows: BATCH_ROWS, intervals: 0, sentMs: performance.now() });
       }
     } else if (mode === 'stream') {
       this.pumpStream();
@@ -265,7 +269,7 @@ class SynthAgent {
             classes: { bench: { issued: 50, completed: 50, failed: 0, histograms: HISTOGRAMS } },
           });
         }
-        this.unacked.push({ rseq: this.sendSeq(BARRIER), rows: 1, intervals: INTERVALS_PER_BARRIER });
+        this.unacked.push({ rseq: this.sendSeq(BARRIER), rows: 1, intervals: INTERVALS_PER_BARRIER, sentMs: performance.now() });
       }
     }
   }
@@ -291,7 +295,12 @@ class SynthAgent {
         rec.finished(r, r.status === 'ok' ? STREAM_GAPS : []);
         rows.push(r);
       }
-      this.unacked.push({ rseq: this.sendSeq({ type: 'records', seq: 0, rows }), rows: rows.length, intervals: 0 });
+      this.unacked.push({
+        rseq: this.sendSeq({ type: 'records', seq: 0, rows }),
+        rows: rows.length,
+        intervals: 0,
+        sentMs: performance.now(),
+      });
       this.streamed += rows.length;
     }
     if (this.unacked.length > 0 || this.next < c.requests || this.streamDone) return;
@@ -467,7 +476,11 @@ function main(): void {
     for (const a of agents) a.heartbeat();
   }, 1000).unref();
   process.on('message', (c: FleetCommand) => {
-    if (c.cmd === 'report') return void process.send?.({ type: 'report', ...totals } satisfies FleetEvent);
+    if (c.cmd === 'report') {
+      const waits = ackWaits;
+      ackWaits = [];
+      return void process.send?.({ type: 'report', ...totals, ack_waits_ms: waits } satisfies FleetEvent);
+    }
     if (c.cmd === 'final') {
       mode = 'idle';
       for (const a of agents) a.final();

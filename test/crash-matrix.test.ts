@@ -14,6 +14,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJournal } from '../coordinator/journal/frame.js';
+import { parseSegments, segmentIndex, segmentPath } from '../coordinator/journal/segments.js';
 import type { JournalHeader } from '../coordinator/run/journal-header.js';
 import type { FailpointName } from '../shared/failpoints.js';
 import { decodeAgentMessage } from '../shared/protocol.js';
@@ -223,7 +224,10 @@ function journalWrittenS(runDir: string): number | null {
 function journaled(runDir: string): Map<string, Set<number>> | null {
   const path = join(runDir, 'journal', 'run.journal');
   if (!existsSync(path)) return null;
-  const parsed = parseJournal(readFileSync(path));
+  // Every segment, in order (the first is run.journal).
+  const names = readdirSync(join(runDir, 'journal'));
+  const indices = names.map((n) => segmentIndex('run.journal', n)).filter((i): i is number => i !== null);
+  const parsed = parseSegments(indices.sort((a, b) => a - b).map((i) => readFileSync(segmentPath(path, i))));
   const [first, ...frames] = parsed.frames;
   const header = (first?.kind === 'header' ? first.header : null) as JournalHeader | null;
   const held = new Map<string, Set<number>>();
@@ -362,7 +366,9 @@ describe.runIf(process.platform === 'linux')('the crash matrix: the coordinator 
       if (k.damage) {
         const path = join(runDir, 'journal', 'run.journal');
         const bytes = readFileSync(path);
-        bytes[Math.floor(bytes.length / 3)] = bytes[Math.floor(bytes.length / 3)]! ^ 0x5a;
+        // A third of the way into its frames (the segment's zeros after them are its end, not its middle).
+        const at = Math.floor(parseJournal(bytes).goodBytes / 3);
+        bytes[at] = bytes[at]! ^ 0x5a;
         writeFileSync(path, bytes);
       }
       const restartArgs = k.restart === 'start' ? startArgs : ['resume', runDir, '--listen', `127.0.0.1:${port}`];

@@ -5,13 +5,14 @@
 // journal that is missing, has no header, or is damaged before its last valid frame cannot be
 // recovered from: a damaged one is set aside (renamed, with a reason file) so that the next start
 // does not meet it again, and the error says where the agents' own copies are.
-import { open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ErrorCode, ExitCode, LoadfleetError } from '../../shared/errors.js';
 import type { JournalFrame } from './frame.js';
 import { FRAME_HEAD, MAX_PAYLOAD, parseJournal } from './frame.js';
 import { journalPath } from './run-journal.js';
+import { parseSegments, segmentIndex, segmentPath } from './segments.js';
 
 /** A journal as a recovery reads it. */
 export interface ReadJournal {
@@ -71,10 +72,22 @@ export function setAsidePaths(runDir: string, why: SetAsideWhy = 'damaged'): { j
 export async function setAside(runDir: string, why: SetAsideWhy, lines: readonly string[]): Promise<string> {
   const to = setAsidePaths(runDir, why);
   await writeFile(to.reason, `${lines.join('\n')}\n`);
+  for (const i of await journalSegments(runDir))
+    if (i > 0) await rename(segmentPath(journalPath(runDir), i), `${segmentPath(journalPath(runDir), i)}.${why}`);
   await rename(journalPath(runDir), to.journal);
   const dir = await open(join(runDir, 'journal'), 'r');
   await dir.sync().finally(() => dir.close());
   return to.journal;
+}
+
+/** The indices of the segments `runDir`'s journal has on disk, in order (0 is journalPath's file). */
+export async function journalSegments(runDir: string): Promise<number[]> {
+  const first = journalPath(runDir);
+  const names = await readdir(dirname(first)).catch(() => [] as string[]);
+  return names
+    .map((n) => segmentIndex(basename(first), n))
+    .filter((i): i is number => i !== null)
+    .sort((a, b) => a - b);
 }
 
 /**
@@ -89,11 +102,16 @@ export async function readJournal(runDir: string, runIdGuess: string): Promise<R
       exitCode: ExitCode.INVALID_INPUT,
       details,
     });
-  let bytes: Buffer;
+  let segments: Buffer[];
   let lastWriteMs: number;
   try {
-    bytes = await readFile(path);
+    // The first segment read first: without it there is no journal, whatever else is there.
+    segments = [await readFile(path)];
     lastWriteMs = (await stat(path)).mtimeMs;
+    for (const i of (await journalSegments(runDir)).filter((k) => k > 0)) {
+      segments.push(await readFile(segmentPath(path, i)));
+      lastWriteMs = Math.max(lastWriteMs, (await stat(segmentPath(path, i))).mtimeMs);
+    }
   } catch (err) {
     for (const why of ['damaged', 'not-started'] as const) {
       const aside = setAsidePaths(runDir, why);
@@ -102,13 +120,14 @@ export async function readJournal(runDir: string, runIdGuess: string): Promise<R
     }
     throw unreadable(`could not be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  const parsed = parseJournal(bytes);
+  const parsed = parseSegments(segments);
+  const totalBytes = segments.reduce((n, b) => n + b.length, 0);
   const [first, ...frames] = parsed.frames;
   const header = first?.kind === 'header' ? (first.header as { run_id?: string; agents?: { agent_id: string; host: string }[] }) : null;
   if (parsed.damage) {
     const runId = header?.run_id ?? runIdGuess;
     const advice = spoolAdvice(runId, header?.agents ?? []);
-    const what = `is damaged before its end: ${parsed.damage}, and a valid frame follows at byte ${parsed.resumesAt} (${parsed.frames.length} frames before it read, ${bytes.length} bytes in all)`;
+    const what = `is damaged before its end: ${parsed.damage}, and a valid frame follows at byte ${parsed.resumesAt} (${parsed.frames.length} frames before it read, ${totalBytes} bytes in all)`;
     const aside = await setAside(runDir, 'damaged', [
       `run ${runId}: its journal ${what}.`,
       "Damage before the last valid frame is not a crash's tail: the run cannot be recovered from it, and was set aside so that a restarted coordinator goes on.",

@@ -6,6 +6,8 @@ import { formatDuration } from '../../shared/format.js';
 import { CLOSE_CODE } from '../../shared/protocol.js';
 import type { AgentChannel, ChannelHooks } from '../channel.js';
 import { RunJournal } from '../journal/run-journal.js';
+import type { GroupCommit } from '../journal/writer.js';
+import { DEFAULT_GROUP_COMMIT } from '../journal/writer.js';
 import type { RunState } from './context.js';
 import { journalHeader } from './journal-header.js';
 
@@ -26,9 +28,26 @@ export function durabilityHooks(run: RunState): Pick<ChannelHooks, 'durable' | '
   };
 }
 
+/**
+ * Set to 1 in the coordinator's environment by `npm run bench` alone: no journal, every message
+ * acknowledged once taken (volatile), so the same build is measured with and without durability.
+ */
+export const VOLATILE_ACKS_ENV = 'LOADFLEET_BENCH_VOLATILE_ACKS';
+/**
+ * Set to 1 by `npm run bench` alone: the journal appended to one file with a 2 ms group deadline,
+ * as it was written before its preallocated segments, measured beside them in the same build.
+ */
+export const APPENDED_JOURNAL_ENV = 'LOADFLEET_BENCH_APPENDED_JOURNAL';
+const APPENDED: GroupCommit = { ...DEFAULT_GROUP_COMMIT, maxDelayMs: 2, adaptive: false, segmentBytes: 0, firstSegmentBytes: 0 };
+
 /** Opens the run's journal and makes its header durable (before the agents are armed). */
 export async function openJournal(run: RunState): Promise<void> {
-  run.journal = await RunJournal.open(run.dir, journalHeader(run), (err) => journalFailed(run, err));
+  if (process.env[VOLATILE_ACKS_ENV] === '1') {
+    run.opts.log(`${VOLATILE_ACKS_ENV}=1: no journal, acknowledgements are not durable (a benchmark's comparison)`);
+    return;
+  }
+  const commit = process.env[APPENDED_JOURNAL_ENV] === '1' ? APPENDED : DEFAULT_GROUP_COMMIT;
+  run.journal = await RunJournal.open(run.dir, journalHeader(run), (err) => journalFailed(run, err), commit);
 }
 
 /** A recovery's journal: the one it read, cut to its last valid frame (`goodBytes`) and synced whole. */
