@@ -169,7 +169,7 @@ describe('coordinator experiment', () => {
     // Over repeats ITL has an interval too (from its per-run histogram figures' run-to-run variance).
     expect(itl.interval).not.toBeNull();
     expect(['regressed', 'improved', 'within_noise']).toContain(itl.verdict);
-    expect(r.stdout).toMatch(/^compare \(two-level-repeats, 95% intervals\)/);
+    expect(r.stdout).toMatch(/^compare \(two-level-repeats, 90% two-sided intervals: each end a one-sided 95% bound\)/);
   });
 
   it('refuses an invalid experiment before any run, listing every problem', async () => {
