@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANALYSIS_SCHEMA } from '../shared/result-schemas.js';
 import { onlyRunDir, readRunJson, runCoordinator, startNode, tempDir, writePlan } from './harness.js';
 import { skipFor } from './require.js';
 
@@ -99,6 +100,9 @@ describe.skipIf(SKIP_BROWSER)('report.html in headless Chromium', () => {
     cpSync(runDir, join(expDir, 'runs', 'r1'), { recursive: true });
     const analysis = JSON.parse(readFileSync(new URL('./fixtures/interference-analysis.json', import.meta.url), 'utf8'));
     analysis.runs[0].run_dir = 'runs/r1';
+    // The seed's file in the published shape loadfleet writes it in (its schema and definitions on top).
+    analysis.schema = ANALYSIS_SCHEMA;
+    analysis.definitions = { experiment: 'the experiment this analysis is of' };
     writeFileSync(join(expDir, 'analysis.json'), JSON.stringify(analysis, null, 2));
     const rep = await startNode('coordinator/main.js', ['report', expDir]).done;
     expect(rep.code, rep.stderr).toBe(0);
