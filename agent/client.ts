@@ -8,6 +8,7 @@ import { canaryFailure, checkCanary } from './canary.js';
 import { GapList } from './gap-list.js';
 import { unwatch, watch } from './in-flight.js';
 import { loopBusy } from './loop-busy.js';
+import type { DeltaPatterns } from './sse.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 import { TextCapture } from './text-capture.js';
 
@@ -80,6 +81,19 @@ export function startRequest(
   new StreamTracker(spec, adapter, nowNs, signal, onDone).send(dispatcher, spec);
 }
 
+const noTools = new WeakMap<DeltaPatterns, DeltaPatterns>();
+
+// Two regular expressions fewer per event for a class without tools (most of them).
+function withoutTools(p: DeltaPatterns): DeltaPatterns {
+  let out = noTools.get(p);
+  if (out === undefined) {
+    const { toolCall: _call, toolHead: _head, ...rest } = p;
+    out = rest;
+    noTools.set(p, out);
+  }
+  return out;
+}
+
 // The dispatch handler: one per request. Holds the timing state machine.
 //
 // It is an undici handler of the callback kind (onConnect, onHeaders, onData, onComplete,
@@ -97,6 +111,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   /** undici's abort for this request (onConnect), once it has one. */
   private abortRequest: ((err?: Error) => void) | undefined;
   private readonly parser: SseParser;
+  /** The adapter's patterns, without the tool-call ones unless the class offers tools (their flags are read only then). */
+  private readonly patterns: DeltaPatterns;
   /** Its timeout (in-flight.ts ends it then: one timer for all, not one per request). */
   readonly timeoutMs: number;
   readonly deadlineMs: number;
@@ -144,6 +160,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (spec.model !== undefined) this.record.model = spec.model;
     if (spec.stateBytes) this.record.request_bytes = Buffer.byteLength(spec.body);
     this.tools = spec.tools === true;
+    this.patterns = this.tools ? adapter.patterns : withoutTools(adapter.patterns);
     if (this.tools)
       Object.assign(this.record, { first_tool_call_ns: null, tool_call_chunks: 0, tool_calls: 0, tool_arguments_valid: null });
     this.parser = new SseParser(this);
@@ -194,7 +211,9 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     this.chunkNs = this.nowNs();
-    this.chunkDelayBoundNs = loopBusy.readDelayBoundNs();
+    // Only a first-content stamp carries the bound; later reads just keep its turn marker coming.
+    if (this.record.first_content_ns === null) this.chunkDelayBoundNs = loopBusy.readDelayBoundNs();
+    else loopBusy.noteRead();
     if (this.record.http_status !== 200) {
       if (this.errorBody.length < MAX_ERROR_BYTES) this.errorBody += chunk.toString('utf8', 0, MAX_ERROR_BYTES);
       return true;
@@ -324,7 +343,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   /** One SSE event's data (the parser's sink). */
   onEvent(data: string): void {
     const t = this.chunkNs;
-    const f = classifyEvent(data, this.adapter.patterns);
+    const f = classifyEvent(data, this.patterns);
     this.flags |= f;
     const r = this.record;
     if (f & (EventFlag.CONTENT | EventFlag.REASONING)) {
