@@ -78,7 +78,37 @@ export function startRequest(
   signal: AbortSignal,
   onDone: (r: RequestResult) => void,
 ): void {
-  new StreamTracker(spec, adapter, nowNs, signal, onDone).send(dispatcher, spec);
+  prepareRequest(dispatcher, adapter, spec, nowNs, signal, onDone).send();
+}
+
+/** A request built and not yet sent: `send()` stamps it and hands it to undici. */
+export interface PreparedRequest {
+  send(): void;
+}
+
+/**
+ * startRequest in two steps: everything but the stamp and the dispatch is done here, so an open
+ * loop can build the next request while it waits for that request's instant (agent/load/open-loop.ts).
+ */
+export function prepareRequest(
+  dispatcher: Dispatcher,
+  adapter: ApiAdapter,
+  spec: RequestSpec,
+  nowNs: () => number,
+  signal: AbortSignal,
+  onDone: (r: RequestResult) => void,
+): PreparedRequest {
+  const tracker = new StreamTracker(spec, adapter, nowNs, signal, onDone);
+  const options: Dispatcher.DispatchOptions = {
+    origin: spec.origin,
+    path: spec.path,
+    method: 'POST',
+    headers: spec.headers,
+    body: spec.body,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  };
+  return { send: () => tracker.send(dispatcher, options) };
 }
 
 const noTools = new WeakMap<DeltaPatterns, DeltaPatterns>();
@@ -103,7 +133,8 @@ function withoutTools(p: DeltaPatterns): DeltaPatterns {
 // them, for as long as the stream is open: about 2 KiB per open stream, and one more call per
 // chunk between a socket read and its stamp. Memory per stream is in docs/performance.md.
 //
-// Nothing here captures the spec: its body and headers belong to undici's request once sent.
+// Nothing here captures the spec: its body and headers belong to undici's request once sent (a
+// prepared request's closure holds them until then).
 class StreamTracker implements Dispatcher.DispatchHandler {
   readonly record: RequestRecord;
   private readonly gaps = new GapList();
@@ -115,7 +146,8 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   private readonly patterns: DeltaPatterns;
   /** Its timeout (in-flight.ts ends it then: one timer for all, not one per request). */
   readonly timeoutMs: number;
-  readonly deadlineMs: number;
+  /** Set when it is sent (a request may be built ahead of its instant). */
+  deadlineMs = 0;
   private chunkNs = 0;
   /** A bound on how long the bytes stamped at chunkNs had waited unread (loop-busy.ts). */
   private chunkDelayBoundNs = 0;
@@ -166,21 +198,18 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     this.parser = new SseParser(this);
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timeoutMs = spec.timeoutMs;
-    this.deadlineMs = performance.now() + spec.timeoutMs;
   }
 
   /** Dispatches the request (onDone follows when it has ended). */
-  send(dispatcher: Dispatcher, spec: RequestSpec): void {
+  send(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): void {
     if (this.signal.aborted) {
       this.fail('aborted', 'stopped before send');
       return;
     }
+    this.deadlineMs = performance.now() + this.timeoutMs;
     watch(this.signal, this);
     this.record.sent_ns = this.nowNs();
-    dispatcher.dispatch(
-      { origin: spec.origin, path: spec.path, method: 'POST', headers: spec.headers, body: spec.body, headersTimeout: 0, bodyTimeout: 0 },
-      this,
-    );
+    dispatcher.dispatch(options, this);
   }
 
   onConnect(abort: (err?: Error) => void): void {

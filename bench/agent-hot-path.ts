@@ -132,7 +132,7 @@ function ratio(a: number | null, b: number | null): number | null {
 // where figures taken one after another do not (the others' load moves between runs).
 // Three loads: the goal's (400 × 128 tokens); 1-token answers, where a request's fixed cost (build,
 // send, headers, end, bookkeeping) dominates; 1,000-token answers, where a chunk's does (read,
-// stamp, SSE scan, classification). 5 ms between tokens for the last two, so 1,000 take 5 s.
+// stamp, SSE scan, classification).
 const SPLIT_GAP_MS = 5;
 
 interface SideFigures {
@@ -208,9 +208,13 @@ async function costSplit(ctx: BenchContext, server: PacedServer, goalLoad: Clien
       ...gap,
       ...(ctx.quick ? { concurrency: 20, tokens: 1, durationS: 2 } : { concurrency: 100, tokens: 1, durationS: 10 }),
     }),
+    // 10 ms between tokens here: at 5 ms a slower client fell behind and read several tokens at once,
+    // which flatters its CPU per token.
     per_chunk: await sideBySide(ctx, '1,000-token answers', {
       ...gap,
-      ...(ctx.quick ? { concurrency: 20, tokens: 200, durationS: 2 } : { concurrency: 100, tokens: 1000, durationS: 10 }),
+      gapMs: 10,
+      firstMs: 10,
+      ...(ctx.quick ? { concurrency: 20, tokens: 200, durationS: 2 } : { concurrency: 50, tokens: 1000, durationS: 10 }),
     }),
   };
 }
