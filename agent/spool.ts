@@ -12,11 +12,12 @@ import type { Window } from '../shared/plan.js';
 const SUFFIX = '.spool.ndjson';
 /**
  * Finished requests are written at most this often (or once this many bytes wait): each write is
- * a wake of libuv's thread pool, and one per check phase cost the agent ~0.15 ms of CPU each on a
- * contended 2-core machine (docs/performance.md). A process killed outright loses at most this
- * window of finished requests, besides what the kernel had not yet taken.
+ * a wake of libuv's thread pool, ~0.12 ms of CPU on a contended 2-core machine, and one per check
+ * phase was hundreds a second at high rates (docs/performance.md). Kept short: a process killed
+ * outright (SIGKILL, OOM) loses the finished requests of at most this window that the link had not
+ * yet carried either.
  */
-const WRITE_EVERY_MS = 50;
+const WRITE_EVERY_MS = 20;
 const WRITE_AT_BYTES = 256 << 10;
 
 /** The first line of a spool: what a later upload needs to rebuild this agent's histograms. */
