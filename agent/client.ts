@@ -8,6 +8,7 @@ import { canaryFailure, checkCanary } from './canary.js';
 import { GapList } from './gap-list.js';
 import { unwatch, watch } from './in-flight.js';
 import { loopBusy } from './loop-busy.js';
+import type { DeltaPatterns } from './sse.js';
 import { classifyEvent, EventFlag, SseParser } from './sse.js';
 import { TextCapture } from './text-capture.js';
 
@@ -77,7 +78,50 @@ export function startRequest(
   signal: AbortSignal,
   onDone: (r: RequestResult) => void,
 ): void {
-  new StreamTracker(spec, adapter, nowNs, signal, onDone).send(dispatcher, spec);
+  prepareRequest(dispatcher, adapter, spec, nowNs, signal, onDone).send();
+}
+
+/** A request built and not yet sent: `send()` stamps it and hands it to undici. */
+export interface PreparedRequest {
+  send(): void;
+}
+
+/**
+ * startRequest in two steps: everything but the stamp and the dispatch is done here, so an open
+ * loop can build the next request while it waits for that request's instant (agent/load/open-loop.ts).
+ */
+export function prepareRequest(
+  dispatcher: Dispatcher,
+  adapter: ApiAdapter,
+  spec: RequestSpec,
+  nowNs: () => number,
+  signal: AbortSignal,
+  onDone: (r: RequestResult) => void,
+): PreparedRequest {
+  const tracker = new StreamTracker(spec, adapter, nowNs, signal, onDone);
+  const options: Dispatcher.DispatchOptions = {
+    origin: spec.origin,
+    path: spec.path,
+    method: 'POST',
+    headers: spec.headers,
+    body: spec.body,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  };
+  return { send: () => tracker.send(dispatcher, options) };
+}
+
+const noTools = new WeakMap<DeltaPatterns, DeltaPatterns>();
+
+// Two regular expressions fewer per event for a class without tools (most of them).
+function withoutTools(p: DeltaPatterns): DeltaPatterns {
+  let out = noTools.get(p);
+  if (out === undefined) {
+    const { toolCall: _call, toolHead: _head, ...rest } = p;
+    out = rest;
+    noTools.set(p, out);
+  }
+  return out;
 }
 
 // The dispatch handler: one per request. Holds the timing state machine.
@@ -89,7 +133,8 @@ export function startRequest(
 // them, for as long as the stream is open: about 2 KiB per open stream, and one more call per
 // chunk between a socket read and its stamp. Memory per stream is in docs/performance.md.
 //
-// Nothing here captures the spec: its body and headers belong to undici's request once sent.
+// Nothing here captures the spec: its body and headers belong to undici's request once sent (a
+// prepared request's closure holds them until then).
 class StreamTracker implements Dispatcher.DispatchHandler {
   readonly record: RequestRecord;
   private readonly gaps = new GapList();
@@ -97,9 +142,12 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   /** undici's abort for this request (onConnect), once it has one. */
   private abortRequest: ((err?: Error) => void) | undefined;
   private readonly parser: SseParser;
+  /** The adapter's patterns, without the tool-call ones unless the class offers tools (their flags are read only then). */
+  private readonly patterns: DeltaPatterns;
   /** Its timeout (in-flight.ts ends it then: one timer for all, not one per request). */
   readonly timeoutMs: number;
-  readonly deadlineMs: number;
+  /** Set when it is sent (a request may be built ahead of its instant). */
+  deadlineMs = 0;
   private chunkNs = 0;
   /** A bound on how long the bytes stamped at chunkNs had waited unread (loop-busy.ts). */
   private chunkDelayBoundNs = 0;
@@ -144,26 +192,24 @@ class StreamTracker implements Dispatcher.DispatchHandler {
     if (spec.model !== undefined) this.record.model = spec.model;
     if (spec.stateBytes) this.record.request_bytes = Buffer.byteLength(spec.body);
     this.tools = spec.tools === true;
+    this.patterns = this.tools ? adapter.patterns : withoutTools(adapter.patterns);
     if (this.tools)
       Object.assign(this.record, { first_tool_call_ns: null, tool_call_chunks: 0, tool_calls: 0, tool_arguments_valid: null });
     this.parser = new SseParser(this);
     // undici's own timers are coarse above 1 s; this one only ends the request, it measures nothing.
     this.timeoutMs = spec.timeoutMs;
-    this.deadlineMs = performance.now() + spec.timeoutMs;
   }
 
   /** Dispatches the request (onDone follows when it has ended). */
-  send(dispatcher: Dispatcher, spec: RequestSpec): void {
+  send(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): void {
     if (this.signal.aborted) {
       this.fail('aborted', 'stopped before send');
       return;
     }
+    this.deadlineMs = performance.now() + this.timeoutMs;
     watch(this.signal, this);
     this.record.sent_ns = this.nowNs();
-    dispatcher.dispatch(
-      { origin: spec.origin, path: spec.path, method: 'POST', headers: spec.headers, body: spec.body, headersTimeout: 0, bodyTimeout: 0 },
-      this,
-    );
+    dispatcher.dispatch(options, this);
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -194,7 +240,9 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     this.chunkNs = this.nowNs();
-    this.chunkDelayBoundNs = loopBusy.readDelayBoundNs();
+    // Only a first-content stamp carries the bound; later reads just keep its turn marker coming.
+    if (this.record.first_content_ns === null) this.chunkDelayBoundNs = loopBusy.readDelayBoundNs();
+    else loopBusy.noteRead();
     if (this.record.http_status !== 200) {
       if (this.errorBody.length < MAX_ERROR_BYTES) this.errorBody += chunk.toString('utf8', 0, MAX_ERROR_BYTES);
       return true;
@@ -324,7 +372,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
   /** One SSE event's data (the parser's sink). */
   onEvent(data: string): void {
     const t = this.chunkNs;
-    const f = classifyEvent(data, this.adapter.patterns);
+    const f = classifyEvent(data, this.patterns);
     this.flags |= f;
     const r = this.record;
     if (f & (EventFlag.CONTENT | EventFlag.REASONING)) {

@@ -54,7 +54,8 @@ export class Conversations {
   /** Runs every session of `stripe` (its request indices are session indices); resolves when all have ended. */
   async run(stripe: ClassStripe, send: SendTurn, nowNs: () => number, signal: AbortSignal): Promise<void> {
     const sessions: Promise<void>[] = [];
-    await runOpenLoop(stripe, nowNs, (s, intended) => sessions.push(this.converse(s, intended, send, nowNs, signal)), signal);
+    // A session starts at its instant: nothing is built ahead (its first turn's body is its own).
+    await runOpenLoop(stripe, nowNs, (s, intended) => () => void sessions.push(this.converse(s, intended, send, nowNs, signal)), signal);
     await Promise.all(sessions);
   }
 

@@ -41,6 +41,29 @@ describe('how long bytes read now may have waited unread', () => {
     expect(busy.readDelayBoundNs()).toBe(1_750_000);
   });
 
+  it('gives the same bounds when reads that need none only note themselves (noteRead)', () => {
+    const looked = fakeLoop();
+    const noted = fakeLoop();
+    const bounds: [number[], number[]] = [[], []];
+    for (const [i, l] of [looked, noted].entries()) {
+      for (let turn = 0; turn < 20; turn++) {
+        for (let read = 0; read < 5; read++) {
+          l.work(0.1 + ((turn * 7 + read) % 3) * 0.2);
+          // The first read of every other turn stamps a first token; the rest need no bound.
+          if (read === 0 && turn % 2 === 0) bounds[i]!.push(l.busy.readDelayBoundNs());
+          else if (i === 0) l.busy.readDelayBoundNs();
+          else l.busy.noteRead();
+        }
+        l.work(0.3); // the check phase before the marker
+        l.endTurn();
+        l.work(0.2); // timers after it
+        if (turn % 3 === 0) l.wait(4);
+      }
+    }
+    expect(bounds[1]).toEqual(bounds[0]);
+    expect(bounds[0]!.some((b) => b > 0)).toBe(true);
+  });
+
   it('keeps work settled after a read out of the next bound', () => {
     const { busy, work, wait } = fakeLoop();
     busy.readDelayBoundNs();

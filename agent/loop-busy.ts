@@ -58,6 +58,18 @@ export class LoopBusy {
     return Math.max(0, Math.round(Math.min(sinceWaitMs, sinceTurnBeforeLastMs) * 1e6));
   }
 
+  /**
+   * Call at a socket read that needs no bound (a stream past its first token): it only keeps the
+   * turn-end marker coming. Skipping the look changes no bound: the marker's look, in the check
+   * phase after every read of its turn, is later than any read's, and the next wake measures from it.
+   */
+  noteRead(): void {
+    if (!this.markerPending) {
+      this.markerPending = true;
+      this.loop.afterPoll(this.marker);
+    }
+  }
+
   /** A look after long work outside a read, so a wait after it does not count that work. */
   settle(): void {
     this.look();

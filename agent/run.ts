@@ -23,8 +23,8 @@ import { AfterReads } from './after-reads.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { apiAuthHeaders, endpointPaths } from './api/adapter.js';
 import { API_ADAPTERS, adapterFor, fillImages } from './api/index.js';
-import type { RequestResult } from './client.js';
-import { startRequest } from './client.js';
+import type { PreparedRequest, RequestResult } from './client.js';
+import { prepareRequest } from './client.js';
 import { Conversations } from './conversations.js';
 import { ClassImages } from './images.js';
 import { runClosedLoop } from './load/closed-loop.js';
@@ -49,6 +49,13 @@ function lateness(sampleNs: number): number {
   return nsToMs(Math.max(0, (sampleNs || 0) - EVENT_LOOP_RESOLUTION_MS * 1e6));
 }
 const RECORD_FLUSH_MS = 250;
+/**
+ * Rows that go out at once, before the flush timer: a batch's encoding is one block of the loop
+ * (~5–17 µs a row), and 250 ms of rows at 1,000 requests/s held it for milliseconds, delaying every
+ * send and first-token read due meanwhile. Small batches keep each block well under a millisecond;
+ * at low rates the timer still sends a few batches a second.
+ */
+const SEND_AT_ROWS = 64;
 /** The warm-up's bound: a target that has not answered /models in this long is not reachable from here. */
 const WARM_UP_TIMEOUT_MS = 15_000;
 
@@ -335,7 +342,7 @@ export class AgentRun implements ShareRunner {
       );
     if (c.stripe.closedLoop)
       return runClosedLoop(c.stripe, this.share, this.nowNs, (idx, done) => this.dispatchOne(c, idx, null, undefined, done), signal);
-    return runOpenLoop(c.stripe, this.nowNs, (idx, intended) => this.dispatchOne(c, idx, intended), signal);
+    return runOpenLoop(c.stripe, this.nowNs, (idx, intended) => this.prepareOne(c, idx, intended), signal);
   }
 
   /** Sends one session turn (its own body; the reply text comes back with the result). */
@@ -366,11 +373,23 @@ export class AgentRun implements ShareRunner {
     turn?: { body: string; session: { session_id: number; turn: number } },
     then?: (r: RequestResult) => void,
   ): void {
-    this.inFlight++;
-    this.sent++;
-    this.recorder!.issued(c.cls.name, intendedNs === null ? null : this.nowNs() - intendedNs);
+    this.prepareOne(c, requestIndex, intendedNs, turn, then)();
+  }
+
+  // Builds one request (its body, headers, record and parser) and returns what sends it: the
+  // stamp, the dispatch and the counts, nothing else. The open loop builds the next request while
+  // it waits for its instant, so none of this lies between the instant and the send.
+  private prepareOne(
+    c: ClassRuntime,
+    requestIndex: number,
+    intendedNs: number | null,
+    turn?: { body: string; session: { session_id: number; turn: number } },
+    then?: (r: RequestResult) => void,
+  ): () => void {
     let sentCorrectionNs: number | null = null;
-    startRequest(
+    // Dropped once sent: the completion closure below shares this scope, and an open stream must
+    // not keep its body and headers alive (docs/performance.md, memory per stream).
+    let request: PreparedRequest | undefined = prepareRequest(
       this.dispatcher,
       c.adapter,
       {
@@ -401,11 +420,20 @@ export class AgentRun implements ShareRunner {
         then?.(result);
       },
     );
-    // sent_ns was stamped synchronously just now, on the same slew segment: its correction, so the
-    // raw clock reading stays recoverable (requests.ndjson clock_correction_ns). A request that
-    // failed before it returned (its callback ran already) took the correction at its own stamp.
-    sentCorrectionNs = this.timeline.correctionAt(this.nowNs());
-    loopBusy.settle(); // building and writing a request is no stamp's delay (loop-busy.ts)
+    const className = c.cls.name;
+    return () => {
+      this.inFlight++;
+      this.sent++;
+      this.recorder!.issued(className, intendedNs === null ? null : this.nowNs() - intendedNs);
+      const sending = request!;
+      request = undefined;
+      sending.send();
+      // sent_ns was stamped synchronously just now, on the same slew segment: its correction, so the
+      // raw clock reading stays recoverable (requests.ndjson clock_correction_ns). A request that
+      // failed before it returned (its callback ran already) took the correction at its own stamp.
+      sentCorrectionNs = this.timeline.correctionAt(this.nowNs());
+      loopBusy.settle(); // building and writing a request is no stamp's delay (loop-busy.ts)
+    };
   }
 
   private completed(result: RequestResult): void {
@@ -426,7 +454,7 @@ export class AgentRun implements ShareRunner {
     }
     this.spool?.append(batch.map((r) => ({ record: r.record, gaps: r.contentGaps.view() })));
     for (const r of batch) r.contentGaps.release();
-    if (this.rows.length >= BATCH_ROWS) this.flushRecords();
+    if (this.rows.length >= SEND_AT_ROWS) this.flushRecords();
     loopBusy.settle(); // keeps this work out of the next wake's bound (loop-busy.ts)
   }
 

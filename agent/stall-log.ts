@@ -36,10 +36,12 @@ export class StallLog {
       const now = performance.now();
       const gapMs = now - last;
       const lateMs = gapMs - PERIOD_MS;
-      const used = process.cpuUsage(cpu);
-      if (lateMs > STALL_MS) this.note(runSecond(), lateMs, gapMs, (used.user + used.system) / 1000, this.gcWithin(last, now));
+      // One reading a tick, the next tick's base too (20 a second: each is a system call).
+      const cpuNow = process.cpuUsage();
+      const usedMs = (cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000;
+      if (lateMs > STALL_MS) this.note(runSecond(), lateMs, gapMs, usedMs, this.gcWithin(last, now));
       last = now;
-      cpu = process.cpuUsage();
+      cpu = cpuNow;
     }, PERIOD_MS);
     this.timer.unref();
   }

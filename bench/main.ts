@@ -2,8 +2,11 @@
 // a noisy machine) and prints ONE JSON document on stdout and a readable table on stderr.
 //
 // Options: --only <suite>[,<suite>…] (repeatable) runs a subset; --quick is the CI smoke (tiny
-// loads: it checks that the harness works and every key is there, never the numbers).
+// loads: it checks that the harness works and every key is there, never the numbers);
+// --base-dist DIR runs an earlier build's agent beside this one's in agent_hot_path,
+// timing_accuracy and schedule_fidelity (before and after on the same machine, one run).
 import { cpus, totalmem } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentHotPath } from './agent-hot-path.js';
 import { coordinatorIngest } from './coordinator-ingest.js';
@@ -42,7 +45,11 @@ function selected(only: readonly string[]): Suite[] {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { only: { type: 'string', multiple: true, default: [] }, quick: { type: 'boolean', default: false } },
+    options: {
+      only: { type: 'string', multiple: true, default: [] },
+      quick: { type: 'boolean', default: false },
+      'base-dist': { type: 'string' },
+    },
   });
   const suites = selected(values.only);
   const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
@@ -54,7 +61,8 @@ async function main(): Promise<void> {
   for (const suite of suites) {
     const s0 = performance.now();
     try {
-      const r = await suite.run({ quick: values.quick, log });
+      const baseDist = values['base-dist'] === undefined ? {} : { baseDist: resolve(values['base-dist']) };
+      const r = await suite.run({ quick: values.quick, log, ...baseDist });
       results[suite.name] = withGoalMet(r.figures);
       tables.push([suite.name, r.table]);
     } catch (err) {

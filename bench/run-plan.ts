@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseExact } from '../shared/json.js';
 import type { Plan } from '../shared/plan.js';
 import { childPids } from './proc.js';
-import { sleep, startNode } from './spawn.js';
+import { sleep, startChild, startNode } from './spawn.js';
 
 /** The parts of run.json the benchmarks read. */
 export interface RunView {
@@ -73,6 +73,8 @@ export interface RunPlanOptions {
   /** Called every `sampleEveryMs` with the live agent pids (none before they are spawned). */
   onSample?: (agentPids: number[]) => void | Promise<void>;
   sampleEveryMs?: number;
+  /** A compiled tree whose coordinator and agent run the plan (default: this one). */
+  dist?: string;
 }
 
 /** Runs `plan` to completion and parses run.json; throws with the CLI's output if there is none. */
@@ -82,7 +84,7 @@ export async function runPlan(plan: Plan, opts: RunPlanOptions = {}): Promise<Pl
   writeFileSync(planPath, JSON.stringify(plan));
   const out = join(root, 'out');
   const t0 = performance.now();
-  const coord = startNode('coordinator/main.js', [
+  const args = [
     'start',
     '--agents',
     String(opts.agents ?? 1),
@@ -96,7 +98,10 @@ export async function runPlan(plan: Plan, opts: RunPlanOptions = {}): Promise<Pl
     'warn',
     '--agent-arg=--self-test=skip',
     ...(opts.agentArgs ?? []).map((a) => `--agent-arg=${a}`),
-  ]);
+  ];
+  const coord = opts.dist
+    ? startChild(process.execPath, [join(opts.dist, 'coordinator/main.js'), ...args])
+    : startNode('coordinator/main.js', args);
   let running = true;
   const sampling = (async () => {
     while (running) {

@@ -15,7 +15,7 @@ function num(v: unknown): number | null {
   return typeof v === 'number' ? v : null;
 }
 
-async function measureRate(baseUrl: string, ratePerS: number, durationS: number) {
+async function measureRate(baseUrl: string, ratePerS: number, durationS: number, dist?: string) {
   const plan = constantRatePlan({
     name: `bench-schedule-${ratePerS}`,
     baseUrl,
@@ -27,7 +27,7 @@ async function measureRate(baseUrl: string, ratePerS: number, durationS: number)
     drainS: 10,
   });
   const sampler = new ProcSampler();
-  const result = await runPlan(plan, { onSample: (pids) => void sampler.sample(pids), sampleEveryMs: 250 });
+  const result = await runPlan(plan, { onSample: (pids) => void sampler.sample(pids), sampleEveryMs: 250, ...(dist && { dist }) });
   const w = allWindow(result.run);
   const agent = result.run.agents[0];
   const startMs = Number(result.run.started_at_unix_ns / 1_000_000n);
@@ -52,22 +52,26 @@ async function run(ctx: BenchContext): Promise<SuiteResult> {
   const durationS = ctx.quick ? 2 : 5;
   const server = await startPacedServer(GAP_MS, GAP_MS);
   try {
-    const out = [];
+    const out: Awaited<ReturnType<typeof measureRate>>[] = [];
+    const base: Awaited<ReturnType<typeof measureRate>>[] = [];
     for (const rate of rates) {
       ctx.log(`schedule_fidelity: ${rate} requests/s for ${durationS} s`);
       out.push(await measureRate(server.baseUrl, rate, durationS));
+      // The earlier build right after, at the same rate (before and after side by side).
+      if (ctx.baseDist) base.push(await measureRate(server.baseUrl, rate, durationS, ctx.baseDist));
     }
     const atThousand = out.find((o) => o.rate_per_s === 1000);
     return {
       figures: {
         stream: { tokens: TOKENS, gap_ms: GAP_MS, duration_s: durationS },
         rates: out,
+        ...(ctx.baseDist && { base_dist: ctx.baseDist, rates_base: base }),
         goal: { schedule_lag_p99_ms_max_at_1000_rps: 2 },
         goal_met: atThousand ? (atThousand.schedule_lag_p99_ms ?? Number.POSITIVE_INFINITY) < 2 : null,
       },
-      table: out.map((o) => ({
-        figure: `${o.rate_per_s} req/s lag p50/p99 ms`,
-        value: `${fmt(o.schedule_lag_p50_ms, 3)} / ${fmt(o.schedule_lag_p99_ms, 3)}`,
+      table: out.map((o, i) => ({
+        figure: `${o.rate_per_s} req/s lag p50/p99 ms${base[i] ? ' (base →)' : ''}`,
+        value: `${base[i] ? `${fmt(base[i].schedule_lag_p50_ms, 3)} / ${fmt(base[i].schedule_lag_p99_ms, 3)} → ` : ''}${fmt(o.schedule_lag_p50_ms, 3)} / ${fmt(o.schedule_lag_p99_ms, 3)}`,
         ...(o.rate_per_s === 1000 ? { goal: 'p99 < 2' } : {}),
       })),
     };

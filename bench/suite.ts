@@ -7,6 +7,11 @@ export interface BenchContext {
   quick: boolean;
   /** Progress lines (stderr). */
   log(line: string): void;
+  /**
+   * `--base-dist DIR`: a compiled tree of an earlier build (node_modules reachable from it) whose
+   * agent the agent suites run beside this one's, so before and after meet the same machine.
+   */
+  baseDist?: string;
 }
 
 /** One row of the readable table. */

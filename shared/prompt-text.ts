@@ -85,10 +85,21 @@ export function promptHead(runId: string, className: string, requestIndex: numbe
 }
 
 // Four letters from the run id and class: unique enough that another run's prompts never share a head.
+// Kept per run and class: a sha256 per request was a few µs of every request's build.
 function runTag(runId: string, className: string): string {
-  const digest = createHash('sha256').update(`${runId}:${className}`).digest();
-  return Array.from({ length: 4 }, (_, i) => TAG_LETTERS[digest[i]! % TAG_LETTERS.length]).join('');
+  const key = `${runId}:${className}`;
+  let tag = runTags.get(key);
+  if (tag === undefined) {
+    const digest = createHash('sha256').update(key).digest();
+    tag = Array.from({ length: 4 }, (_, i) => TAG_LETTERS[digest[i]! % TAG_LETTERS.length]).join('');
+    if (runTags.size >= RUN_TAGS_KEPT) runTags.clear();
+    runTags.set(key, tag);
+  }
+  return tag;
 }
+const runTags = new Map<string, string>();
+/** A bound on the tags kept (an agent sees a few runs of a few classes; a coordinator's checks may see more). */
+const RUN_TAGS_KEPT = 256;
 
 /**
  * The canary marker of request `requestIndex` (domain.md §1: `<RUN>_REQ_<seed>_<i:05d>`), with

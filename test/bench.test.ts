@@ -48,9 +48,21 @@ describe('npm run bench -- --quick', () => {
     expect(doc.coordinator_memory.goal_met).toBeNull();
     expect(doc.coordinator_memory.spill_check.identical).toBe(true);
     expect(doc.workers.goal_not_judged_why).toMatch(/--quick/);
+    // The agent's cost split: each load's clients measured at once, per request and per token (a
+    // quick run measures only 1-token answers).
+    expect(doc.agent_hot_path.cost_split.goal_load).toBeNull();
+    expect(doc.agent_hot_path.cost_split.per_chunk).toBeNull();
+    for (const load of ['per_request']) {
+      const side = doc.agent_hot_path.cost_split[load];
+      expect(side.loadfleet_agent.responses, load).toBeGreaterThan(0);
+      expect(side.loadfleet_agent.cpu_us_per_token, load).toBeGreaterThan(0);
+      expect(side.bare_undici.cpu_us_per_token, load).toBeGreaterThan(0);
+      expect(side.ratio_vs_bare_undici, load).toBeGreaterThan(0);
+    }
     // Every suite runs its CPU-bound loops: 120 s beside another file on the 2-core machine under a
-    // load average of 12 (2026-12-07), past the e2e default of 120 s.
-  }, 180_000);
+    // load average of 12, and 159–178 s with the agent's cost split alone under the same load
+    // (2026-12-07): past the e2e default of 120 s.
+  }, 240_000);
 
   it('refuses an unknown suite by name, listing the suites', async () => {
     const r = await runBench(['--only', 'nope']);
