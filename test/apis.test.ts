@@ -1,5 +1,6 @@
 // Both OpenAI APIs, reasoning deltas (time to first output vs first content), and a target that
-// is not there at all.
+// is gone once the agents have warmed up.
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKind, Plan } from '../shared/plan.js';
 import { freePort, runPlanToEnd, startSim } from './harness.js';
@@ -62,17 +63,34 @@ describe('APIs and targets', () => {
     expect(rows.every((row) => row.status === 'ok' && row.content_chunks === 12 && row.reasoning_chunks === 0)).toBe(true);
   });
 
-  it('an unreachable target: every request is a connect_error, recorded, and the run completes degraded', async () => {
+  it('a target gone after the warm-up: every request is a connect_error, recorded, and the run completes degraded', async () => {
+    // It answers both agents' warm-up (GET /v1/models: reachable, so the run is not refused before
+    // the load), then stops listening and drops its connections, so every request meets a closed port.
     const port = await freePort();
-    const { run: r, rows } = await run(plan(`http://127.0.0.1:${port}/v1`, 'chat'));
-    expect(rows).toHaveLength(10);
-    expect(rows.every((row) => row.status === 'connect_error' && row.http_status === null && /ECONNREFUSED/.test(row.error))).toBe(true);
-    expect(r.status).toBe('degraded');
-    expect(r.error_counts).toEqual({ connect_error: 10 });
-    // Nothing answered the tokenize endpoint either: the prompts are words, said to be unverified.
-    expect(r.classes.rt.prompt_length_method).toBe('words-unverified');
-    expect(r.plan.prompt_calibration.rt.note).toMatch(
-      /no tokenize endpoint at http:\/\/127\.0\.0\.1:\d+\/tokenize \(vLLM\/SGLang: ECONNREFUSED/,
-    );
+    let warmUps = 0;
+    const gone = createServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        res.end('{"data":[]}', () => {
+          if (++warmUps < 2) return;
+          gone.close();
+          gone.closeAllConnections();
+        });
+      } else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => gone.listen(port, '127.0.0.1', resolve));
+    try {
+      const { run: r, rows } = await run(plan(`http://127.0.0.1:${port}/v1`, 'chat'));
+      expect(r.agents.map((a: { warm_up: { status: number } }) => a.warm_up.status)).toEqual([200, 200]);
+      expect(rows).toHaveLength(10);
+      expect(rows.every((row) => row.status === 'connect_error' && row.http_status === null && /ECONNREFUSED/.test(row.error))).toBe(true);
+      expect(r.status).toBe('degraded');
+      expect(r.error_counts).toEqual({ connect_error: 10 });
+      // Nothing answered the tokenize endpoint (404): the prompts are words, said to be unverified.
+      expect(r.classes.rt.prompt_length_method).toBe('words-unverified');
+      expect(r.plan.prompt_calibration.rt.note).toMatch(/tokenize/);
+    } finally {
+      gone.close();
+      gone.closeAllConnections();
+    }
   });
 });
