@@ -23,6 +23,7 @@ describe('the per-file time table', () => {
           tests: 1,
           failed: true,
           slowest: { name: 'soak > round', ms: 125_000 },
+          failures: [{ name: 'soak > round', error: 'expected 3 to be 4' }],
         },
         { project: 'unit', file: 'shared/b.test.ts', ms: 400, tests: 5, failed: false, slowest: { name: 'b > x', ms: 100 } },
       ],
@@ -36,6 +37,9 @@ describe('the per-file time table', () => {
     // Two e2e files side by side: 17.3 s of files in 12.3 s.
     expect(lines[5]).toBe('per project, files summed: timing 130.0 s; e2e 17.3 s in 12.3 s wall; unit 0.4 s');
     expect(lines[6]).toBe('over 120 s: test/soak.test.ts > soak > round (125.0 s)');
-    expect(lines).toHaveLength(7);
+    // Failures last: the end of a long log is all a CI page may keep.
+    expect(lines[7]).toBe('failed: 1 file');
+    expect(lines[8]).toBe('FAILED timing test/soak.test.ts > soak > round: expected 3 to be 4');
+    expect(lines).toHaveLength(9);
   });
 });

@@ -10,6 +10,8 @@ export interface FileTime {
   failed: boolean;
   /** Its slowest test. */
   slowest?: { name: string; ms: number };
+  /** Its failed tests (or the file's own error, when it failed outside a test) and each one's first error line. */
+  failures?: { name: string; error: string }[];
   /** When it started and ended (ms since the epoch), for each project's wall time. */
   startedMs?: number;
   endedMs?: number;
@@ -23,7 +25,8 @@ const secs = (ms: number): string => (ms / 1000).toFixed(1).padStart(7);
 /**
  * The table's lines: one per file, slowest first; then per project the files' times summed and,
  * where known, the wall time from its first file's start to its last one's end (files running two
- * at a time sum to more than their wall time); then the tests over the bound.
+ * at a time sum to more than their wall time); then the tests over the bound; last, every failed
+ * test with its first error line, so the end of a long log (all a CI page may keep) says what failed.
  */
 export function fileTimesTable(files: readonly FileTime[], wallMs: number): string[] {
   const sorted = [...files].sort((a, b) => b.ms - a.ms);
@@ -54,5 +57,11 @@ export function fileTimesTable(files: readonly FileTime[], wallMs: number): stri
   const over = sorted.filter((f) => f.slowest && f.slowest.ms > TEST_BOUND_MS);
   for (const f of over)
     lines.push(`over ${TEST_BOUND_MS / 1000} s: ${f.file} > ${f.slowest!.name} (${(f.slowest!.ms / 1000).toFixed(1)} s)`);
+  const failed = sorted.filter((f) => f.failed);
+  if (failed.length > 0) lines.push(`failed: ${failed.length} file${failed.length === 1 ? '' : 's'}`);
+  for (const f of failed) {
+    const failures = f.failures?.length ? f.failures : [{ name: '(the file)', error: 'failed' }];
+    for (const x of failures) lines.push(`FAILED ${f.project} ${f.file} > ${x.name}: ${x.error}`);
+  }
   return lines;
 }
