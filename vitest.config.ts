@@ -2,22 +2,42 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { testFilesByProject } from './scripts/test-projects.js';
 
-// Three projects, split by rule (scripts/test-projects.ts, docs/testing.md): `unit` (every test
+// Four projects, split by rule (scripts/test-projects.ts, docs/testing.md): `unit` (every test
 // beside the code, and test/ files marked `// suite: contract`) is `npm test`; `e2e` (test/ files
-// running real processes) runs one file at a time, or LOADFLEET_E2E_WORKERS at a time; `timing`
-// (test/ files marked `// suite: timing`) runs one file at a time, after the others, since its
-// assertions are on times a neighbour's load would move. `npm run check` runs all three.
+// running real processes) runs LOADFLEET_E2E_WORKERS files at a time; `timing` (marked
+// `// suite: timing`: assertions on times a busy machine would move) runs after them,
+// LOADFLEET_TIMING_WORKERS at a time; `alone` (marked `// suite: alone`: files that keep both
+// cores busy themselves) runs last, one file at a time. `npm run check` runs all four.
 const byProject = testFilesByProject(fileURLToPath(new URL('.', import.meta.url)));
 
+/** Files at a time from the environment's variable `name`, else `fallback`. */
+const workers = (name: string, fallback: number): number => Math.max(1, Number(process.env[name] ?? fallback) || fallback);
+
 /**
- * End-to-end files at a time. One by default: two at a time on the 2-core machine saved 10 minutes
- * but moved millisecond assertions in files not marked timing (a reasoning gap, a hand-over's
- * exit) in one clean-clone run of two (2026-12-07).
+ * End-to-end files at a time. Run one at a time on the 2-core machine, almost every one kept only
+ * 0.2–0.6 of one core busy on average, waiting on its runs' seconds (the machine's CPU sampled
+ * every second through a clean-clone run, 2026-12-07): three at a time use about 1.4 cores.
  */
-const E2E_WORKERS = Math.max(1, Number(process.env.LOADFLEET_E2E_WORKERS ?? 1) || 1);
+const E2E_WORKERS = workers('LOADFLEET_E2E_WORKERS', 3);
+
+/** Timing files at a time: two, each 0.2–0.6 of a core on average (the same sampling). */
+const TIMING_WORKERS = workers('LOADFLEET_TIMING_WORKERS', 2);
 
 /** No single test may take longer than two minutes (the reporter names one that does); a soak sets its own. */
 const E2E_TEST_TIMEOUT_MS = 120_000;
+
+/** A project of test/ files that run real processes, `files` at a time. */
+const processes = (name: 'e2e' | 'timing' | 'alone', groupOrder: number, files: number) => ({
+  test: {
+    name,
+    sequence: { groupOrder },
+    include: byProject[name],
+    testTimeout: E2E_TEST_TIMEOUT_MS,
+    hookTimeout: 60_000,
+    maxWorkers: files,
+    fileParallelism: files > 1,
+  },
+});
 
 export default defineConfig({
   test: {
@@ -31,28 +51,10 @@ export default defineConfig({
           testTimeout: 20_000,
         },
       },
-      {
-        test: {
-          name: 'e2e',
-          sequence: { groupOrder: 1 },
-          include: byProject.e2e,
-          testTimeout: E2E_TEST_TIMEOUT_MS,
-          hookTimeout: 60_000,
-          maxWorkers: E2E_WORKERS,
-          fileParallelism: E2E_WORKERS > 1,
-        },
-      },
-      {
-        test: {
-          name: 'timing',
-          // Alone, after the rest: these measure timing on 2 cores.
-          sequence: { groupOrder: 2 },
-          include: byProject.timing,
-          testTimeout: E2E_TEST_TIMEOUT_MS,
-          hookTimeout: 60_000,
-          fileParallelism: false,
-        },
-      },
+      processes('e2e', 1, E2E_WORKERS),
+      processes('timing', 2, TIMING_WORKERS),
+      // Last, with nothing beside it.
+      processes('alone', 3, 1),
     ],
   },
 });

@@ -73,6 +73,17 @@ async function secretOf(c: Client): Promise<string> {
   return m.secret;
 }
 
+/**
+ * Leaves as a released agent does, with a closing handshake: the fleet's release then has no link
+ * to wait for (a dropped one is waited for 9 s: the heartbeat bound and the time to rejoin, in case
+ * its agent comes back).
+ */
+async function closeCleanly(c: Client): Promise<void> {
+  const closed = new Promise<void>((r) => c.ws.once('close', () => r()));
+  c.ws.close(1000);
+  await closed;
+}
+
 describe('fleet identity', () => {
   it('refuses another process under a connected id (join or resume) and takes the one with the secret back', async () => {
     const url = await openFleet();
@@ -89,7 +100,7 @@ describe('fleet identity', () => {
     const newSecret = await secretOf(back);
     expect(newSecret).not.toBe(secret);
     expect(await oldClosed).toBe(1006); // the stale link is dropped
-    back.ws.terminate();
+    await closeCleanly(back);
   });
 
   it('holds a reconnecting agent slot for the grace: a new id is refused within it, admitted after it', async () => {
@@ -105,6 +116,6 @@ describe('fleet identity', () => {
     await new Promise((r) => setTimeout(r, GRACE_MS + 200));
     const after = client(url, 'b1');
     await secretOf(after);
-    after.ws.terminate();
+    await closeCleanly(after);
   });
 });

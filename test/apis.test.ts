@@ -29,7 +29,9 @@ const run = (p: Plan) => runPlanToEnd(p, ['--agents', '2']);
 describe('APIs and targets', () => {
   let sim: { baseUrl: string; stop(): void };
   beforeAll(async () => {
-    sim = await startSim(['--reasoning-tokens', '3', '--ttft-ms', '20', '--itl-ms', '10']);
+    // Steps of 30 ms: a neighbour's load moves a timer by a few milliseconds, which a 10 ms step
+    // would turn into a gap half its size (seen with two files at a time on 2 cores).
+    sim = await startSim(['--reasoning-tokens', '3', '--ttft-ms', '20', '--itl-ms', '30']);
   });
   afterAll(() => sim?.stop());
 
@@ -41,18 +43,19 @@ describe('APIs and targets', () => {
       expect(row.reasoning_chunks).toBe(3);
       expect(row.content_chunks).toBe(9);
       expect(row.completion_tokens).toBe(12);
-      // Reasoning first, by at least one of engine-sim's 10 ms steps in every row.
-      expect(row.first_content_unix_ns - row.first_output_unix_ns).toBeGreaterThan(10_000_000n);
+      // Reasoning first, by at least one of engine-sim's 30 ms steps in every row.
+      expect(row.first_content_unix_ns - row.first_output_unix_ns).toBeGreaterThan(30_000_000n);
     }
-    // Typically 3 steps of 10 ms; one row's gap can be shorter when engine-sim's step timer fires
-    // late on a loaded machine (24.1 ms seen in CI), so the 3-step claim is on the median.
+    // Typically 3 steps of 30 ms; one row's gap can be shorter when engine-sim's step timer fires
+    // late on a loaded machine and catches up, so the 3-step claim is on the median, with a step's
+    // third as room.
     const gaps = rows.map((row) => Number(row.first_content_unix_ns - row.first_output_unix_ns)).sort((a, b) => a - b);
-    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(25_000_000);
+    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(80_000_000);
     const all = r.classes.rt.windows.all;
-    expect(all.ttft_p50_ms - all.ttfo_p50_ms).toBeGreaterThan(25);
-    // The visible answer: 9 content tokens after the first one, ~10 ms apart.
+    expect(all.ttft_p50_ms - all.ttfo_p50_ms).toBeGreaterThan(80);
+    // The visible answer: 9 content tokens after the first one, ~30 ms apart.
     expect(all.visible_generation_samples).toBe(10);
-    expect(all.visible_generation_p50_ms).toBeGreaterThan(70);
+    expect(all.visible_generation_p50_ms).toBeGreaterThan(240);
     expect(all.visible_generation_p50_ms).toBeLessThan(all.e2e_p50_ms);
     expect(r.plan.prompt_calibration.rt).toMatchObject({ method: 'server-tokenize', words: 39, counted_prompt_tokens: 40, attempts: 1 });
     expect(rows.every((row) => row.prompt_tokens === 40 && row.output_token_source === 'usage')).toBe(true);

@@ -1,4 +1,5 @@
-// suite: timing
+// suite: alone
+// (Alone: it judges first-token stamps, which any neighbour on the 2 cores would move.)
 // End to end: a real coordinator, real agent processes and a real engine-sim on loopback.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

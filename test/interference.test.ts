@@ -22,18 +22,25 @@ async function surgeP95TtftMs(plan: Plan): Promise<{ p95: number; run: any }> {
 }
 
 describe('batch work already running slows realtime traffic', () => {
-  it('shows at least 10x on realtime surge p95 TTFT', { timeout: 180_000 }, async () => {
-    const alone = await surgeP95TtftMs({
+  // Two runs of 45 s, one a test (each under the two-minute bound); the second compares with the first.
+  let alone: { p95: number; run: any } | undefined;
+
+  it('realtime alone: its surge p95 TTFT, every request answered', async () => {
+    alone = await surgeP95TtftMs({
       ...SHORT,
       name: 'short-realtime-only',
       classes: SHORT.classes.filter((c) => c.name === 'realtime'),
     });
+    expect(alone.run.failed).toBe(0);
+  });
+
+  it('with the batch class: at least 10x on realtime surge p95 TTFT', async () => {
+    expect(alone, 'the realtime-only run above did not complete').toBeDefined();
     const together = await surgeP95TtftMs(SHORT);
     console.log(
-      `interference: realtime surge p95 TTFT ${alone.p95} ms alone, ${together.p95} ms with batch (${(together.p95 / alone.p95).toFixed(1)}x)`,
+      `interference: realtime surge p95 TTFT ${alone!.p95} ms alone, ${together.p95} ms with batch (${(together.p95 / alone!.p95).toFixed(1)}x)`,
     );
-    expect(alone.run.failed).toBe(0);
     expect(together.run.failed).toBe(0);
-    expect(together.p95 / alone.p95).toBeGreaterThanOrEqual(10);
+    expect(together.p95 / alone!.p95).toBeGreaterThanOrEqual(10);
   });
 });

@@ -1,4 +1,5 @@
-// suite: timing
+// suite: alone
+// (Alone: how often the closed loop is full is a share a neighbour's load moves.)
 // `agent --workers 2`: each agent stripes its share over two worker threads. The fleet must still
 // send exactly the global schedule, hold closed-loop concurrency exactly, and merge the threads'
 // interval and run histograms like any other agent's.
