@@ -47,15 +47,16 @@ describe('APIs and targets', () => {
       expect(row.first_content_unix_ns - row.first_output_unix_ns).toBeGreaterThan(30_000_000n);
     }
     // Typically 3 steps of 30 ms; one row's gap can be shorter when engine-sim's step timer fires
-    // late on a loaded machine and catches up, so the 3-step claim is on the median, with a step's
-    // third as room.
+    // late on a loaded machine and catches up, so the 3-step claim is on the median, with half a
+    // step as room.
     const gaps = rows.map((row) => Number(row.first_content_unix_ns - row.first_output_unix_ns)).sort((a, b) => a - b);
-    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(80_000_000);
+    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(75_000_000);
     const all = r.classes.rt.windows.all;
-    expect(all.ttft_p50_ms - all.ttfo_p50_ms).toBeGreaterThan(80);
-    // The visible answer: 9 content tokens after the first one, ~30 ms apart.
+    expect(all.ttft_p50_ms - all.ttfo_p50_ms).toBeGreaterThan(75);
+    // The visible answer: 9 content tokens, 8 steps of 30 ms from the first to the last (240 ms;
+    // 239.7 ms seen with two files beside it), so more than 7 steps.
     expect(all.visible_generation_samples).toBe(10);
-    expect(all.visible_generation_p50_ms).toBeGreaterThan(240);
+    expect(all.visible_generation_p50_ms).toBeGreaterThan(210);
     expect(all.visible_generation_p50_ms).toBeLessThan(all.e2e_p50_ms);
     expect(r.plan.prompt_calibration.rt).toMatchObject({ method: 'server-tokenize', words: 39, counted_prompt_tokens: 40, attempts: 1 });
     expect(rows.every((row) => row.prompt_tokens === 40 && row.output_token_source === 'usage')).toBe(true);
