@@ -17,10 +17,10 @@ import type { GroupCommit } from '../coordinator/journal/writer.js';
 import { DEFAULT_GROUP_COMMIT } from '../coordinator/journal/writer.js';
 import type { Hello } from '../coordinator/server.js';
 import { AgentConn } from '../coordinator/server.js';
-import type { RequestRecord } from '../shared/metrics.js';
 import type { Plan } from '../shared/plan.js';
 import { decodeAgentMessage, encodeMessage, PROTOCOL_VERSION } from '../shared/protocol.js';
 import { buildSchedule } from '../shared/schedule.js';
+import { row } from './synthetic-row.js';
 
 const ROWS = 100;
 const PLAN: Plan = {
@@ -48,35 +48,6 @@ const HELLO: Hello = {
   clock_domain_declared: false,
   epoch: 'e',
 };
-
-function row(i: number): RequestRecord {
-  const sent = 1e9 + i * 1e6;
-  const first = sent + 40e6 + (i % 17) * 1e6;
-  const done = first + 127 * 20e6;
-  return {
-    class: 'bench',
-    request_index: i,
-    status: 'ok',
-    http_status: 200,
-    intended_ns: null,
-    sent_ns: sent,
-    headers_ns: sent + 2e6,
-    first_output_ns: first,
-    first_content_ns: first,
-    last_token_ns: done,
-    done_ns: done,
-    prompt_tokens: 16,
-    completion_tokens: 128,
-    output_token_source: 'usage',
-    cached_tokens: null,
-    reasoning_chunks: 0,
-    content_chunks: 128,
-    canary: null,
-    retry_after_s: null,
-    dropped_reason: null,
-    error: null,
-  };
-}
 
 interface Result {
   journal: string;

@@ -26,6 +26,7 @@ import type { AgentHealth, AgentMessage, CoordinatorMessage, IntervalClass } fro
 import { AGENT_PATH, decodeCoordinatorMessage, encodeMessage, PROTOCOL_HEADER, PROTOCOL_VERSION } from '../shared/protocol.js';
 import type { FleetCommand, FleetEvent, PacedCommand, PacedSecondReport, StreamCommand } from './fleet-protocol.js';
 import { BATCH_ROWS, INTERVAL_METRICS } from './fleet-protocol.js';
+import { row } from './synthetic-row.js';
 
 /** Record batches an agent keeps unacknowledged. */
 const RECORD_WINDOW = 4;
@@ -42,35 +43,6 @@ const health: AgentHealth = {
   event_loop_delay_max_ms: 2,
   cpu_ms: 0,
 };
-
-function row(i: number): RequestRecord {
-  const sent = 1e9 + i * 1e6;
-  const first = sent + 40e6 + (i % 17) * 1e6;
-  const done = first + 127 * 20e6 + (i % 5) * 1e6;
-  return {
-    class: 'bench',
-    request_index: i,
-    status: 'ok',
-    http_status: 200,
-    intended_ns: null,
-    sent_ns: sent,
-    headers_ns: sent + 2e6,
-    first_output_ns: first,
-    first_content_ns: first,
-    last_token_ns: done,
-    done_ns: done,
-    prompt_tokens: 16,
-    completion_tokens: 128,
-    output_token_source: 'usage',
-    cached_tokens: null,
-    reasoning_chunks: 0,
-    content_chunks: 128,
-    canary: null,
-    retry_after_s: null,
-    dropped_reason: null,
-    error: null,
-  };
-}
 
 // Histograms shaped like one busy agent-second (50 requests × 128 tokens), encoded once.
 function histograms(): Record<string, string> {
