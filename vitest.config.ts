@@ -7,7 +7,8 @@ import { testFilesByProject } from './scripts/test-projects.js';
 // running real processes) runs LOADFLEET_E2E_WORKERS files at a time; `timing` (marked
 // `// suite: timing`: assertions on times a busy machine would move) runs after them,
 // LOADFLEET_TIMING_WORKERS at a time; `alone` (marked `// suite: alone`: files that keep both
-// cores busy themselves) runs last, one file at a time. `npm run check` runs all four.
+// cores busy themselves, or judge the client's own stamps at the millisecond) runs last, one file
+// at a time. `npm run check` runs all four.
 const byProject = testFilesByProject(fileURLToPath(new URL('.', import.meta.url)));
 
 /** Files at a time from the environment's variable `name`, else `fallback`. */
