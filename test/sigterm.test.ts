@@ -117,11 +117,20 @@ describe.skipIf(skipFor('agent as PID 1', pidNamespaces()))('an agent as PID 1 o
     const pid1 = (unsharePid: number): number => Number(execFileSync('pgrep', ['-P', String(unsharePid)], { encoding: 'utf8' }).trim());
     const intPid = pid1(int.child.pid!);
     const termPid = pid1(term.child.pid!);
+    // The coordinator is stopped while the signals arrive, so neither hand-over can finish (each
+    // waits for acknowledgements) before the second SIGINT lands: on a quiet machine a hand-over
+    // takes a few ms, less than any fixed wait a test could choose.
+    const coordPid = coord.child.pid!;
+    process.kill(coordPid, 'SIGSTOP');
     const stoppedAt = Date.now();
+    const intStopping = waitFor(int.child.stderr!, /SIGINT: stopping the load/);
     process.kill(intPid, 'SIGINT');
     process.kill(termPid, 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 50));
+    // Only after the first SIGINT was handled: two sent back to back can merge into one delivery.
+    await intStopping;
     process.kill(intPid, 'SIGINT'); // a second Ctrl-C or a repeating runtime: the hand-over goes on
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(coordPid, 'SIGCONT');
     const [intLeft, termLeft] = await Promise.all([int.done, term.done]);
     expect(Date.now() - stoppedAt, 'they leave at once, not at the end of the plan').toBeLessThan(4000);
     for (const [id, left, signal] of [
