@@ -30,6 +30,7 @@ import { ClassImages } from './images.js';
 import { runClosedLoop } from './load/closed-loop.js';
 import { runOpenLoop } from './load/open-loop.js';
 import { loopBusy } from './loop-busy.js';
+import { metronome } from './metronome.js';
 import { BATCH_ROWS } from './outbox.js';
 import { PromptBuilder } from './prompt.js';
 import { RecordSample } from './record-sample.js';
@@ -288,6 +289,7 @@ export class AgentRun implements ShareRunner {
 
   /** Opens the spool every finished request is also appended to (spool.ts), then warms up. */
   async prepare(spool: SpoolTarget, part = ''): Promise<string> {
+    metronome(); // its thread starts now, to be up by the start instant (timing.ts)
     // A spool that cannot be written (a full disk, an I/O error) stops the load: what is finished
     // from then on would live only in memory, lost with the process. What was finished goes over
     // the link as usual, and `final` says why the share is short (the coordinator records it).
