@@ -3,6 +3,7 @@
 // under libfaketime 250 ms ahead and 500 ppm fast (its wall clock and its monotonic clock alike, so
 // its span stamps drift as a real server's would), sending its spans to a run with `traces`. The
 // run must find the drift and the offset within the uncertainty it states.
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../shared/plan.js';
@@ -26,7 +27,11 @@ async function fakeClockSim(tracesPort: number): Promise<{ baseUrl: string; star
     { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' },
     ['faketime', '-f', `+${SHIFT_S} x${RATE}`],
   );
-  stop = () => void child.kill('SIGTERM');
+  // faketime runs engine-sim as its child: end that child too, or it outlives the suite.
+  stop = () => {
+    spawnSync('pkill', ['-TERM', '-P', String(child.pid)]);
+    child.kill('SIGTERM');
+  };
   const line = await new Promise<string>((resolve, reject) => {
     let buf = '';
     child.stdout!.on('data', (c: Buffer) => {
