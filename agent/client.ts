@@ -5,6 +5,7 @@ import type { RequestRecord, RequestStatus } from '../shared/metrics.js';
 import { blankRecord } from '../shared/metrics.js';
 import type { ApiAdapter } from './api/adapter.js';
 import { canaryFailure, checkCanary } from './canary.js';
+import { readAt } from './due-sends.js';
 import { GapList } from './gap-list.js';
 import { unwatch, watch } from './in-flight.js';
 import { loopBusy } from './loop-busy.js';
@@ -219,6 +220,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     this.record.headers_ns = this.nowNs();
+    readAt(this.record.headers_ns);
     this.record.http_status = statusCode;
     if (statusCode !== 200) this.readErrorHeaders(rawHeaders);
     return true;
@@ -240,6 +242,7 @@ class StreamTracker implements Dispatcher.DispatchHandler {
 
   onData(chunk: Buffer): boolean {
     this.chunkNs = this.nowNs();
+    readAt(this.chunkNs); // a send due by now goes out after this read (due-sends.ts)
     // Only a first-content stamp carries the bound; later reads just keep its turn marker coming.
     if (this.record.first_content_ns === null) this.chunkDelayBoundNs = loopBusy.readDelayBoundNs();
     else loopBusy.noteRead();

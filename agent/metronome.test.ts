@@ -32,6 +32,15 @@ describe('the metronome', () => {
     expect(process.hrtime.bigint() >= before).toBe(true);
   });
 
+  it('releases its waiters and stops saying it is ready when its thread dies', async () => {
+    const dying = new Metronome();
+    while (!dying.ready) await new Promise((r) => setTimeout(r, 5));
+    const far = dying.at(process.hrtime.bigint() + 60_000_000_000n);
+    await (dying as unknown as { thread: { terminate(): Promise<number> } }).thread.terminate();
+    await far; // released by the thread's exit, not after a minute
+    expect(dying.ready).toBe(false);
+  });
+
   it('releases pending waiters when closed, and keeps no process alive', async () => {
     const other = new Metronome();
     const far = other.at(process.hrtime.bigint() + 60_000_000_000n);

@@ -31,6 +31,14 @@ export class Metronome {
       if (m === READY) this.ready = true;
       else this.onTick();
     });
+    // A thread that failed or ended serves no one: its waiters step again at once and, with
+    // `ready` false, yield turn by turn instead (timing.ts). Nothing waits on a dead thread.
+    const gone = (): void => {
+      this.ready = false;
+      for (const w of this.waiters.splice(0)) w.wake();
+    };
+    this.thread.on('error', gone);
+    this.thread.on('exit', gone);
     this.thread.unref(); // held only while someone waits (below): it never keeps the agent alive
   }
 

@@ -10,10 +10,14 @@ const FINE_NS = 1_200_000;
 // microseconds, at the price of tens of microseconds of turns a send instead of a whole millisecond.
 const WAKE_EARLY_NS = 150_000;
 
-/** Resolves at (or just after) `dueNs` on the `nowNs` clock, or early when `signal` aborts. */
-export function sleepUntil(nowNs: () => number, dueNs: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolves at (or just after) `dueNs` on the `nowNs` clock, or early when `signal` aborts; once
+ * `superseded` says so (the caller was served another way), it stops at its next step, unresolved.
+ */
+export function sleepUntil(nowNs: () => number, dueNs: number, signal?: AbortSignal, superseded?: () => boolean): Promise<void> {
   return new Promise((resolve) => {
     const step = (): void => {
+      if (superseded?.()) return;
       const wait = dueNs - nowNs();
       if (signal?.aborted || wait <= 0) resolve();
       else if (wait > FINE_NS) setTimeout(step, (wait - FINE_NS) / 1e6 + 0.5);

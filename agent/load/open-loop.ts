@@ -1,7 +1,9 @@
 // Open loop: send each request of the stripe at its intended time, whatever is in flight, so a
 // slow server cannot slow the offered load (no coordinated omission). Late sends are recorded as
-// schedule lag, never skipped.
+// schedule lag, never skipped. The send's instant is also watched by every socket read meanwhile
+// (due-sends.ts), so a burst of reads does not hold a due send back until it ends.
 import type { ClassStripe } from '../../shared/shares.js';
+import { sendAt } from '../due-sends.js';
 import { sleepUntil } from '../timing.js';
 
 /** Launches per event-loop turn when requests are overdue (about 1–2 ms of work). */
@@ -45,6 +47,6 @@ export async function runOpenLoop(
       if (signal.aborted) break;
       next = prepare(requestIndices[i]!, arrivalsNs[i]!);
     }
-    await sleepUntil(nowNs, arrivalsNs[i]!, signal);
+    await sendAt(nowNs, arrivalsNs[i]!, signal);
   }
 }
