@@ -3,7 +3,8 @@
 //
 // Why reads: a loop handling a burst of reads (every stream's chunk landing in one poll) handles
 // them all before its timers and immediates; a send due in the middle of the burst waited for its
-// end — at 1,000 req/s on one agent, bursts of 2–5 ms made the schedule lag's p99. Each read is
+// end. At 1,000 req/s on one agent the loop has runs of 2–5 ms of reads, writes and bookkeeping,
+// and they make the schedule lag's p99; the reads are the part a send can cut into. Each read is
 // stamped anyway, so the same clock reading tells whether a send is due; if one is, it goes out
 // right after that read's handler (a microtask), before the next socket of the burst is read.
 import { sleepUntil } from './timing.js';
